@@ -1,0 +1,71 @@
+// FileSystem: the narrow seam through which cosid touches files.
+//
+// The state file needs a handful of POSIX calls; they all go through this interface, so a test can
+// fail any call with any errno, or keep writes in memory and drop what was not synced to model a
+// power loss. Descriptors are plain ints owned by the FileSystem that returned them.
+//
+// Every call returns an empty std::error_code on success, else the errno as
+// std::error_code(errno, std::generic_category()), so ENOSPC and EIO stay distinct. EINTR is
+// retried inside the implementation, except on close.
+//
+// Thread safety: implementations must allow concurrent calls on different descriptors; cosid
+// never uses one descriptor from two threads at once. posix_file_system() is stateless.
+#ifndef COSID_FS_H_
+#define COSID_FS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <system_error>
+
+namespace cosid {
+
+struct FileInfo {
+  std::uint64_t device = 0;
+  std::uint64_t inode = 0;
+  std::uint64_t links = 0;
+  std::int64_t size = 0;
+  bool regular = false;
+};
+
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+
+  // open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC).
+  virtual std::error_code open_directory(const std::string& path, int& fd) = 0;
+  // openat(dir, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW). Never returns a descriptor below 3, so a
+  // stray write to stdout or stderr can never land in the state file.
+  virtual std::error_code open_existing(int dir, const std::string& name, int& fd) = 0;
+  // openat(dir, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600).
+  virtual std::error_code create_exclusive(int dir, const std::string& name, int& fd) = 0;
+  // pread of exactly `size` bytes; a short read is reported as EIO.
+  virtual std::error_code read_at(int fd, void* data, std::size_t size, std::int64_t offset) = 0;
+  // pwrite of exactly `size` bytes; a short write is reported as EIO.
+  virtual std::error_code write_at(int fd, const void* data, std::size_t size,
+                                   std::int64_t offset) = 0;
+  // fsync(fd): data and metadata, for a new file and for directories.
+  virtual std::error_code sync(int fd) = 0;
+  // fdatasync(fd): data and the metadata needed to read it, for overwrites in place.
+  virtual std::error_code sync_data(int fd) = 0;
+  // linkat(dir, from, dir, to, 0): publishes a file under a new name, never replacing one.
+  virtual std::error_code link(int dir, const std::string& from, const std::string& to) = 0;
+  // unlinkat(dir, name, 0).
+  virtual std::error_code unlink(int dir, const std::string& name) = 0;
+  virtual std::error_code stat(int fd, FileInfo& info) = 0;
+  // fstatat(dir, name, AT_SYMLINK_NOFOLLOW).
+  virtual std::error_code stat_at(int dir, const std::string& name, FileInfo& info) = 0;
+  // An exclusive open-file-description lock on the whole file (F_OFD_SETLK, F_WRLCK), taken
+  // without waiting. Held until the descriptor is closed; a second descriptor in the same process
+  // conflicts with it, unlike a POSIX record lock. EAGAIN or EACCES when someone else holds it.
+  virtual std::error_code lock(int fd) = 0;
+  // close(fd). Not retried on EINTR: the descriptor is gone either way.
+  virtual void close(int fd) = 0;
+};
+
+// The real file system. Lives for the whole program.
+FileSystem& posix_file_system() noexcept;
+
+}  // namespace cosid
+
+#endif  // COSID_FS_H_

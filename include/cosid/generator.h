@@ -1,0 +1,116 @@
+// Generator: issues unique ids inside a Binding's window. The hot path.
+//
+// next() reads the clock once, then runs a compare-and-swap loop on one atomic word that holds the
+// last timestamp issued, its sequence and a closed bit. It takes no lock, allocates nothing and
+// makes no system call but the clock read. Before an id is returned its timestamp t is checked
+// against the window: floor < t <= ceiling (for a second-unit layout, every millisecond of the
+// tick lies inside). No id outside the window is ever returned; instead next() waits, within a
+// bound, and then fails:
+//
+//   the sequence of the tick is used up      wait for the next tick (short spin, then yield)
+//   the clock went back while running        keep issuing from the last tick while its sequence
+//                                            lasts, then wait; errc::clock_backwards past the bound
+//   the clock stands still                   errc::clock_stalled past the bound
+//   t <= floor                               errc::clock_behind_floor past the bound
+//   t > ceiling                              ask the binding for more, errc::ceiling_reached past
+//                                            the bound
+//   t past the layout's last timestamp       errc::timestamp_overflow at once
+//   close() was called                       errc::closed at once
+//   the binding was invalidated              errc::slot_lost at once
+//
+// The sequence does not restart at 0 on each new tick: it continues and wraps to 0 only once it
+// has passed half its range (as CosId does), so `id % n` stays balanced at low rates.
+//
+// Thread safety: next() and close() may be called from any number of threads at once. The
+// Generator must not be destroyed while a call is running.
+#ifndef COSID_GENERATOR_H_
+#define COSID_GENERATOR_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <system_error>
+
+#include "cosid/binding.h"
+#include "cosid/clock.h"
+#include "cosid/config.h"
+#include "cosid/error.h"
+#include "cosid/layout.h"
+
+namespace cosid {
+
+// How long next() may wait, measured on the clock's monotonic time, before it gives up.
+struct WaitBounds {
+  // For the clock to come back after it went back while running.
+  std::chrono::milliseconds clock_backwards{1000};
+  // For the clock to pass the window's floor.
+  std::chrono::milliseconds behind_floor{1000};
+  // For the ceiling to be raised past the tick the clock has reached.
+  std::chrono::milliseconds ceiling{1000};
+};
+
+class Generator {
+ public:
+  // Makes a generator over `binding`. Fails with the layout's own error when `layout` is invalid
+  // or its epoch lies after clock.now_ms(), and with slot_out_of_range when the binding's slot
+  // does not fit the layout; then returns null and, if `message` is not null, explains.
+  // REQUIRES: `binding` and `clock` outlive the generator.
+  [[nodiscard]] static std::unique_ptr<Generator> create(const Layout& layout, Binding& binding,
+                                                         Clock& clock, const WaitBounds& bounds,
+                                                         std::error_code& ec,
+                                                         std::string* message = nullptr);
+#if COSID_HAS_EXCEPTIONS
+  static std::unique_ptr<Generator> create(const Layout& layout, Binding& binding, Clock& clock,
+                                           const WaitBounds& bounds = {});
+#endif
+
+  Generator(const Generator&) = delete;
+  Generator& operator=(const Generator&) = delete;
+
+  // The next id. On failure returns 0 and sets `ec` to one of the codes in the header comment;
+  // when `message` is not null it also receives a sentence with the values (the size of a clock
+  // jump, the floor, the ceiling) and what to do. Only a failure allocates.
+  [[nodiscard]] std::uint64_t next(std::error_code& ec, std::string* message = nullptr) noexcept;
+#if COSID_HAS_EXCEPTIONS
+  // Throws cosid::Error with the message on failure.
+  std::uint64_t next();
+#endif
+
+  // Closes the generator: every later next() fails with errc::closed. Returns the last timestamp
+  // this generator issued, in Unix ms (for a second-unit layout, the last millisecond of its tick),
+  // or the binding's floor if it issued none: the largest timestamp it could have used. Exact even
+  // against concurrent next() calls: an id that next() returns is covered. Idempotent.
+  std::int64_t close() noexcept;
+
+  const Layout& layout() const noexcept { return layout_; }
+  std::uint32_t slot() const noexcept { return binding_.slot(); }
+
+ private:
+  struct Failure;
+
+  Generator(const Layout& layout, Binding& binding, Clock& clock, const WaitBounds& bounds);
+
+  std::uint64_t fail(const Failure& failure, std::error_code& ec, std::string* message) const;
+
+  const Layout layout_;
+  Binding& binding_;
+  Clock& clock_;
+  const WaitBounds bounds_;
+  // Derived from the layout and the binding once, so next() does no shifting of layout fields.
+  const int stamp_shift_;                 // where the stamp starts in state_
+  const std::uint64_t sequence_mask_;     // max sequence
+  const std::uint32_t reset_threshold_;   // a new tick restarts the sequence from here on
+  const std::int64_t floor_ms_;           // max(binding floor, the last ms before the epoch)
+
+  // The state word: bit 63 closed; bits [stamp_shift_, 63) the stamp, which is the last timestamp
+  // issued plus one (0: none issued yet); bits [0, stamp_shift_) the sequence of that id.
+  // Timestamp and sequence bits add up to at most 62 (slot >= 1 bit, total <= 63), so the stamp
+  // (timestamp bits + 1), the sequence and the closed bit fit in 64 bits.
+  std::atomic<std::uint64_t> state_{0};
+};
+
+}  // namespace cosid
+
+#endif  // COSID_GENERATOR_H_

@@ -1,0 +1,144 @@
+// StateFile: the small durable file that keeps a static slot's window across restarts.
+//
+// The file holds the ceiling: a Unix millisecond no id of this slot was, or will be, issued after
+// without first writing a higher ceiling here. On open the floor of the new window is
+// max(ceiling in the file, not-before), so a restart never issues a timestamp a previous run may
+// have used, whatever the clock says. Records are double-buffered (two 4 KiB blocks, CRC32C,
+// generation counter, fingerprint of slot, layout and namespace), created through a temporary
+// file and a link, locked with an open-file-description lock while open, and every advance is
+// synced before it is reported durable. The format is specified in src/state_record.h.
+//
+// Thread safety: a StateFile is used by one thread at a time (the runtime's ceiling writer); the
+// free functions may be called from any thread. Two StateFiles, in one process or two, can never
+// hold the same file open: the second open fails with errc::state_file_locked.
+#ifndef COSID_STATE_FILE_H_
+#define COSID_STATE_FILE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <system_error>
+
+#include "cosid/clock.h"
+#include "cosid/fs.h"
+#include "cosid/layout.h"
+
+namespace cosid {
+
+// Whom a state file belongs to. A file written for another owner is refused.
+struct StateFileOwner {
+  std::uint32_t slot = 0;
+  Layout layout = layouts::kDefault;
+  std::string namespace_name;
+};
+
+// One record as stored (see src/state_record.h for the bytes).
+struct StateRecord {
+  std::uint64_t generation = 0;
+  std::int64_t ceiling_ms = 0;
+  std::uint32_t slot = 0;
+  std::uint64_t layout_fingerprint = 0;
+  std::uint64_t namespace_hash = 0;
+  std::int64_t written_at_ms = 0;
+  bool clean_shutdown = false;
+};
+
+// What a state file holds, read without locking it (for `cosid state show`).
+struct StateFileView {
+  StateRecord records[2];
+  bool valid[2] = {false, false};
+  const char* problem[2] = {"", ""};  // why a block is not valid
+  int current = -1;                   // the block with the current record; -1 if none is valid
+};
+
+struct StateFileOpenOptions {
+  // Create the file, with floor = not_before_ms, when it does not exist. Else refuse with
+  // errc::state_file_missing.
+  bool create_if_missing = true;
+  // The floor is at least this (Unix ms): the migration floor for a new file, and a way to move
+  // an existing one forward.
+  std::int64_t not_before_ms = 0;
+};
+
+class StateFile {
+ public:
+  // Opens and locks the state file at `path`, creating it if missing and allowed, checks it
+  // belongs to `owner`, picks the current record, and rewrites it in place with a sync (a restart
+  // after a failed sync may otherwise rely on bytes that exist only in the page cache).
+  // Fails with errc::state_file_missing, state_file_corrupt, state_file_mismatch,
+  // state_file_locked, state_file_replaced, or an errno from `fs` (generic category); then returns
+  // null and, if `message` is not null, says which file, what is wrong and what to do.
+  // REQUIRES: `fs` and `clock` outlive the StateFile.
+  [[nodiscard]] static std::unique_ptr<StateFile> open(FileSystem& fs, Clock& clock,
+                                                       const std::string& path,
+                                                       const StateFileOwner& owner,
+                                                       const StateFileOpenOptions& options,
+                                                       std::error_code& ec,
+                                                       std::string* message = nullptr);
+  ~StateFile();  // closes the file, which releases the lock
+  StateFile(const StateFile&) = delete;
+  StateFile& operator=(const StateFile&) = delete;
+
+  const std::string& path() const noexcept { return path_; }
+  // The excluded lower bound of the window: max(ceiling read at open, not-before).
+  std::int64_t floor_ms() const noexcept { return floor_ms_; }
+  // The highest ceiling known durable in this term.
+  std::int64_t durable_ceiling_ms() const noexcept { return durable_ceiling_ms_; }
+  // True iff this open created the file.
+  bool created() const noexcept { return created_; }
+  // True iff the record found at open was written by a clean shutdown.
+  bool opened_after_clean_shutdown() const noexcept { return opened_clean_; }
+
+  // Makes a ceiling of at least `ceiling_ms` durable: writes the next generation into the block
+  // that does not hold the last durable record and syncs it. The ceiling written is the largest
+  // ever attempted in this term, so a failed write that reached the disk anyway is never newer
+  // than a smaller ceiling. On failure the durable ceiling stays as it was, and the next call
+  // rewrites the whole record into the same block (never a sync alone: after a failed sync the
+  // kernel may report the next one clean without the data being on disk).
+  std::error_code advance(std::int64_t ceiling_ms, std::string* message = nullptr);
+
+  // Clean shutdown: records exactly `last_issued_ms` (which may be below the durable ceiling)
+  // with the clean-shutdown flag, so the next start need not wait out the ceiling.
+  // REQUIRES: no id will be issued under this file any more, and every id issued was at or before
+  // `last_issued_ms`.
+  std::error_code write_clean_shutdown(std::int64_t last_issued_ms, std::string* message = nullptr);
+
+  // Checks that `path` still names the locked file: not removed, renamed, replaced or linked.
+  // errc::state_file_replaced otherwise.
+  std::error_code check_identity(std::string* message = nullptr);
+
+ private:
+  StateFile(FileSystem& fs, Clock& clock, std::string path, const StateFileOwner& owner);
+  std::error_code write_record(std::int64_t ceiling_ms, bool clean, std::string* message);
+
+  FileSystem& fs_;
+  Clock& clock_;
+  const std::string path_;
+  StateFileOwner owner_;
+  int dir_fd_ = -1;
+  int fd_ = -1;
+  std::uint64_t device_ = 0;
+  std::uint64_t inode_ = 0;
+  std::int64_t floor_ms_ = 0;
+  std::int64_t durable_ceiling_ms_ = 0;
+  std::int64_t max_attempted_ms_ = 0;
+  std::uint64_t last_generation_ = 0;  // the highest generation written or attempted
+  int target_block_ = 0;               // the block the next write goes to
+  bool created_ = false;
+  bool opened_clean_ = false;
+};
+
+// Creates a new state file at `path` for `owner` with the given floor, and fails with EEXIST
+// (generic category) if one exists: never replaces a file, whose ceiling could be rolled back.
+// For migrations (`cosid state init`).
+[[nodiscard]] bool create_state_file(FileSystem& fs, Clock& clock, const std::string& path,
+                                     const StateFileOwner& owner, std::int64_t floor_ms,
+                                     std::error_code& ec, std::string* message = nullptr);
+
+// Reads both records of the state file at `path` without locking or changing it.
+[[nodiscard]] bool read_state_file(FileSystem& fs, const std::string& path, StateFileView& view,
+                                   std::error_code& ec, std::string* message = nullptr);
+
+}  // namespace cosid
+
+#endif  // COSID_STATE_FILE_H_

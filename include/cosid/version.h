@@ -1,0 +1,9 @@
+// cosid-cpp version. The single source of truth: CMakeLists.txt reads these three lines.
+#ifndef COSID_VERSION_H_
+#define COSID_VERSION_H_
+
+#define COSID_VERSION_MAJOR 0
+#define COSID_VERSION_MINOR 1
+#define COSID_VERSION_PATCH 0
+
+#endif  // COSID_VERSION_H_

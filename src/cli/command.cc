@@ -1,0 +1,118 @@
+#include "cli/command.h"
+
+#include <cerrno>
+#include <cstring>
+
+namespace cosid {
+namespace cli {
+namespace {
+
+// Help texts align option explanations at this column; a longer option name gets its own line.
+constexpr std::size_t kHelpColumn = 26;
+
+// "  -n, --count N" or "      --json".
+std::string option_label(const OptionSpec& option) {
+  std::string label = "  ";
+  if (option.short_name != '\0') {
+    label += '-';
+    label += option.short_name;
+    label += ", ";
+  } else {
+    label += "    ";
+  }
+  label += "--";
+  label += option.long_name;
+  if (option.value_name != nullptr) {
+    label += ' ';
+    label += option.value_name;
+  }
+  return label;
+}
+
+bool is_help_word(std::string_view arg) { return arg == "--help" || arg == "-h"; }
+
+}  // namespace
+
+OptionSpec help_option() { return {"help", 'h', nullptr, "print this help and exit"}; }
+
+ExitStatusDoc usage_exit_status() {
+  return {kExitUsage, "usage error: an unknown option, a missing or malformed value, a bad layout"};
+}
+
+std::vector<OptionSpec> all_options(const Command& command) {
+  std::vector<OptionSpec> options;
+  for (const OptionGroup& group : command.option_groups) {
+    options.insert(options.end(), group.options.begin(), group.options.end());
+  }
+  return options;
+}
+
+std::string render_help(const Command& command) {
+  std::string help = "Usage: ";
+  help += command.usage;
+  help += "\n\n";
+  help += command.description;
+  for (const OptionGroup& group : command.option_groups) {
+    help += '\n';
+    help += group.title;
+    help += ":\n";
+    for (const OptionSpec& option : group.options) {
+      std::string label = option_label(option);
+      if (label.size() + 2 > kHelpColumn) {
+        label += '\n';
+        label += std::string(kHelpColumn, ' ');
+      } else {
+        label.resize(kHelpColumn, ' ');
+      }
+      help += label;
+      help += option.help;
+      help += '\n';
+    }
+  }
+  help += "\nExit status:\n";
+  for (const ExitStatusDoc& exit_status : command.exit_statuses) {
+    help += "  " + std::to_string(exit_status.status) + "  " + exit_status.meaning + '\n';
+  }
+  return help;
+}
+
+int print_help(const std::string& help, std::FILE* out, std::FILE* err) {
+  std::fwrite(help.data(), 1, help.size(), out);
+  return finish_output(kExitOk, out, err);
+}
+
+int usage_error(std::FILE* err, std::string_view help_topic, const std::string& message) {
+  std::string topic = help_topic.empty() ? std::string() : std::string(help_topic) + ' ';
+  std::fprintf(err, "cosid: %s\nTry 'cosid %s--help'.\n", message.c_str(), topic.c_str());
+  return kExitUsage;
+}
+
+int runtime_error(std::FILE* err, const std::string& message) {
+  std::fprintf(err, "cosid: %s\n", message.c_str());
+  return kExitFailure;
+}
+
+int finish_output(int status, std::FILE* out, std::FILE* err) {
+  if (std::fflush(out) == 0 && !std::ferror(out)) return status;
+  const int error_number = errno;
+  const std::string why = error_number != 0 ? std::strerror(error_number) : "the write failed";
+  return runtime_error(err, "writing the output: " + why +
+                                ". Check that the file, pipe or disk it goes to can take it");
+}
+
+int run_command(const Command& command, const std::vector<std::string_view>& args, std::FILE* out,
+                std::FILE* err) {
+  for (const std::string_view arg : args) {
+    if (arg == "--") break;
+    if (is_help_word(arg)) return print_help(render_help(command), out, err);
+  }
+  Invocation invocation{command, ParsedArgs(), out, err};
+  std::string error;
+  if (!parse_args(args, all_options(command), invocation.args, error)) {
+    return usage_error(err, command.name, std::string(command.name) + ": " + error);
+  }
+  return finish_output(command.run(invocation), out, err);
+}
+
+}  // namespace cli
+}  // namespace cosid

@@ -1,0 +1,89 @@
+// What a cosid CLI command is: its documentation (one record per command, from which both the
+// --help text and, later, the man page are made), its options, and the function that runs it;
+// plus the exit statuses and the error lines every command prints the same way.
+#ifndef COSID_CLI_COMMAND_H_
+#define COSID_CLI_COMMAND_H_
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/args.h"
+
+namespace cosid {
+namespace cli {
+
+// The exit statuses of DESIGN.md, shared by every command.
+enum ExitStatus : int {
+  kExitOk = 0,       // done
+  kExitFailure = 1,  // a runtime error, reported as `cosid: WHAT: WHY. WHAT TO DO`
+  kExitUsage = 2,    // the command line is wrong
+};
+
+// Options listed under one heading of the help ("Options", "Layout flags").
+struct OptionGroup {
+  const char* title;
+  std::vector<OptionSpec> options;
+};
+
+struct ExitStatusDoc {
+  int status;
+  const char* meaning;
+};
+
+struct Command;
+
+// One run of a command: the checked arguments and where to write.
+struct Invocation {
+  const Command& command;
+  ParsedArgs args;
+  std::FILE* out;
+  std::FILE* err;
+};
+
+struct Command {
+  const char* name;         // "parse"; a subcommand is spelled "state show"
+  const char* summary;      // one line for the command list of `cosid --help`
+  const char* usage;        // "cosid parse [--json] [layout flags] ID..."
+  const char* description;  // paragraphs, each line ending in '\n', at most 100 columns
+  std::vector<OptionGroup> option_groups;
+  std::vector<ExitStatusDoc> exit_statuses;
+  int (*run)(Invocation& invocation);
+};
+
+// -h, --help: every command lists it in its first option group.
+OptionSpec help_option();
+// The meaning of exit status 2, the same for every command.
+ExitStatusDoc usage_exit_status();
+
+// Every option of every group of `command`, for the parser.
+std::vector<OptionSpec> all_options(const Command& command);
+
+// The --help text of `command`.
+std::string render_help(const Command& command);
+
+// Prints `help` (--help output) to `out`; exits 0 unless the write fails.
+int print_help(const std::string& help, std::FILE* out, std::FILE* err);
+
+// Prints "cosid: `message`" and "Try 'cosid `help_topic` --help'." to `err`; returns kExitUsage.
+// `help_topic` is a command name, or empty for the tool itself.
+int usage_error(std::FILE* err, std::string_view help_topic, const std::string& message);
+
+// Prints "cosid: `message`" as one line to `err`. The message says what failed, why, and what to
+// do. Returns kExitFailure.
+int runtime_error(std::FILE* err, const std::string& message);
+
+// Flushes `out` and reports a failed write (a full disk, a closed pipe) as a runtime error.
+// Returns `status` if the output reached its destination, else kExitFailure.
+int finish_output(int status, std::FILE* out, std::FILE* err);
+
+// Runs `command` with `args` (the words after its name): --help anywhere before "--" prints the
+// help; a usage error is reported as such; otherwise the command's run() decides the status.
+int run_command(const Command& command, const std::vector<std::string_view>& args, std::FILE* out,
+                std::FILE* err);
+
+}  // namespace cli
+}  // namespace cosid
+
+#endif  // COSID_CLI_COMMAND_H_

@@ -1,0 +1,161 @@
+// The cosid command-line tool: finds the command named by the first words and runs it.
+//
+//   cosid COMMAND [ARG]...       a command (a subcommand is two words: "state show")
+//   cosid help [COMMAND]         the help of the tool or of a command
+//   cosid --help | --version
+#include <cstddef>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/command.h"
+#include "cli/commands.h"
+#include "cosid/config.h"
+#include "cosid/version.h"
+
+namespace cosid {
+namespace cli {
+namespace {
+
+// Every command, in the order the help lists them.
+std::vector<const Command*> all_commands() { return {&parse_command(), &layout_command()}; }
+
+constexpr const char* kToolDescription =
+    "Issues and inspects 64-bit Snowflake ids: a timestamp, the slot that issued the id and a\n"
+    "sequence within the tick.\n";
+
+std::string tool_help() {
+  std::string help =
+      "Usage: cosid COMMAND [OPTION]... [ARG]...\n"
+      "       cosid help [COMMAND]\n"
+      "       cosid --help | --version\n\n";
+  help += kToolDescription;
+  help += "\nCommands:\n";
+  for (const Command* command : all_commands()) {
+    std::string label = "  " + std::string(command->name);
+    label.resize(16, ' ');
+    help += label + command->summary + '\n';
+  }
+  help +=
+      "  help          print the help of the tool, or of COMMAND\n"
+      "\n"
+      "Options:\n"
+      "  -h, --help     print this help and exit\n"
+      "      --version  print the version and exit\n"
+      "\n"
+      "Run 'cosid COMMAND --help' for the options of a command.\n"
+      "\n"
+      "Exit status:\n"
+      "  0  done\n"
+      "  1  a runtime error, explained on standard error as `cosid: WHAT: WHY. WHAT TO DO`\n"
+      "  2  usage error: an unknown command or option, or a missing or malformed value\n";
+  return help;
+}
+
+std::string version_line() {
+  return "cosid " + std::to_string(COSID_VERSION_MAJOR) + "." +
+         std::to_string(COSID_VERSION_MINOR) + "." + std::to_string(COSID_VERSION_PATCH) + "\n";
+}
+
+// How many leading `words` spell `name` ("state show" takes two), or 0 if they do not.
+std::size_t words_matching(std::string_view name, const std::vector<std::string_view>& words) {
+  std::size_t matched = 0;
+  while (!name.empty()) {
+    const std::size_t space = name.find(' ');
+    if (matched >= words.size() || words[matched] != name.substr(0, space)) return 0;
+    ++matched;
+    name = space == std::string_view::npos ? std::string_view() : name.substr(space + 1);
+  }
+  return matched;
+}
+
+// The command that the leading `words` name, with how many words it takes; or null and a usage
+// message.
+const Command* find_command(const std::vector<std::string_view>& words, std::size_t& used,
+                            std::string& error) {
+  const Command* found = nullptr;
+  used = 0;
+  std::string subcommands;  // of words[0], if it is only the first word of some commands
+  for (const Command* command : all_commands()) {
+    const std::size_t matched = words_matching(command->name, words);
+    if (matched > used) {
+      found = command;
+      used = matched;
+    }
+    const std::string_view name = command->name;
+    const std::size_t space = name.find(' ');
+    if (space != std::string_view::npos && name.substr(0, space) == words.front()) {
+      subcommands += (subcommands.empty() ? "" : ", ") + std::string(name.substr(space + 1));
+    }
+  }
+  if (found != nullptr) return found;
+  if (!subcommands.empty()) {
+    error = "'" + std::string(words.front()) + "' needs one of the subcommands: " + subcommands;
+  } else {
+    error = "unknown command " + quote(words.front()) + ": see the list of commands";
+  }
+  return nullptr;
+}
+
+int run_help(const std::vector<std::string_view>& topic) {
+  if (topic.empty() || topic.front() == "--help" || topic.front() == "-h") {
+    return print_help(tool_help(), stdout, stderr);
+  }
+  std::size_t used = 0;
+  std::string error;
+  const Command* command = find_command(topic, used, error);
+  if (command == nullptr) return usage_error(stderr, "", "help: " + error);
+  if (used != topic.size()) {
+    return usage_error(stderr, "", "help: unexpected argument " + quote(topic[used]));
+  }
+  return print_help(render_help(*command), stdout, stderr);
+}
+
+int run_tool(const std::vector<std::string_view>& args) {
+  if (args.empty()) return usage_error(stderr, "", "no command given");
+  const std::string_view first = args.front();
+  const std::vector<std::string_view> rest(args.begin() + 1, args.end());
+  if (first == "--help" || first == "-h") return print_help(tool_help(), stdout, stderr);
+  if (first == "help") return run_help(rest);
+  if (first == "--version") {
+    if (!rest.empty()) {
+      return usage_error(stderr, "",
+                         "--version takes no arguments, but was given " + quote(rest.front()));
+    }
+    return print_help(version_line(), stdout, stderr);
+  }
+  if (first.size() > 1 && first[0] == '-') {
+    return usage_error(stderr, "", "unknown option " + quote(first) + ": give a command first");
+  }
+  std::size_t used = 0;
+  std::string error;
+  const Command* command = find_command(args, used, error);
+  if (command == nullptr) return usage_error(stderr, "", error);
+  const std::vector<std::string_view> command_args(args.begin() + static_cast<std::ptrdiff_t>(used),
+                                                   args.end());
+  return run_command(*command, command_args, stdout, stderr);
+}
+
+}  // namespace
+}  // namespace cli
+}  // namespace cosid
+
+int main(int argc, char** argv) {
+  char** const first_arg = argv + (argc > 0 ? 1 : 0);
+#if COSID_HAS_EXCEPTIONS
+  // Nothing is thrown on purpose; this only keeps an exception (std::bad_alloc) from escaping.
+  try {
+    return cosid::cli::run_tool(std::vector<std::string_view>(first_arg, argv + argc));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cosid: internal error: %s. Please report it as a bug\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr,
+                 "cosid: internal error: an unknown exception. Please report it as a bug\n");
+  }
+  return cosid::cli::kExitFailure;
+#else
+  return cosid::cli::run_tool(std::vector<std::string_view>(first_arg, argv + argc));
+#endif
+}

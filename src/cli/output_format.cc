@@ -1,0 +1,88 @@
+#include "cli/output_format.h"
+
+#include <utility>
+
+#include "time_format.h"
+
+namespace cosid {
+namespace cli {
+namespace {
+
+constexpr std::int64_t kLastFourDigitYear = 9999;
+
+}  // namespace
+
+std::string format_time(std::int64_t unix_ms) {
+  if (detail::civil_from_unix_ms(unix_ms).year > kLastFourDigitYear) return std::to_string(unix_ms);
+  char text[detail::kMaxTimeChars];
+  return std::string(text, detail::format_rfc3339_ms(unix_ms, text));
+}
+
+std::string json_string(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string json = "\"";
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      json += '\\';
+      json += c;
+    } else if (byte < 0x20) {
+      json += "\\u00";
+      json += kHex[byte >> 4];
+      json += kHex[byte & 0xf];
+    } else {
+      json += c;
+    }
+  }
+  json += '"';
+  return json;
+}
+
+Record& Record::add_string(const char* name, std::string value) {
+  fields_.push_back({name, std::move(value), true});
+  return *this;
+}
+
+Record& Record::add_number(const char* name, std::string digits) {
+  fields_.push_back({name, std::move(digits), false});
+  return *this;
+}
+
+Record& Record::add_number(const char* name, std::int64_t value) {
+  return add_number(name, std::to_string(value));
+}
+
+Record& Record::add_number(const char* name, std::uint64_t value) {
+  return add_number(name, std::to_string(value));
+}
+
+Record& Record::add_bool(const char* name, bool value) {
+  fields_.push_back({name, value ? "true" : "false", false});
+  return *this;
+}
+
+std::string Record::to_text() const {
+  std::string text;
+  for (const Field& field : fields_) {
+    text += field.name;
+    text += ": ";
+    text += field.value;
+    text += '\n';
+  }
+  return text;
+}
+
+std::string Record::to_json_line() const {
+  std::string json = "{";
+  for (const Field& field : fields_) {
+    if (json.size() > 1) json += ',';
+    json += json_string(field.name);
+    json += ':';
+    json += field.is_string ? json_string(field.value) : field.value;
+  }
+  json += "}\n";
+  return json;
+}
+
+}  // namespace cli
+}  // namespace cosid

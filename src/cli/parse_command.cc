@@ -1,0 +1,135 @@
+// cosid parse: decodes ids and prints their time, slot and sequence.
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <system_error>
+
+#include "cli/commands.h"
+#include "cli/layout_flags.h"
+#include "cli/output_format.h"
+#include "cosid/codec.h"
+#include "cosid/layout.h"
+
+namespace cosid {
+namespace cli {
+namespace {
+
+constexpr const char* kName = "parse";
+
+constexpr const char* kDescription =
+    "Decodes each ID and prints the time, slot and sequence it holds, one line per ID:\n"
+    "\n"
+    "  ID<TAB>TIME<TAB>slot=S<TAB>sequence=Q\n"
+    "\n"
+    "where ID is the id in decimal and TIME the first millisecond of its tick in RFC 3339 UTC,\n"
+    "such as 2026-11-30T02:22:58.123Z. With --json each line is one JSON object:\n"
+    "\n"
+    "  {\"id\":\"ID\",\"timestamp_ms\":UNIX_MS,\"time\":\"TIME\",\"slot\":S,\"sequence\":Q}\n"
+    "\n"
+    "The format auto reads an ID with a '-' as friendly, one of digits only as decimal, one of\n"
+    "13 characters as radix36 and any other as radix62: name the format for a radix62 id that\n"
+    "happens to be all digits. Give the layout flags of the layout that issued the ids.\n"
+    "\n"
+    "An ID that cannot be read, or that uses bits the layout does not have, is reported on\n"
+    "standard error as `cosid: parse: \"ID\": WHY` and the other IDs are still printed.\n";
+
+constexpr const char* kFormats = "auto, decimal, radix62, radix36, friendly";
+
+// The --format value: auto (`automatic` set) or one codec (`format` set).
+bool parse_format_flag(const std::string& name, bool& automatic, IdFormat& format,
+                       std::string& error) {
+  automatic = name == "auto";
+  if (automatic || parse_format(name, format)) return true;
+  error = "--format: unknown format " + quote(name) + ": use one of " + kFormats;
+  return false;
+}
+
+std::string does_not_fit(std::uint64_t id, const Layout& layout) {
+  return "id " + std::to_string(id) + " is above " + std::to_string(layout.max_id()) +
+         ", the largest id of this " + std::to_string(layout.timestamp_bits) + "/" +
+         std::to_string(layout.slot_bits) + "/" + std::to_string(layout.sequence_bits) +
+         "-bit layout. Give the layout that issued it with --layout or the other layout flags";
+}
+
+std::string describe(std::uint64_t id, const Layout& layout, bool json) {
+  const IdParts parts = layout.parse(id);
+  const std::int64_t unix_ms = layout.tick_start_ms(parts.timestamp);
+  if (!json) {
+    return std::to_string(id) + '\t' + format_time(unix_ms) +
+           "\tslot=" + std::to_string(parts.slot) + "\tsequence=" + std::to_string(parts.sequence) +
+           '\n';
+  }
+  return Record()
+      .add_string("id", std::to_string(id))
+      .add_number("timestamp_ms", unix_ms)
+      .add_string("time", format_time(unix_ms))
+      .add_number("slot", std::uint64_t{parts.slot})
+      .add_number("sequence", std::uint64_t{parts.sequence})
+      .to_json_line();
+}
+
+int run_parse(Invocation& invocation) {
+  const ParsedArgs& args = invocation.args;
+  std::string error;
+  Layout layout;
+  bool automatic = true;
+  IdFormat format = IdFormat::kDecimal;
+  if (!layout_from_flags(args, layout, error) ||
+      !parse_format_flag(args.value_or("format", "auto"), automatic, format, error)) {
+    return usage_error(invocation.err, kName, std::string(kName) + ": " + error);
+  }
+  if (args.positionals().empty()) {
+    return usage_error(invocation.err, kName,
+                       std::string(kName) + ": no ID given: give one or more ids to decode");
+  }
+
+  const bool json = args.has("json");
+  int status = kExitOk;
+  for (const std::string& text : args.positionals()) {
+    std::error_code ec;
+    std::string message;
+    const std::uint64_t id =
+        decode(text, automatic ? detect_format(text) : format, layout, ec, &message);
+    if (!ec && !layout.fits(id)) message = does_not_fit(id, layout);
+    if (ec || !layout.fits(id)) {
+      if (message.empty()) message = ec.message();
+      status =
+          runtime_error(invocation.err, std::string(kName) + ": " + quote(text) + ": " + message);
+      continue;
+    }
+    const std::string line = describe(id, layout, json);
+    std::fwrite(line.data(), 1, line.size(), invocation.out);
+  }
+  return status;
+}
+
+}  // namespace
+
+const Command& parse_command() {
+  static const Command command{
+      kName,
+      "decode ids and print their time, slot and sequence",
+      "cosid parse [--format auto|decimal|radix62|radix36|friendly] [--json] [layout flags] ID...",
+      kDescription,
+      {
+          {"Options",
+           {
+               {"format", '\0', "FORMAT",
+                "auto (the default), decimal, radix62, radix36 or friendly"},
+               {"json", '\0', nullptr, "print one JSON object a line instead of text"},
+               help_option(),
+           }},
+          layout_flags_group(),
+      },
+      {
+          {kExitOk, "every ID was decoded and printed"},
+          {kExitFailure, "an ID could not be read or does not fit the layout (see standard error)"},
+          usage_exit_status(),
+      },
+      run_parse,
+  };
+  return command;
+}
+
+}  // namespace cli
+}  // namespace cosid

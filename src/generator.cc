@@ -1,0 +1,293 @@
+#include "cosid/generator.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "time_format.h"
+
+namespace cosid {
+namespace {
+
+constexpr std::uint64_t kClosedBit = std::uint64_t{1} << 63;
+
+// Rounds of busy waiting before a waiter starts to yield: a used-up millisecond tick usually ends
+// within a few hundred nanoseconds of the last id, so the first rounds only spin.
+constexpr int kSpinRounds = 64;
+// Past this much waiting a waiter sleeps instead of yielding, so a long wait (a clock set back, a
+// ceiling that is not raised) does not burn a core.
+constexpr std::int64_t kYieldPhaseNs = 1000000;
+constexpr std::chrono::microseconds kSleepStep{100};
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+std::string rfc3339(std::int64_t unix_ms) {
+  char buf[detail::kMaxTimeChars];
+  return std::string(buf, detail::format_rfc3339_ms(unix_ms, buf));
+}
+
+template <typename... Args>
+std::string format(const char* pattern, Args... args) {
+  char buf[512];
+  const int n = std::snprintf(buf, sizeof buf, pattern, args...);
+  if (n < 0) return std::string();
+  return std::string(buf, std::min(static_cast<std::size_t>(n), sizeof buf - 1));
+}
+
+// Why next() is waiting.
+enum class Wait { kNone, kClockBackwards, kClockStalled, kBehindFloor, kCeiling };
+
+// Counts rounds of one next() call's wait and gives up once the bound has passed on the
+// monotonic clock, which no wall-clock step can stretch or shrink.
+class Waiter {
+ public:
+  // Waits a little. Returns false once `bound_ns` has passed since the first call.
+  bool pause(Clock& clock, std::int64_t bound_ns) noexcept {
+    const std::int64_t now = clock.monotonic_ns();
+    if (rounds_ == 0) start_ns_ = now;
+    waited_ns_ = now - start_ns_;
+    if (waited_ns_ > bound_ns) return false;
+    ++rounds_;
+    if (rounds_ <= kSpinRounds) {
+      cpu_relax();
+    } else if (waited_ns_ < kYieldPhaseNs) {
+      clock.sleep_for(std::chrono::nanoseconds(0));
+    } else {
+      clock.sleep_for(kSleepStep);
+    }
+    return true;
+  }
+  std::int64_t waited_ms() const noexcept { return waited_ns_ / 1000000; }
+
+ private:
+  int rounds_ = 0;
+  std::int64_t start_ns_ = 0;
+  std::int64_t waited_ns_ = 0;
+};
+
+}  // namespace
+
+// What went wrong, with the values the message needs. Plain data: filled on the hot path's exits
+// without allocating; the message is built only if the caller asks for it.
+struct Generator::Failure {
+  errc code;
+  std::int64_t now_ms = 0;        // the clock when the generator gave up
+  std::int64_t reference_ms = 0;  // the last tick, floor, ceiling or layout end, per code
+  std::int64_t waited_ms = 0;
+};
+
+std::unique_ptr<Generator> Generator::create(const Layout& layout, Binding& binding, Clock& clock,
+                                             const WaitBounds& bounds, std::error_code& ec,
+                                             std::string* message) {
+  if (!layout.validate_at(clock.now_ms(), ec, message)) return nullptr;
+  if (binding.slot() > layout.max_slot()) {
+    ec = make_error_code(errc::slot_out_of_range);
+    if (message != nullptr) {
+      *message = format("slot %u does not fit the layout's %d slot bits (0 to %u): use a slot in "
+                        "that range or a layout with more slot bits",
+                        binding.slot(), layout.slot_bits, layout.max_slot());
+    }
+    return nullptr;
+  }
+  ec.clear();
+  return std::unique_ptr<Generator>(new Generator(layout, binding, clock, bounds));
+}
+
+#if COSID_HAS_EXCEPTIONS
+std::unique_ptr<Generator> Generator::create(const Layout& layout, Binding& binding, Clock& clock,
+                                             const WaitBounds& bounds) {
+  std::error_code ec;
+  std::string message;
+  auto generator = create(layout, binding, clock, bounds, ec, &message);
+  if (!generator) detail::throw_error(ec, message);
+  return generator;
+}
+
+std::uint64_t Generator::next() {
+  std::error_code ec;
+  std::string message;
+  const std::uint64_t id = next(ec, &message);
+  if (ec) detail::throw_error(ec, message);
+  return id;
+}
+#endif
+
+Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
+                     const WaitBounds& bounds)
+    : layout_(layout),
+      binding_(binding),
+      clock_(clock),
+      bounds_(bounds),
+      stamp_shift_(layout.sequence_bits),
+      sequence_mask_(layout.max_sequence()),
+      reset_threshold_((layout.max_sequence() >> 1) + 1),
+      floor_ms_(binding.floor_ms() > layout.epoch_ms() - 1 ? binding.floor_ms()
+                                                            : layout.epoch_ms() - 1) {}
+
+std::uint64_t Generator::next(std::error_code& ec, std::string* message) noexcept {
+  // Relaxed loads and CAS on state_: the word is the only data the callers share, and all
+  // read-modify-writes of one atomic are totally ordered whatever the memory order. That order
+  // alone makes each (tick, sequence) go to one caller and makes close() see every id issued
+  // before it; nothing else is published through the word.
+  std::uint64_t word = state_.load(std::memory_order_relaxed);
+  std::int64_t now = clock_.now_ms();
+  Waiter waiter;
+  bool asked_for_ceiling = false;
+  for (;;) {
+    if ((word & kClosedBit) != 0) return fail({errc::closed, now}, ec, message);
+    if (!binding_.valid()) return fail({errc::slot_lost, now}, ec, message);
+
+    const std::int64_t now_tick = layout_.tick_of(now);
+    const std::uint64_t stamp = word >> stamp_shift_;  // the closed bit is 0 here
+    const std::uint64_t sequence = word & sequence_mask_;
+    std::int64_t tick = now_tick;
+    std::uint64_t next_sequence = 0;
+    Wait wait = Wait::kNone;
+    std::int64_t reference_ms = 0;
+    if (stamp != 0) {
+      const auto last = static_cast<std::int64_t>(stamp - 1);
+      if (now_tick > last) {
+        next_sequence = sequence >= reset_threshold_ ? 0 : sequence + 1;
+      } else if (sequence < sequence_mask_) {
+        // Same tick, or the clock went back: go on in the last tick while its sequence lasts.
+        tick = last;
+        next_sequence = sequence + 1;
+      } else {
+        wait = now_tick == last ? Wait::kClockStalled : Wait::kClockBackwards;
+        reference_ms = layout_.tick_start_ms(last);
+      }
+    }
+
+    if (wait == Wait::kNone) {
+      if (tick > layout_.max_timestamp()) {
+        return fail({errc::timestamp_overflow, now, layout_.end_ms()}, ec, message);
+      }
+      const std::int64_t ceiling = binding_.ceiling_ms();
+      if (layout_.tick_start_ms(tick) <= floor_ms_) {
+        wait = Wait::kBehindFloor;
+        reference_ms = floor_ms_;
+      } else if (layout_.tick_end_ms(tick) > ceiling) {
+        wait = Wait::kCeiling;
+        reference_ms = ceiling;
+        if (!asked_for_ceiling) {
+          binding_.want_ceiling(layout_.tick_end_ms(tick));
+          asked_for_ceiling = true;
+        }
+      }
+    }
+
+    if (wait == Wait::kNone) {
+      const std::uint64_t desired =
+          (static_cast<std::uint64_t>(tick + 1) << stamp_shift_) | next_sequence;
+      if (state_.compare_exchange_weak(word, desired, std::memory_order_relaxed,
+                                       std::memory_order_relaxed)) {
+        ec.clear();
+        return layout_.compose(tick, binding_.slot(), static_cast<std::uint32_t>(next_sequence));
+      }
+      continue;  // another caller moved the word; `word` holds its value, `now` is still fresh
+    }
+
+    std::int64_t bound_ms = 0;
+    errc code = errc::ceiling_reached;
+    switch (wait) {
+      case Wait::kClockBackwards:
+        bound_ms = bounds_.clock_backwards.count();
+        code = errc::clock_backwards;
+        break;
+      case Wait::kClockStalled:
+        // A used-up tick normally ends within one tick: allow that on top of the bound.
+        bound_ms = bounds_.clock_backwards.count() + unit_ms(layout_.unit);
+        code = errc::clock_stalled;
+        break;
+      case Wait::kBehindFloor:
+        bound_ms = bounds_.behind_floor.count();
+        code = errc::clock_behind_floor;
+        break;
+      case Wait::kCeiling:
+      case Wait::kNone:
+        bound_ms = bounds_.ceiling.count();
+        code = errc::ceiling_reached;
+        break;
+    }
+    if (!waiter.pause(clock_, bound_ms * 1000000)) {
+      return fail({code, now, reference_ms, waiter.waited_ms()}, ec, message);
+    }
+    now = clock_.now_ms();
+    word = state_.load(std::memory_order_relaxed);
+  }
+}
+
+std::int64_t Generator::close() noexcept {
+  // Relaxed is enough for the same reason as in next(): the fetch_or takes its place in the total
+  // order of read-modify-writes on state_, after every CAS that issued an id and before every
+  // CAS that could have, and those later CASes fail on the closed bit.
+  const std::uint64_t word = state_.fetch_or(kClosedBit, std::memory_order_relaxed);
+  const std::uint64_t stamp = (word & ~kClosedBit) >> stamp_shift_;
+  if (stamp == 0) return binding_.floor_ms();
+  return layout_.tick_end_ms(static_cast<std::int64_t>(stamp - 1));
+}
+
+std::uint64_t Generator::fail(const Failure& failure, std::error_code& ec,
+                              std::string* message) const {
+  ec = make_error_code(failure.code);
+  if (message == nullptr) return 0;
+  const auto ll = [](std::int64_t v) { return static_cast<long long>(v); };
+  switch (failure.code) {
+    case errc::closed:
+      *message = "generator is closed: get a new one from its runtime";
+      break;
+    case errc::slot_lost:
+      *message = format("the window on slot %u was invalidated (the slot was lost): get a new "
+                        "generator from its runtime, which acquires a new slot",
+                        binding_.slot());
+      break;
+    case errc::timestamp_overflow:
+      *message = "the clock (" + rfc3339(failure.now_ms) + ") is past the end of layout " +
+                 format("%d/%d/%d", layout_.timestamp_bits, layout_.slot_bits,
+                        layout_.sequence_bits) +
+                 ", which runs out at " + rfc3339(failure.reference_ms) +
+                 ": move to a layout with a later epoch or more timestamp bits";
+      break;
+    case errc::clock_backwards:
+      *message = format("the clock moved back by %lld ms while running (now ",
+                        ll(failure.reference_ms - failure.now_ms)) +
+                 rfc3339(failure.now_ms) + ", last id at " + rfc3339(failure.reference_ms) +
+                 format(") and did not return within %lld ms: ids resume once the clock passes "
+                        "the last id; check what steps the clock (NTP in step mode, a manual set)",
+                        ll(failure.waited_ms));
+      break;
+    case errc::clock_stalled:
+      *message = "the clock stayed at " + rfc3339(failure.now_ms) +
+                 format(" for %lld ms while the sequence of its tick was used up: the clock is "
+                        "frozen; check the time source",
+                        ll(failure.waited_ms));
+      break;
+    case errc::clock_behind_floor:
+      *message = "the clock (" + rfc3339(failure.now_ms) + format(") is %lld ms at or before ",
+                                                                  ll(failure.reference_ms -
+                                                                     failure.now_ms + 1)) +
+                 "the window's floor " + rfc3339(failure.reference_ms) +
+                 format(" after waiting %lld ms: a previous holder of slot %u may have issued "
+                        "ids up to the floor; wait for the clock to pass it or correct the clock",
+                        ll(failure.waited_ms), binding_.slot());
+      break;
+    case errc::ceiling_reached:
+      *message = "the clock (" + rfc3339(failure.now_ms) + ") reached the durable ceiling " +
+                 rfc3339(failure.reference_ms) +
+                 format(" and it was not raised within %lld ms: making the next ceiling durable "
+                        "is failing or slow; see the state file or lease errors reported before",
+                        ll(failure.waited_ms));
+      break;
+    default:
+      *message = ec.message();
+      break;
+  }
+  return 0;
+}
+
+}  // namespace cosid

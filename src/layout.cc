@@ -1,0 +1,112 @@
+#include "cosid/layout.h"
+
+#include <cstdio>
+#include <limits>
+
+#include "time_format.h"
+
+namespace cosid {
+namespace {
+
+constexpr int kMaxIdBits = 63;
+
+struct Preset {
+  const char* name;
+  Layout layout;
+};
+
+constexpr Preset kPresets[] = {
+    {"default", layouts::kDefault},
+    {"seconds", layouts::kSeconds},
+    {"js-safe", layouts::kJsSafe},
+    {"js-safe-seconds", layouts::kJsSafeSeconds},
+};
+
+bool fail(errc code, std::error_code& ec, std::string* message, const std::string& text) {
+  ec = make_error_code(code);
+  if (message != nullptr) *message = text;
+  return false;
+}
+
+std::string describe(const Layout& layout) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "%d/%d/%d bits in %s with epoch %lld", layout.timestamp_bits,
+                layout.slot_bits, layout.sequence_bits, to_string(layout.unit),
+                static_cast<long long>(layout.epoch));
+  return buf;
+}
+
+std::string rfc3339(std::int64_t unix_ms) {
+  char buf[detail::kMaxTimeChars];
+  return std::string(buf, detail::format_rfc3339_ms(unix_ms, buf));
+}
+
+}  // namespace
+
+bool Layout::validate(std::error_code& ec, std::string* message) const noexcept {
+  const char* empty_field = timestamp_bits < 1 ? "timestamp"
+                            : slot_bits < 1    ? "slot"
+                            : sequence_bits < 1 ? "sequence"
+                                                : nullptr;
+  if (empty_field != nullptr) {
+    return fail(errc::layout_field_empty, ec, message,
+                "layout " + describe(*this) + ": the " + empty_field +
+                    " field needs at least 1 bit; give every field 1 bit or more");
+  }
+  // Each field is at least 1 bit here, so a sum above 63 also catches each field above 61: the
+  // shifts in max_timestamp() and friends stay defined.
+  const long total = long{timestamp_bits} + slot_bits + sequence_bits;
+  if (total > kMaxIdBits) {
+    return fail(errc::layout_too_wide, ec, message,
+                "layout " + describe(*this) + " uses " + std::to_string(total) +
+                    " bits; an id has 63 (the sign bit stays 0): take " +
+                    std::to_string(total - kMaxIdBits) + " bits from a field");
+  }
+  // The epoch and the last tick must both be representable as int64 Unix milliseconds, and the
+  // epoch must not lie before 1970 (Unix time is the clock's whole range).
+  const std::int64_t per_tick = unit_ms(unit);
+  const std::int64_t max_ms = std::numeric_limits<std::int64_t>::max();
+  if (epoch < 0 || epoch > max_ms / per_tick ||
+      max_timestamp() + 1 > max_ms / per_tick - epoch) {
+    return fail(errc::layout_epoch_invalid, ec, message,
+                "layout " + describe(*this) +
+                    ": the epoch must be at or after 1970-01-01 (0) and the layout's last "
+                    "timestamp must fit in 64-bit milliseconds; use an epoch in " +
+                    to_string(unit) + " since 1970, such as " +
+                    std::to_string(unit == TimeUnit::kSecond ? layouts::kSeconds.epoch
+                                                             : layouts::kDefault.epoch));
+  }
+  ec.clear();
+  return true;
+}
+
+bool Layout::validate_at(std::int64_t now_unix_ms, std::error_code& ec,
+                         std::string* message) const noexcept {
+  if (!validate(ec, message)) return false;
+  if (epoch_ms() > now_unix_ms) {
+    return fail(errc::layout_epoch_in_future, ec, message,
+                "layout " + describe(*this) + " starts at " + rfc3339(epoch_ms()) +
+                    ", after the clock's now " + rfc3339(now_unix_ms) +
+                    ": choose an epoch in the past (check the unit: ms or s)");
+  }
+  return true;
+}
+
+Layout layout_preset(std::string_view name, std::error_code& ec, std::string* message) noexcept {
+  for (const Preset& preset : kPresets) {
+    if (name == preset.name) {
+      ec.clear();
+      return preset.layout;
+    }
+  }
+  fail(errc::unknown_layout, ec, message,
+       "unknown layout \"" + std::string(name.substr(0, 40)) + "\": use one of " +
+           layout_preset_names());
+  return layouts::kDefault;
+}
+
+const char* layout_preset_names() noexcept { return "default, seconds, js-safe, js-safe-seconds"; }
+
+const char* to_string(TimeUnit unit) noexcept { return unit == TimeUnit::kSecond ? "s" : "ms"; }
+
+}  // namespace cosid

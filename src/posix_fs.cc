@@ -1,0 +1,135 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cosid/fs.h"
+
+namespace cosid {
+namespace {
+
+std::error_code last_error() noexcept { return {errno, std::generic_category()}; }
+
+// Retries a call interrupted by a signal; every call here but close() is safe to repeat.
+template <typename Call>
+auto retry_on_eintr(Call call) noexcept {
+  for (;;) {
+    auto result = call();
+    if (result != -1 || errno != EINTR) return result;
+  }
+}
+
+// Moves a descriptor below 3 to 3 or above: descriptors 0, 1 and 2 receive stray writes from code
+// that believes it writes to a terminal (SQLite's "how to corrupt" list).
+std::error_code keep_above_stdio(int& fd) noexcept {
+  if (fd >= 3) return {};
+  const int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  const std::error_code ec = moved < 0 ? last_error() : std::error_code();
+  ::close(fd);
+  fd = moved;
+  return ec;
+}
+
+std::error_code open_at(int dir, const std::string& name, int flags, int& fd) noexcept {
+  fd = retry_on_eintr([&] { return ::openat(dir, name.c_str(), flags, 0600); });
+  if (fd < 0) return last_error();
+  return keep_above_stdio(fd);
+}
+
+void fill(const struct stat& st, FileInfo& info) noexcept {
+  info.device = static_cast<std::uint64_t>(st.st_dev);
+  info.inode = static_cast<std::uint64_t>(st.st_ino);
+  info.links = static_cast<std::uint64_t>(st.st_nlink);
+  info.size = static_cast<std::int64_t>(st.st_size);
+  info.regular = S_ISREG(st.st_mode);
+}
+
+class PosixFileSystem final : public FileSystem {
+ public:
+  std::error_code open_directory(const std::string& path, int& fd) override {
+    fd = retry_on_eintr([&] { return ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); });
+    if (fd < 0) return last_error();
+    return keep_above_stdio(fd);
+  }
+
+  std::error_code open_existing(int dir, const std::string& name, int& fd) override {
+    return open_at(dir, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW, fd);
+  }
+
+  std::error_code create_exclusive(int dir, const std::string& name, int& fd) override {
+    return open_at(dir, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, fd);
+  }
+
+  std::error_code read_at(int fd, void* data, std::size_t size, std::int64_t offset) override {
+    auto* out = static_cast<char*>(data);
+    while (size > 0) {
+      const ssize_t n = retry_on_eintr([&] { return ::pread(fd, out, size, offset); });
+      if (n < 0) return last_error();
+      if (n == 0) return {EIO, std::generic_category()};  // the file is shorter than expected
+      out += n;
+      size -= static_cast<std::size_t>(n);
+      offset += n;
+    }
+    return {};
+  }
+
+  std::error_code write_at(int fd, const void* data, std::size_t size,
+                           std::int64_t offset) override {
+    // One pwrite per call and a short count is an error: a record is never completed by a second
+    // write that a crash could separate from the first.
+    const ssize_t n = retry_on_eintr([&] { return ::pwrite(fd, data, size, offset); });
+    if (n < 0) return last_error();
+    if (static_cast<std::size_t>(n) != size) return {EIO, std::generic_category()};
+    return {};
+  }
+
+  std::error_code sync(int fd) override {
+    return retry_on_eintr([&] { return ::fsync(fd); }) < 0 ? last_error() : std::error_code();
+  }
+
+  std::error_code sync_data(int fd) override {
+    return retry_on_eintr([&] { return ::fdatasync(fd); }) < 0 ? last_error()
+                                                                : std::error_code();
+  }
+
+  std::error_code link(int dir, const std::string& from, const std::string& to) override {
+    return ::linkat(dir, from.c_str(), dir, to.c_str(), 0) < 0 ? last_error() : std::error_code();
+  }
+
+  std::error_code unlink(int dir, const std::string& name) override {
+    return ::unlinkat(dir, name.c_str(), 0) < 0 ? last_error() : std::error_code();
+  }
+
+  std::error_code stat(int fd, FileInfo& info) override {
+    struct stat st {};
+    if (::fstat(fd, &st) < 0) return last_error();
+    fill(st, info);
+    return {};
+  }
+
+  std::error_code stat_at(int dir, const std::string& name, FileInfo& info) override {
+    struct stat st {};
+    if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) < 0) return last_error();
+    fill(st, info);
+    return {};
+  }
+
+  std::error_code lock(int fd) override {
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;  // start 0, length 0: the whole file, however it grows
+    return ::fcntl(fd, F_OFD_SETLK, &lock) < 0 ? last_error() : std::error_code();
+  }
+
+  void close(int fd) override { ::close(fd); }
+};
+
+}  // namespace
+
+FileSystem& posix_file_system() noexcept {
+  // Stateless and trivially destructible in effect: safe to use from static destructors too.
+  static PosixFileSystem fs;
+  return fs;
+}
+
+}  // namespace cosid

@@ -1,0 +1,405 @@
+#include "cosid/state_file.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "state_record.h"
+#include "time_format.h"
+
+namespace cosid {
+namespace {
+
+using detail::kStateBlockSize;
+using detail::kStateFileSize;
+
+bool fail(std::error_code& ec, std::string* message, std::error_code code, const std::string& text) {
+  ec = code;
+  if (message != nullptr) *message = text;
+  return false;
+}
+
+std::string rfc3339(std::int64_t unix_ms) {
+  char buf[detail::kMaxTimeChars];
+  return std::string(buf, detail::format_rfc3339_ms(unix_ms, buf));
+}
+
+// Splits "dir/name" into its directory ("." when there is none) and its last component.
+bool split_path(const std::string& path, std::string& dir, std::string& name) {
+  const std::size_t slash = path.rfind('/');
+  name = slash == std::string::npos ? path : path.substr(slash + 1);
+  dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  return !name.empty() && name != "." && name != "..";
+}
+
+// Closes a descriptor on every exit path unless released.
+class FdGuard {
+ public:
+  FdGuard(FileSystem& fs, int fd) : fs_(fs), fd_(fd) {}
+  ~FdGuard() {
+    if (fd_ >= 0) fs_.close(fd_);
+  }
+  FdGuard(const FdGuard&) = delete;
+  FdGuard& operator=(const FdGuard&) = delete;
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  FileSystem& fs_;
+  int fd_;
+};
+
+StateRecord record_for(const StateFileOwner& owner, std::uint64_t generation,
+                       std::int64_t ceiling_ms, std::int64_t now_ms, bool clean) {
+  StateRecord record;
+  record.generation = generation;
+  record.ceiling_ms = ceiling_ms;
+  record.slot = owner.slot;
+  record.layout_fingerprint = detail::layout_fingerprint(owner.layout);
+  record.namespace_hash = detail::namespace_hash(owner.namespace_name);
+  record.written_at_ms = now_ms;
+  record.clean_shutdown = clean;
+  return record;
+}
+
+// Creation, steps C2 to C7 of the recipe: the file appears under its name only complete, synced,
+// and without ever replacing an existing file. EEXIST when another creator won the race.
+bool create_in(FileSystem& fs, Clock& clock, int dir_fd, const std::string& name,
+               const std::string& path, const StateFileOwner& owner, std::int64_t floor_ms,
+               std::error_code& ec, std::string* message) {
+  // A name no other creator uses and no reader mistakes for the state file.
+  const std::string temp = name + ".tmp." + std::to_string(getpid()) + "." +
+                           std::to_string(static_cast<std::uint64_t>(clock.monotonic_ns()) % 1000000007u);
+  int raw_fd = -1;
+  if (std::error_code io = fs.create_exclusive(dir_fd, temp, raw_fd)) {
+    return fail(ec, message, io,
+                "cannot create state file " + path + " (temporary " + temp + "): " + io.message() +
+                    ": make its directory writable by this user");
+  }
+  FdGuard fd(fs, raw_fd);
+  // Both blocks written in full now, so later overwrites need no allocation (no ENOSPC on ext4
+  // or XFS). Block A is current; block B holds the same ceiling at generation 0.
+  unsigned char image[kStateFileSize];
+  const std::int64_t now = clock.now_ms();
+  detail::encode_block(record_for(owner, 1, floor_ms, now, false), image);
+  detail::encode_block(record_for(owner, 0, floor_ms, now, false), image + kStateBlockSize);
+  std::error_code io = fs.write_at(raw_fd, image, sizeof image, 0);
+  // fsync, not fdatasync: the size and block map must be durable before the name is.
+  if (!io) io = fs.sync(raw_fd);
+  if (!io) io = fs.link(dir_fd, temp, name);
+  if (io) {
+    (void)fs.unlink(dir_fd, temp);
+    if (io == std::errc::file_exists) return fail(ec, message, io, "state file " + path + " exists");
+    return fail(ec, message, io,
+                "cannot create state file " + path + ": " + io.message() +
+                    ": check free space and permissions of its directory");
+  }
+  (void)fs.unlink(dir_fd, temp);
+  // The directory entry must be durable too, or a power loss could make the file vanish and the
+  // next start fall back to not-before.
+  if (std::error_code dir_io = fs.sync(dir_fd)) {
+    return fail(ec, message, dir_io,
+                "cannot sync the directory of new state file " + path + ": " + dir_io.message());
+  }
+  ec.clear();
+  return true;
+}
+
+bool open_directory(FileSystem& fs, const std::string& path, std::string& name, int& dir_fd,
+                    std::error_code& ec, std::string* message) {
+  std::string dir;
+  if (!split_path(path, dir, name)) {
+    return fail(ec, message, make_error_code(errc::invalid_argument),
+                "state file path \"" + path + "\" does not name a file");
+  }
+  if (std::error_code io = fs.open_directory(dir, dir_fd)) {
+    return fail(ec, message, io,
+                "cannot open directory " + dir + " of state file " + path + ": " + io.message() +
+                    ": create it and make it writable by this user");
+  }
+  return true;
+}
+
+}  // namespace
+
+bool create_state_file(FileSystem& fs, Clock& clock, const std::string& path,
+                       const StateFileOwner& owner, std::int64_t floor_ms, std::error_code& ec,
+                       std::string* message) {
+  std::string name;
+  int dir_fd = -1;
+  if (!open_directory(fs, path, name, dir_fd, ec, message)) return false;
+  FdGuard dir(fs, dir_fd);
+  if (!create_in(fs, clock, dir_fd, name, path, owner, floor_ms, ec, message)) {
+    if (ec == std::errc::file_exists && message != nullptr) {
+      *message = "state file " + path +
+                 " already exists: it is never replaced, since that could roll its ceiling "
+                 "back; remove it first only if no process uses it and you know why";
+    }
+    return false;
+  }
+  return true;
+}
+
+StateFile::StateFile(FileSystem& fs, Clock& clock, std::string path, const StateFileOwner& owner)
+    : fs_(fs), clock_(clock), path_(std::move(path)), owner_(owner) {}
+
+StateFile::~StateFile() {
+  if (fd_ >= 0) fs_.close(fd_);
+  if (dir_fd_ >= 0) fs_.close(dir_fd_);
+}
+
+std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const std::string& path,
+                                           const StateFileOwner& owner,
+                                           const StateFileOpenOptions& options,
+                                           std::error_code& ec, std::string* message) {
+  std::unique_ptr<StateFile> file(new StateFile(fs, clock, path, owner));
+  std::string name;
+  if (!open_directory(fs, path, name, file->dir_fd_, ec, message)) return nullptr;
+
+  // O1: open without following a symbolic link; create first if missing and allowed.
+  std::error_code io = fs.open_existing(file->dir_fd_, name, file->fd_);
+  if (io == std::errc::no_such_file_or_directory) {
+    if (!options.create_if_missing) {
+      fail(ec, message, make_error_code(errc::state_file_missing),
+           "state file " + path + " does not exist and require-state-file is set: restore it, "
+           "or create it with `cosid state init " + path + " --slot " +
+               std::to_string(owner.slot) + " --not-before TIME` after the last id ever issued");
+      return nullptr;
+    }
+    if (!create_in(fs, clock, file->dir_fd_, name, path, owner, options.not_before_ms, ec,
+                   message) &&
+        ec != std::errc::file_exists) {
+      return nullptr;
+    }
+    file->created_ = ec != std::errc::file_exists;
+    io = fs.open_existing(file->dir_fd_, name, file->fd_);
+  }
+  if (io) {
+    fail(ec, message, io,
+         "cannot open state file " + path + ": " + io.message() +
+             (io == std::errc::too_many_symbolic_link_levels
+                  ? ": it is a symbolic link; point state-file at the real file"
+                  : ": check its permissions"));
+    return nullptr;
+  }
+
+  // O2: the lock keeps a second process, or a second runtime in this process, away.
+  io = fs.lock(file->fd_);
+  if (io == std::errc::resource_unavailable_try_again || io == std::errc::permission_denied) {
+    fail(ec, message, make_error_code(errc::state_file_locked),
+         "state file " + path + " is in use by another process or runtime: each running "
+         "instance needs its own slot and its own state file");
+    return nullptr;
+  }
+  if (io) {
+    fail(ec, message, io, "cannot lock state file " + path + ": " + io.message());
+    return nullptr;
+  }
+
+  // O3: a regular file of the right size, with one name, which is the name we opened.
+  FileInfo info;
+  FileInfo named;
+  if ((io = fs.stat(file->fd_, info)) || (io = fs.stat_at(file->dir_fd_, name, named))) {
+    fail(ec, message, io, "cannot stat state file " + path + ": " + io.message());
+    return nullptr;
+  }
+  if (!info.regular || info.size != static_cast<std::int64_t>(kStateFileSize)) {
+    fail(ec, message, make_error_code(errc::state_file_corrupt),
+         "state file " + path + " is " +
+             (info.regular ? std::to_string(info.size) + " bytes, not 8192" : "not a regular file") +
+             ": it is not a cosid state file or it was truncated; move it aside and restore it, "
+             "or start with `cosid state init` and a not-before after the last id issued");
+    return nullptr;
+  }
+  if (info.links != 1 || named.device != info.device || named.inode != info.inode) {
+    fail(ec, message, make_error_code(errc::state_file_replaced),
+         "state file " + path + " was replaced or has another name (" +
+             std::to_string(info.links) + " links) while it was opened: give each instance "
+             "its own file and do not link or copy it while in use");
+    return nullptr;
+  }
+  file->device_ = info.device;
+  file->inode_ = info.inode;
+
+  // O4 to O6: read both blocks and pick the valid record with the highest generation.
+  unsigned char image[kStateFileSize];
+  if ((io = fs.read_at(file->fd_, image, sizeof image, 0))) {
+    fail(ec, message, io, "cannot read state file " + path + ": " + io.message());
+    return nullptr;
+  }
+  StateRecord records[2];
+  detail::BlockStatus status[2];
+  for (std::size_t b = 0; b < 2; ++b) {
+    status[b] = detail::decode_block(image + b * kStateBlockSize, records[b]);
+  }
+  const bool valid_a = status[0] == detail::BlockStatus::kValid;
+  const bool valid_b = status[1] == detail::BlockStatus::kValid;
+  if (!valid_a && !valid_b) {
+    fail(ec, message, make_error_code(errc::state_file_corrupt),
+         "state file " + path + " has no valid record (block A: " + to_string(status[0]) +
+             "; block B: " + to_string(status[1]) +
+             "): move it aside; then create a new one with `cosid state init` and a not-before "
+             "after the last id this slot issued (`cosid not-before --from-id ID`)");
+    return nullptr;
+  }
+  if (valid_a && valid_b && records[0].generation == records[1].generation &&
+      std::memcmp(image, image + kStateBlockSize, kStateBlockSize) != 0) {
+    fail(ec, message, make_error_code(errc::state_file_corrupt),
+         "state file " + path + " has two different records of generation " +
+             std::to_string(records[0].generation) +
+             ": it was written by two writers; move it aside and recreate it with `cosid state "
+             "init` and a not-before after the last id issued");
+    return nullptr;
+  }
+  const std::size_t current =
+      !valid_b ? 0 : !valid_a ? 1 : records[1].generation > records[0].generation ? 1 : 0;
+  const std::size_t other = 1 - current;
+  const StateRecord& record = records[current];
+
+  if (record.slot != owner.slot) {
+    fail(ec, message, make_error_code(errc::state_file_mismatch),
+         "state file " + path + " was written for slot " + std::to_string(record.slot) +
+             ", configured slot is " + std::to_string(owner.slot) +
+             ": point each slot at its own file");
+    return nullptr;
+  }
+  if (record.layout_fingerprint != detail::layout_fingerprint(owner.layout)) {
+    fail(ec, message, make_error_code(errc::state_file_mismatch),
+         "state file " + path + " was written for another layout (epoch, unit or bits differ): "
+         "use the layout it was written with, or a new file whose not-before lies after every id "
+         "issued with the old layout");
+    return nullptr;
+  }
+  if (record.namespace_hash != detail::namespace_hash(owner.namespace_name)) {
+    fail(ec, message, make_error_code(errc::state_file_mismatch),
+         "state file " + path + " was written for another namespace than \"" +
+             owner.namespace_name + "\": give each namespace its own file");
+    return nullptr;
+  }
+
+  // O7, the confirm write: the chosen record may exist only in the page cache (a restart after a
+  // failed sync, without a reboot). Rewriting it byte for byte and syncing makes it durable
+  // before the other block is ever touched.
+  io = fs.write_at(file->fd_, image + current * kStateBlockSize, kStateBlockSize,
+                   static_cast<std::int64_t>(current * kStateBlockSize));
+  if (!io) io = fs.sync_data(file->fd_);
+  if (io) {
+    fail(ec, message, io,
+         "cannot rewrite state file " + path + ": " + io.message() +
+             ": check the disk and free space; nothing was issued");
+    return nullptr;
+  }
+
+  file->opened_clean_ = record.clean_shutdown;
+  file->durable_ceiling_ms_ = record.ceiling_ms;
+  file->max_attempted_ms_ = record.ceiling_ms;
+  file->floor_ms_ = record.ceiling_ms > options.not_before_ms ? record.ceiling_ms
+                                                               : options.not_before_ms;
+  // Valid blocks only: a damaged block's generation means nothing. The current block has the
+  // highest valid generation by construction.
+  file->last_generation_ = record.generation;
+  file->target_block_ = static_cast<int>(other);
+  ec.clear();
+  return file;
+}
+
+std::error_code StateFile::advance(std::int64_t ceiling_ms, std::string* message) {
+  if (ceiling_ms > max_attempted_ms_) max_attempted_ms_ = ceiling_ms;
+  return write_record(max_attempted_ms_, false, message);
+}
+
+std::error_code StateFile::write_clean_shutdown(std::int64_t last_issued_ms,
+                                                std::string* message) {
+  return write_record(last_issued_ms, true, message);
+}
+
+std::error_code StateFile::write_record(std::int64_t ceiling_ms, bool clean,
+                                        std::string* message) {
+  // A generation is never reused, even after a failed write that may have reached the disk.
+  const StateRecord record =
+      record_for(owner_, ++last_generation_, ceiling_ms, clock_.now_ms(), clean);
+  unsigned char block[kStateBlockSize];
+  detail::encode_block(record, block);
+  // A1: always the block that does not hold the last durable record, also when retrying.
+  const auto offset = static_cast<std::int64_t>(kStateBlockSize) * target_block_;
+  std::error_code io = fs_.write_at(fd_, block, sizeof block, offset);
+  // A4: the ceiling counts only once fdatasync has returned success.
+  if (!io) io = fs_.sync_data(fd_);
+  if (io) {
+    if (message != nullptr) {
+      *message = "writing state file " + path_ + " failed: " + io.message() +
+                 "; ids continue up to the durable ceiling " + rfc3339(durable_ceiling_ms_) +
+                 " and then stop: free space or fix the disk (the write is retried)";
+    }
+    return io;
+  }
+  durable_ceiling_ms_ = clean || ceiling_ms > durable_ceiling_ms_ ? ceiling_ms : durable_ceiling_ms_;
+  target_block_ = 1 - target_block_;
+  return {};
+}
+
+std::error_code StateFile::check_identity(std::string* message) {
+  std::string dir;
+  std::string name;
+  split_path(path_, dir, name);
+  FileInfo named;
+  FileInfo info;
+  const std::error_code named_io = fs_.stat_at(dir_fd_, name, named);
+  const std::error_code io = fs_.stat(fd_, info);
+  if (named_io || io || named.device != device_ || named.inode != inode_ || info.links != 1 ||
+      info.size != static_cast<std::int64_t>(kStateFileSize)) {
+    if (message != nullptr) {
+      *message = "state file " + path_ +
+                 (named_io ? " was removed or renamed (" + named_io.message() + ")"
+                           : " was replaced, linked or truncated") +
+                 " while in use: ids stop at the durable ceiling; restore the file and restart";
+    }
+    return make_error_code(errc::state_file_replaced);
+  }
+  return {};
+}
+
+bool read_state_file(FileSystem& fs, const std::string& path, StateFileView& view,
+                     std::error_code& ec, std::string* message) {
+  std::string name;
+  int dir_fd = -1;
+  if (!open_directory(fs, path, name, dir_fd, ec, message)) return false;
+  FdGuard dir(fs, dir_fd);
+  int raw_fd = -1;
+  if (std::error_code io = fs.open_existing(dir_fd, name, raw_fd)) {
+    return fail(ec, message, io, "cannot open state file " + path + ": " + io.message());
+  }
+  FdGuard fd(fs, raw_fd);
+  FileInfo info;
+  if (std::error_code io = fs.stat(raw_fd, info)) {
+    return fail(ec, message, io, "cannot stat state file " + path + ": " + io.message());
+  }
+  if (!info.regular || info.size != static_cast<std::int64_t>(kStateFileSize)) {
+    return fail(ec, message, make_error_code(errc::state_file_corrupt),
+                "state file " + path + " is not a regular file of 8192 bytes");
+  }
+  unsigned char image[kStateFileSize];
+  if (std::error_code io = fs.read_at(raw_fd, image, sizeof image, 0)) {
+    return fail(ec, message, io, "cannot read state file " + path + ": " + io.message());
+  }
+  view = StateFileView{};
+  for (std::size_t b = 0; b < 2; ++b) {
+    const detail::BlockStatus status =
+        detail::decode_block(image + b * kStateBlockSize, view.records[b]);
+    view.valid[b] = status == detail::BlockStatus::kValid;
+    view.problem[b] = view.valid[b] ? "" : detail::to_string(status);
+  }
+  if (view.valid[0] || view.valid[1]) {
+    view.current = !view.valid[1] ? 0
+                   : !view.valid[0] ? 1
+                   : view.records[1].generation > view.records[0].generation ? 1 : 0;
+  }
+  ec.clear();
+  return true;
+}
+
+}  // namespace cosid

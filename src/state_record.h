@@ -1,0 +1,57 @@
+// Internal: the byte format of the state file. This comment is the format's specification.
+//
+// The file is 8,192 bytes: block A at offset 0 and block B at offset 4,096. Each block holds one
+// 64-byte record followed by zeros. All integers are little-endian.
+//
+//   offset  size  field
+//        0     8  magic "COSIDSTF"
+//        8     2  format version, 1
+//       10     2  flags: bit 0 = written by a clean shutdown; other bits 0
+//       12     4  record length, 64
+//       16     8  generation: +1 on every write; the valid record with the highest one is current
+//       24     8  ceiling, signed Unix milliseconds: no id was issued with a later timestamp
+//       32     4  slot
+//       36     8  layout fingerprint (epoch, unit, field bits)
+//       44     8  namespace hash (FNV-1a 64 of the namespace)
+//       52     8  written at, signed Unix milliseconds (diagnostic only)
+//       60     4  masked CRC32C of bytes 0..59
+//
+// A block is valid only if magic, version, length, CRC and zero padding all check out. Writes go
+// to the block that does not hold the current record, so a torn write can only ever damage the
+// older copy.
+#ifndef COSID_SRC_STATE_RECORD_H_
+#define COSID_SRC_STATE_RECORD_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "cosid/layout.h"
+#include "cosid/state_file.h"
+
+namespace cosid {
+namespace detail {
+
+inline constexpr std::size_t kStateBlockSize = 4096;
+inline constexpr std::size_t kStateFileSize = 2 * kStateBlockSize;
+inline constexpr std::size_t kStateRecordSize = 64;
+inline constexpr std::uint16_t kStateFormatVersion = 1;
+
+// Why a block was not accepted.
+enum class BlockStatus { kValid, kBadMagic, kBadVersion, kBadLength, kBadChecksum, kBadPadding };
+
+// Writes `record` and its zero padding into the kStateBlockSize bytes at `block`.
+void encode_block(const StateRecord& record, unsigned char* block) noexcept;
+
+// Checks the kStateBlockSize bytes at `block` and, when it is valid, decodes its record into `record`.
+BlockStatus decode_block(const unsigned char* block, StateRecord& record) noexcept;
+
+const char* to_string(BlockStatus status) noexcept;
+
+std::uint64_t layout_fingerprint(const Layout& layout) noexcept;
+std::uint64_t namespace_hash(std::string_view name) noexcept;
+
+}  // namespace detail
+}  // namespace cosid
+
+#endif  // COSID_SRC_STATE_RECORD_H_

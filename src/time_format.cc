@@ -1,0 +1,109 @@
+#include "time_format.h"
+
+namespace cosid {
+namespace detail {
+namespace {
+
+constexpr std::int64_t kMsPerDay = 86400000;
+
+// Floor division and the matching non-negative remainder.
+constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) noexcept {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+// Writes `value` as exactly `width` decimal digits, most significant first.
+char* put_digits(char* out, std::int64_t value, int width) noexcept {
+  for (int i = width - 1; i >= 0; --i) {
+    out[i] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  }
+  return out + width;
+}
+
+}  // namespace
+
+// Howard Hinnant's days_from_civil / civil_from_days algorithms (public domain description at
+// howardhinnant.github.io/date_algorithms.html): eras of 400 years, March-based years so that the
+// leap day is last.
+std::int64_t days_from_civil(std::int64_t year, int month, int day) noexcept {
+  year -= month <= 2 ? 1 : 0;
+  const std::int64_t era = floor_div(year, 400);
+  const std::int64_t year_of_era = year - era * 400;
+  const std::int64_t month_index = month > 2 ? month - 3 : month + 9;
+  const std::int64_t day_of_year = (153 * month_index + 2) / 5 + day - 1;
+  const std::int64_t day_of_era =
+      year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+  return era * 146097 + day_of_era - 719468;
+}
+
+CivilTime civil_from_unix_ms(std::int64_t unix_ms) noexcept {
+  const std::int64_t days = floor_div(unix_ms, kMsPerDay);
+  std::int64_t ms_of_day = unix_ms - days * kMsPerDay;
+
+  const std::int64_t z = days + 719468;
+  const std::int64_t era = floor_div(z, 146097);
+  const std::int64_t day_of_era = z - era * 146097;
+  const std::int64_t year_of_era =
+      (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
+  const std::int64_t day_of_year =
+      day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+  const std::int64_t month_index = (5 * day_of_year + 2) / 153;
+
+  CivilTime civil;
+  civil.day = static_cast<int>(day_of_year - (153 * month_index + 2) / 5 + 1);
+  civil.month = static_cast<int>(month_index < 10 ? month_index + 3 : month_index - 9);
+  civil.year = year_of_era + era * 400 + (civil.month <= 2 ? 1 : 0);
+  civil.hour = static_cast<int>(ms_of_day / 3600000);
+  ms_of_day %= 3600000;
+  civil.minute = static_cast<int>(ms_of_day / 60000);
+  ms_of_day %= 60000;
+  civil.second = static_cast<int>(ms_of_day / 1000);
+  civil.millisecond = static_cast<int>(ms_of_day % 1000);
+  return civil;
+}
+
+std::int64_t unix_ms_from_civil(const CivilTime& civil) noexcept {
+  return days_from_civil(civil.year, civil.month, civil.day) * kMsPerDay +
+         civil.hour * std::int64_t{3600000} + civil.minute * std::int64_t{60000} +
+         civil.second * std::int64_t{1000} + civil.millisecond;
+}
+
+int days_in_month(std::int64_t year, int month) noexcept {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return month == 2 && leap ? 29 : kDays[month - 1];
+}
+
+std::size_t format_rfc3339_ms(std::int64_t unix_ms, char* out) noexcept {
+  const CivilTime c = civil_from_unix_ms(unix_ms);
+  char* p = put_digits(out, c.year, 4);
+  *p++ = '-';
+  p = put_digits(p, c.month, 2);
+  *p++ = '-';
+  p = put_digits(p, c.day, 2);
+  *p++ = 'T';
+  p = put_digits(p, c.hour, 2);
+  *p++ = ':';
+  p = put_digits(p, c.minute, 2);
+  *p++ = ':';
+  p = put_digits(p, c.second, 2);
+  *p++ = '.';
+  p = put_digits(p, c.millisecond, 3);
+  *p++ = 'Z';
+  return static_cast<std::size_t>(p - out);
+}
+
+std::size_t format_compact_ms(std::int64_t unix_ms, char* out) noexcept {
+  const CivilTime c = civil_from_unix_ms(unix_ms);
+  char* p = put_digits(out, c.year, 4);
+  p = put_digits(p, c.month, 2);
+  p = put_digits(p, c.day, 2);
+  p = put_digits(p, c.hour, 2);
+  p = put_digits(p, c.minute, 2);
+  p = put_digits(p, c.second, 2);
+  p = put_digits(p, c.millisecond, 3);
+  return static_cast<std::size_t>(p - out);
+}
+
+}  // namespace detail
+}  // namespace cosid

@@ -1,0 +1,43 @@
+// Internal: UTC calendar arithmetic and the two textual time forms cosid prints.
+//
+// Proleptic Gregorian calendar, UTC, no leap seconds (as Unix time). Pure functions; no locale, no
+// time zone database, no allocation.
+#ifndef COSID_SRC_TIME_FORMAT_H_
+#define COSID_SRC_TIME_FORMAT_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cosid {
+namespace detail {
+
+struct CivilTime {
+  std::int64_t year = 1970;
+  int month = 1;  // 1..12
+  int day = 1;    // 1..31
+  int hour = 0;
+  int minute = 0;
+  int second = 0;
+  int millisecond = 0;
+};
+
+// Days since 1970-01-01 of a calendar date, and back.
+std::int64_t days_from_civil(std::int64_t year, int month, int day) noexcept;
+CivilTime civil_from_unix_ms(std::int64_t unix_ms) noexcept;
+// REQUIRES: every field in its calendar range (day valid for the month).
+std::int64_t unix_ms_from_civil(const CivilTime& civil) noexcept;
+int days_in_month(std::int64_t year, int month) noexcept;
+
+// Longest output of the formatters below, with room to spare.
+inline constexpr std::size_t kMaxTimeChars = 40;
+
+// "2026-11-30T02:22:58.123Z". Writes no NUL; returns the number of characters.
+// REQUIRES: the year is in 0..9999.
+std::size_t format_rfc3339_ms(std::int64_t unix_ms, char* out) noexcept;
+// "20261130022258123" (17 digits). REQUIRES: the year is in 0..9999.
+std::size_t format_compact_ms(std::int64_t unix_ms, char* out) noexcept;
+
+}  // namespace detail
+}  // namespace cosid
+
+#endif  // COSID_SRC_TIME_FORMAT_H_

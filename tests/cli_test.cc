@@ -1,0 +1,435 @@
+// Runs the real `cosid` binary and checks its exact output and exit status.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cosid/codec.h"
+#include "cosid/layout.h"
+#include "cosid/version.h"
+#include "time_format.h"
+
+extern char** environ;
+
+namespace {
+
+struct RunResult {
+  int exit_code = -1;  // 128 + signal if the process was killed
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A file under the test's temporary directory, removed when the object goes away.
+class TempFile {
+ public:
+  TempFile() : path_(testing::TempDir() + "cli_test_XXXXXX") { fd_ = mkstemp(&path_[0]); }
+  ~TempFile() {
+    if (fd_ >= 0) close(fd_);
+    unlink(path_.c_str());
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  int fd() const { return fd_; }
+  std::string contents() const { return read_file(path_); }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+// Runs `cosid ARGS...` with stdin from /dev/null; stdout and stderr go to files (no pipe to fill).
+RunResult run_cosid(const std::vector<std::string>& args) {
+  TempFile out;
+  TempFile err;
+  RunResult result;
+  if (out.fd() < 0 || err.fd() < 0) {
+    ADD_FAILURE() << "cannot create temporary files in " << testing::TempDir();
+    return result;
+  }
+  std::vector<std::string> words = {COSID_CLI_PATH};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(&word[0]);
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out.fd(), 1);
+  posix_spawn_file_actions_adddup2(&actions, err.fd(), 2);
+  pid_t pid = 0;
+  const int spawn_error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawn_error != 0) {
+    ADD_FAILURE() << "cannot run " << COSID_CLI_PATH << ": error " << spawn_error;
+    return result;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = out.contents();
+  result.err = err.contents();
+  return result;
+}
+
+std::string usage_hint(const std::string& topic) {
+  return "Try 'cosid " + (topic.empty() ? std::string() : topic + " ") + "--help'.\n";
+}
+
+int count_lines(const std::string& text) {
+  int lines = 0;
+  for (const char c : text) lines += c == '\n' ? 1 : 0;
+  return lines;
+}
+
+// The id of the examples: 2026-11-30T02:22:58.123Z, slot 3, sequence 17, default layout.
+constexpr std::int64_t kExampleMs = 1796005378123;
+const std::uint64_t kExampleId =
+    cosid::layouts::kDefault.compose(cosid::layouts::kDefault.tick_of(kExampleMs), 3, 17);
+const std::string kExampleJson =
+    "{\"id\":\"917722850910023697\",\"timestamp_ms\":1796005378123,"
+    "\"time\":\"2026-11-30T02:22:58.123Z\",\"slot\":3,\"sequence\":17}\n";
+const std::string kExampleText =
+    "917722850910023697\t2026-11-30T02:22:58.123Z\tslot=3\tsequence=17\n";
+
+TEST(CliParse, ExampleIdIsWhatTheDocsSay) {
+  cosid::detail::CivilTime civil;
+  civil.year = 2026;
+  civil.month = 11;
+  civil.day = 30;
+  civil.hour = 2;
+  civil.minute = 22;
+  civil.second = 58;
+  civil.millisecond = 123;
+  EXPECT_EQ(cosid::detail::unix_ms_from_civil(civil), kExampleMs);
+  EXPECT_EQ(kExampleId, 917722850910023697u);
+}
+
+TEST(CliParse, EveryFormatAutoAndNamed) {
+  for (const cosid::IdFormat format : {cosid::IdFormat::kDecimal, cosid::IdFormat::kRadix62,
+                                       cosid::IdFormat::kRadix36, cosid::IdFormat::kFriendly}) {
+    const std::string text = cosid::to_string(kExampleId, format);
+    SCOPED_TRACE(text);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"parse", "--json", text},
+          std::vector<std::string>{"parse", "--json", "--format", cosid::to_string(format), text},
+          std::vector<std::string>{
+              "parse", text, "--format=" + std::string(cosid::to_string(format)), "--json"}}) {
+      const RunResult result = run_cosid(args);
+      EXPECT_EQ(result.exit_code, 0);
+      EXPECT_EQ(result.out, kExampleJson);
+      EXPECT_EQ(result.err, "");
+    }
+    const RunResult plain = run_cosid({"parse", text});
+    EXPECT_EQ(plain.exit_code, 0);
+    EXPECT_EQ(plain.out, kExampleText);
+    EXPECT_EQ(plain.err, "");
+  }
+}
+
+TEST(CliParse, SeveralIdsOneLineEachInOrder) {
+  const cosid::Layout& layout = cosid::layouts::kDefault;
+  const std::uint64_t first = layout.compose(0, 0, 0);
+  const std::uint64_t last = layout.max_id();
+  const RunResult result = run_cosid(
+      {"parse", "--json", std::to_string(first), std::to_string(kExampleId), std::to_string(last)});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.err, "");
+  EXPECT_EQ(result.out,
+            "{\"id\":\"0\",\"timestamp_ms\":1577203200000,\"time\":\"2019-12-24T16:00:00.000Z\","
+            "\"slot\":0,\"sequence\":0}\n" +
+                kExampleJson +
+                "{\"id\":\"9223372036854775807\",\"timestamp_ms\":3776226455551,"
+                "\"time\":\"2089-08-30T07:47:35.551Z\",\"slot\":1023,\"sequence\":4095}\n");
+}
+
+TEST(CliParse, SecondLayout) {
+  const cosid::Layout& layout = cosid::layouts::kSeconds;
+  const std::uint64_t id = layout.compose(layout.tick_of(kExampleMs), 5, 1000);
+  const RunResult result = run_cosid({"parse", "--layout", "seconds", std::to_string(id)});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.out, std::to_string(id) + "\t2026-11-30T02:22:58.000Z\tslot=5\tsequence=1000\n");
+}
+
+TEST(CliParse, BadIdIsReportedAndFails) {
+  const RunResult result = run_cosid({"parse", "12#4"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err.rfind("cosid: parse: \"12#4\": ", 0), 0u) << result.err;
+  EXPECT_EQ(count_lines(result.err), 1) << result.err;
+}
+
+TEST(CliParse, MixedGoodAndBadPrintsTheGoodOnes) {
+  const RunResult result =
+      run_cosid({"parse", std::to_string(kExampleId), "99999999999999999999", "", "0"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.out, kExampleText + "0\t2019-12-24T16:00:00.000Z\tslot=0\tsequence=0\n");
+  EXPECT_NE(result.err.find("cosid: parse: \"99999999999999999999\": "), std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("cosid: parse: \"\": "), std::string::npos) << result.err;
+  EXPECT_EQ(count_lines(result.err), 2) << result.err;
+}
+
+TEST(CliParse, IdAboveTheLayoutIsBad) {
+  const RunResult result = run_cosid({"parse", "--layout", "js-safe", std::to_string(kExampleId)});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err.rfind("cosid: parse: \"917722850910023697\": ", 0), 0u) << result.err;
+  EXPECT_NE(result.err.find("9007199254740991"), std::string::npos) << result.err;
+}
+
+TEST(CliParse, FormatNamedWrongIsARuntimeError) {
+  const RunResult result = run_cosid({"parse", "--format", "radix36", std::to_string(kExampleId)});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.out, "");
+}
+
+TEST(CliParse, DoubleDashEndsOptions) {
+  const RunResult result = run_cosid({"parse", "--", "--json"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.err.rfind("cosid: parse: \"--json\": ", 0), 0u) << result.err;
+}
+
+void expect_usage_error(const std::vector<std::string>& args, const std::string& message,
+                        const std::string& topic) {
+  SCOPED_TRACE(testing::PrintToString(args));
+  const RunResult result = run_cosid(args);
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err, "cosid: " + message + "\n" + usage_hint(topic));
+}
+
+TEST(CliUsage, ExactMessages) {
+  const std::string id = std::to_string(kExampleId);
+  expect_usage_error({"parse", "--bogus", id}, "parse: unknown option \"--bogus\"", "parse");
+  expect_usage_error({"parse", id, "-x"}, "parse: unknown option \"-x\"", "parse");
+  expect_usage_error({"parse", id, "--format"}, "parse: option --format needs a value (FORMAT)",
+                     "parse");
+  expect_usage_error({"parse", "--json=yes", id},
+                     "parse: option --json takes no value, but was given \"yes\"", "parse");
+  expect_usage_error({"parse"}, "parse: no ID given: give one or more ids to decode", "parse");
+  expect_usage_error({"parse", "--json"}, "parse: no ID given: give one or more ids to decode",
+                     "parse");
+  expect_usage_error({"parse", "--format", "hex", id},
+                     "parse: --format: unknown format \"hex\": use one of auto, decimal, "
+                     "radix62, radix36, friendly",
+                     "parse");
+  expect_usage_error({"bogus"}, "unknown command \"bogus\": see the list of commands", "");
+  expect_usage_error({}, "no command given", "");
+  expect_usage_error({"--bogus"}, "unknown option \"--bogus\": give a command first", "");
+  expect_usage_error({"help", "bogus"}, "help: unknown command \"bogus\": see the list of commands",
+                     "");
+  expect_usage_error({"layout", "extra"},
+                     "layout: unexpected argument \"extra\": the layout comes from the layout "
+                     "flags only",
+                     "layout");
+  expect_usage_error({"layout", "--layout", "huge"},
+                     "layout: --layout: unknown layout \"huge\": use one of default, seconds, "
+                     "js-safe, js-safe-seconds",
+                     "layout");
+  expect_usage_error({"layout", "--unit", "min"},
+                     "layout: --unit: \"min\" is not a unit: use ms or s", "layout");
+}
+
+TEST(CliUsage, NumbersAreStrict) {
+  for (const std::string bad : {"12abc", " 12", "12 ", "+5", "-1", "0x10", "", "1.5"}) {
+    SCOPED_TRACE(bad);
+    expect_usage_error(
+        {"layout", "--slot-bits", bad},
+        "layout: --slot-bits: \"" + bad + "\" is not a whole number: give digits only, such as 10",
+        "layout");
+    const RunResult epoch = run_cosid({"parse", "--epoch=" + bad, "1"});
+    EXPECT_EQ(epoch.exit_code, 2);
+    EXPECT_EQ(epoch.err.rfind("cosid: parse: --epoch: ", 0), 0u) << epoch.err;
+  }
+  expect_usage_error({"layout", "--slot-bits", "64"},
+                     "layout: --slot-bits: \"64\" is too large: give at most 63", "layout");
+  expect_usage_error({"layout", "--epoch", "9223372036854775808"},
+                     "layout: --epoch: \"9223372036854775808\" is too large: give at most "
+                     "9223372036854775807",
+                     "layout");
+  expect_usage_error({"layout", "--sequence-bits", "99999999999999999999999"},
+                     "layout: --sequence-bits: \"99999999999999999999999\" is too large: give at "
+                     "most 63",
+                     "layout");
+}
+
+TEST(CliHelp, EveryHelpExitsZeroAndNamesEveryOption) {
+  const std::vector<std::string> common = {"--help", "-h", "Exit status:", "0  ", "1  ", "2  "};
+  const std::vector<std::string> layout_flags = {
+      "--layout", "--epoch", "--unit", "--timestamp-bits", "--slot-bits", "--sequence-bits"};
+  struct Case {
+    std::vector<std::string> args;
+    std::string usage;
+    std::vector<std::string> mentions;
+  };
+  std::vector<std::string> parse_mentions = {"--format", "--json",  "auto",
+                                             "radix62",  "radix36", "friendly"};
+  parse_mentions.insert(parse_mentions.end(), layout_flags.begin(), layout_flags.end());
+  std::vector<std::string> layout_mentions = {"--json", "runs_out", "js_safe", "limit_per_second"};
+  layout_mentions.insert(layout_mentions.end(), layout_flags.begin(), layout_flags.end());
+  const std::vector<std::string> tool_mentions = {"parse", "layout", "help", "--version"};
+  const std::vector<Case> cases = {
+      {{"--help"}, "Usage: cosid COMMAND", tool_mentions},
+      {{"-h"}, "Usage: cosid COMMAND", tool_mentions},
+      {{"help"}, "Usage: cosid COMMAND", tool_mentions},
+      {{"parse", "--help"}, "Usage: cosid parse ", parse_mentions},
+      {{"parse", "1", "--bogus", "-h"}, "Usage: cosid parse ", parse_mentions},
+      {{"help", "parse"}, "Usage: cosid parse ", parse_mentions},
+      {{"layout", "--help"}, "Usage: cosid layout ", layout_mentions},
+      {{"help", "layout"}, "Usage: cosid layout ", layout_mentions},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::PrintToString(c.args));
+    const RunResult result = run_cosid(c.args);
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(result.err, "");
+    EXPECT_EQ(result.out.rfind(c.usage, 0), 0u) << result.out;
+    for (const std::vector<std::string>* words : {&common, &c.mentions}) {
+      for (const std::string& word : *words) {
+        EXPECT_NE(result.out.find(word), std::string::npos) << word << " in\n" << result.out;
+      }
+    }
+  }
+}
+
+TEST(CliHelp, Version) {
+  const RunResult result = run_cosid({"--version"});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.err, "");
+  EXPECT_EQ(result.out, "cosid " + std::to_string(COSID_VERSION_MAJOR) + "." +
+                            std::to_string(COSID_VERSION_MINOR) + "." +
+                            std::to_string(COSID_VERSION_PATCH) + "\n");
+  EXPECT_EQ(run_cosid({"--version", "x"}).exit_code, 2);
+}
+
+// The value of `name: value` line `name` in text output, or "(missing)".
+std::string field(const std::string& text, const std::string& name) {
+  const std::string prefix = "\n" + name + ": ";
+  const std::size_t at = ("\n" + text).find(prefix);
+  if (at == std::string::npos) return "(missing)";
+  const std::size_t start = at + prefix.size() - 1;
+  return text.substr(start, text.find('\n', start) - start);
+}
+
+TEST(CliLayout, DefaultExactly) {
+  const RunResult result = run_cosid({"layout"});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_EQ(result.err, "");
+  EXPECT_EQ(result.out,
+            "timestamp_bits: 41\nslot_bits: 10\nsequence_bits: 12\nunit: ms\n"
+            "epoch: 1577203200000\nepoch_ms: 1577203200000\n"
+            "epoch_time: 2019-12-24T16:00:00.000Z\nslots: 1024\nids_per_tick: 4096\n"
+            "limit_per_second: 4096000\nruns_out: 2089-08-30T07:47:35.552Z\njs_safe: false\n");
+  const RunResult json = run_cosid({"layout", "--json", "--layout", "default"});
+  EXPECT_EQ(json.exit_code, 0);
+  EXPECT_EQ(json.out,
+            "{\"timestamp_bits\":41,\"slot_bits\":10,\"sequence_bits\":12,\"unit\":\"ms\","
+            "\"epoch\":1577203200000,\"epoch_ms\":1577203200000,"
+            "\"epoch_time\":\"2019-12-24T16:00:00.000Z\",\"slots\":1024,\"ids_per_tick\":4096,"
+            "\"limit_per_second\":4096000,\"runs_out\":\"2089-08-30T07:47:35.552Z\","
+            "\"js_safe\":false}\n");
+}
+
+TEST(CliLayout, Presets) {
+  struct Case {
+    const char* name;
+    const char* unit;
+    const char* epoch;
+    const char* slots;
+    const char* ids_per_tick;
+    const char* limit_per_second;
+    const char* runs_out;
+    const char* js_safe;
+  };
+  const Case cases[] = {
+      {"seconds", "s", "1577203200", "1024", "4194304", "4194304", "2088-01-11T19:14:08.000Z",
+       "false"},
+      {"js-safe", "ms", "1577203200000", "8", "512", "512000", "2089-08-30T07:47:35.552Z", "true"},
+      {"js-safe-seconds", "s", "1577203200", "8", "524288", "524288", "2088-01-11T19:14:08.000Z",
+       "true"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const RunResult result = run_cosid({"layout", "--layout", c.name});
+    EXPECT_EQ(result.exit_code, 0);
+    EXPECT_EQ(field(result.out, "unit"), c.unit);
+    EXPECT_EQ(field(result.out, "epoch"), c.epoch);
+    EXPECT_EQ(field(result.out, "epoch_ms"), "1577203200000");
+    EXPECT_EQ(field(result.out, "slots"), c.slots);
+    EXPECT_EQ(field(result.out, "ids_per_tick"), c.ids_per_tick);
+    EXPECT_EQ(field(result.out, "limit_per_second"), c.limit_per_second);
+    EXPECT_EQ(field(result.out, "runs_out"), c.runs_out);
+    EXPECT_EQ(field(result.out, "js_safe"), c.js_safe);
+  }
+}
+
+TEST(CliLayout, Overrides) {
+  const RunResult bits = run_cosid({"layout", "--slot-bits", "11", "--sequence-bits=11"});
+  EXPECT_EQ(bits.exit_code, 0);
+  EXPECT_EQ(field(bits.out, "timestamp_bits"), "41");
+  EXPECT_EQ(field(bits.out, "slots"), "2048");
+  EXPECT_EQ(field(bits.out, "ids_per_tick"), "2048");
+  EXPECT_EQ(field(bits.out, "limit_per_second"), "2048000");
+
+  const RunResult to_seconds = run_cosid({"layout", "--unit", "s"});
+  EXPECT_EQ(field(to_seconds.out, "epoch"), "1577203200");
+  EXPECT_EQ(field(to_seconds.out, "epoch_ms"), "1577203200000");
+  const RunResult to_ms = run_cosid({"layout", "--layout", "seconds", "--unit", "ms"});
+  EXPECT_EQ(field(to_ms.out, "epoch"), "1577203200000");
+  EXPECT_EQ(field(to_ms.out, "limit_per_second"), "4194304000");
+
+  const RunResult epoch = run_cosid({"layout", "--layout=seconds", "--epoch", "1700000000000"});
+  EXPECT_EQ(epoch.exit_code, 0);
+  EXPECT_EQ(field(epoch.out, "epoch"), "1700000000");
+  EXPECT_EQ(field(epoch.out, "epoch_time"), "2023-11-14T22:13:20.000Z");
+
+  // The widest timestamp runs out in the year 73071276, which RFC 3339 cannot write: Unix ms.
+  const RunResult wide =
+      run_cosid({"layout", "--timestamp-bits", "61", "--slot-bits", "1", "--sequence-bits", "1"});
+  EXPECT_EQ(wide.exit_code, 0);
+  EXPECT_EQ(field(wide.out, "runs_out"), "2305844586416893952");
+  EXPECT_EQ(field(wide.out, "limit_per_second"), "2000");
+  const RunResult widest_sequence =
+      run_cosid({"layout", "--timestamp-bits", "1", "--slot-bits", "1", "--sequence-bits", "61"});
+  EXPECT_EQ(field(widest_sequence.out, "limit_per_second"), "2305843009213693952000");
+}
+
+TEST(CliLayout, InvalidLayoutsAreUsageErrors) {
+  const RunResult wide = run_cosid({"layout", "--slot-bits", "30", "--sequence-bits", "30"});
+  EXPECT_EQ(wide.exit_code, 2);
+  EXPECT_EQ(wide.out, "");
+  EXPECT_NE(wide.err.find("63"), std::string::npos) << wide.err;
+  EXPECT_EQ(wide.err.rfind("cosid: layout: ", 0), 0u) << wide.err;
+
+  const RunResult empty = run_cosid({"parse", "--slot-bits", "0", "1"});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("slot"), std::string::npos) << empty.err;
+
+  expect_usage_error({"layout", "--unit", "s", "--epoch", "1577203200123"},
+                     "layout: --epoch 1577203200123 is not a whole second, but the layout counts "
+                     "seconds: give Unix milliseconds that are a multiple of 1000, such as "
+                     "1577203200000, or use --unit ms",
+                     "layout");
+  const RunResult seconds = run_cosid({"parse", "--layout", "seconds", "--epoch", "1", "1"});
+  EXPECT_EQ(seconds.exit_code, 2);
+  EXPECT_NE(seconds.err.find("whole second"), std::string::npos) << seconds.err;
+}
+
+}  // namespace

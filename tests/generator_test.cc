@@ -1,0 +1,423 @@
+#include "cosid/generator.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test_util.h"
+
+namespace cosid {
+namespace {
+
+using std::chrono::milliseconds;
+using OnSleep = ManualClock::OnSleep;
+
+constexpr std::int64_t kNow = 1796005378123;  // 2026-11-30T02:22:58.123Z
+constexpr WaitBounds kShortBounds{milliseconds(20), milliseconds(20), milliseconds(20)};
+
+// A ceiling listener that records what generators asked for.
+class RecordingListener : public CeilingListener {
+ public:
+  void on_ceiling_wanted(std::int64_t needed_ms) noexcept override { wanted.push_back(needed_ms); }
+  std::vector<std::int64_t> wanted;
+};
+
+std::unique_ptr<Generator> make_generator(const Layout& layout, Binding& binding, Clock& clock,
+                                          const WaitBounds& bounds = kShortBounds) {
+  std::error_code ec;
+  std::string message;
+  auto generator = Generator::create(layout, binding, clock, bounds, ec, &message);
+  EXPECT_TRUE(generator) << message;
+  return generator;
+}
+
+std::int64_t unix_ms_of(const Layout& layout, std::uint64_t id) {
+  return layout.tick_start_ms(layout.parse(id).timestamp);
+}
+
+TEST(Generator, IdsCarryTheSlotAndTheClocksTime) {
+  ManualClock clock(kNow);
+  Binding binding(5, kNow - 1000, kNow + 1000);
+  auto generator = make_generator(layouts::kDefault, binding, clock);
+  std::error_code ec;
+  const std::uint64_t id = generator->next(ec);
+  ASSERT_NO_ERROR(ec);
+  const IdParts parts = layouts::kDefault.parse(id);
+  EXPECT_EQ(parts.slot, 5u);
+  EXPECT_EQ(parts.sequence, 0u);
+  EXPECT_EQ(unix_ms_of(layouts::kDefault, id), kNow);
+}
+
+TEST(Generator, CreateRefusesASlotOutsideTheLayout) {
+  ManualClock clock(kNow);
+  Binding binding(8, kNow - 1, kNow + 1000);
+  std::error_code ec;
+  std::string message;
+  EXPECT_FALSE(Generator::create(layouts::kJsSafe, binding, clock, {}, ec, &message));
+  EXPECT_ERRC(ec, errc::slot_out_of_range);
+  EXPECT_NE(message.find("slot 8"), std::string::npos) << message;
+  EXPECT_NE(message.find("3 slot bits"), std::string::npos) << message;
+}
+
+TEST(Generator, CreateRefusesAnInvalidLayout) {
+  ManualClock clock(kNow);
+  Binding binding(0, kNow - 1, kNow + 1000);
+  std::error_code ec;
+  EXPECT_FALSE(Generator::create(Layout{0, TimeUnit::kMillisecond, 42, 10, 12}, binding, clock,
+                                 {}, ec));
+  EXPECT_ERRC(ec, errc::layout_too_wide);
+}
+
+TEST(Generator, CreateRefusesAnEpochInTheFuture) {
+  ManualClock clock(layouts::kDefault.epoch_ms() - 1);
+  Binding binding(0, 0, kNow);
+  std::error_code ec;
+  EXPECT_FALSE(Generator::create(layouts::kDefault, binding, clock, {}, ec));
+  EXPECT_ERRC(ec, errc::layout_epoch_in_future);
+}
+
+// The window (floor, ceiling]: t = floor refused, floor + 1 issued, ceiling issued, ceiling + 1
+// refused until the ceiling is raised.
+TEST(Generator, WindowBoundaries) {
+  const std::int64_t floor = kNow;
+  const std::int64_t ceiling = kNow + 10;
+  ManualClock clock(floor, OnSleep::kAdvanceMonotonic);  // the wall clock stands still
+  Binding binding(1, floor, ceiling);
+  auto generator = make_generator(layouts::kDefault, binding, clock);
+  std::error_code ec;
+  std::string message;
+
+  EXPECT_EQ(generator->next(ec, &message), 0u);
+  EXPECT_ERRC(ec, errc::clock_behind_floor);
+  EXPECT_NE(message.find("floor 2026-11-30T02:22:58.123Z"), std::string::npos) << message;
+
+  clock.set_ms(floor + 1);
+  std::uint64_t id = generator->next(ec);
+  ASSERT_NO_ERROR(ec);
+  EXPECT_EQ(unix_ms_of(layouts::kDefault, id), floor + 1);
+
+  clock.set_ms(ceiling);
+  id = generator->next(ec);
+  ASSERT_NO_ERROR(ec);
+  EXPECT_EQ(unix_ms_of(layouts::kDefault, id), ceiling);
+
+  clock.set_ms(ceiling + 1);
+  EXPECT_EQ(generator->next(ec, &message), 0u);
+  EXPECT_ERRC(ec, errc::ceiling_reached);
+  EXPECT_NE(message.find("ceiling 2026-11-30T02:22:58.133Z"), std::string::npos) << message;
+
+  binding.raise_ceiling(ceiling + 1);
+  id = generator->next(ec);
+  ASSERT_NO_ERROR(ec);
+  EXPECT_EQ(unix_ms_of(layouts::kDefault, id), ceiling + 1);
+}
+
+TEST(Generator, WaitsForTheFloorWithinTheBound) {
+  ManualClock clock(kNow);  // sleeping lets time pass
+  Binding binding(1, kNow + 5, kNow + 100);
+  auto generator = make_generator(layouts::kDefault, binding, clock);
+  std::error_code ec;
+  const std::uint64_t id = generator->next(ec);
+  ASSERT_NO_ERROR(ec);
+  EXPECT_EQ(unix_ms_of(layouts::kDefault, id), kNow + 6);
+  EXPECT_GT(clock.sleeps(), 0);
+}
+
+TEST(Generator, AsksTheBindingForACeilingWhenWaitingAtIt) {
+  ManualClock clock(kNow + 11, OnSleep::kAdvanceMonotonic);
+  RecordingListener listener;
+  Binding binding(1, kNow - 1, kNow + 10, &listener);
+  auto generator = make_generator(layouts::kDefault, binding, clock);
+  std::error_code ec;
+  (void)generator->next(ec);
+  EXPECT_ERRC(ec, errc::ceiling_reached);
+  ASSERT_EQ(listener.wanted.size(), 1u);  // once per call, not once per round of waiting
+  EXPECT_EQ(listener.wanted[0], kNow + 11);
+}
+
+TEST(Generator, CeilingRaisedByAnotherThreadWhileWaiting) {
+  ManualClock clock(kNow + 11, OnSleep::kAdvanceMonotonic);
+  Binding binding(1, kNow - 1, kNow + 10);
+  auto generator = make_generator(layouts::kDefault, binding, clock,
+                                  WaitBounds{milliseconds(20), milliseconds(20), milliseconds(60000)});
+  std::thread raiser([&] {
+    while (clock.sleeps() < 10) std::this_thread::yield();
+    binding.raise_ceiling(kNow + 20);
+  });
+  std::error_code ec;
+  const std::uint64_t id = generator->next(ec);
+  raiser.join();
+  ASSERT_NO_ERROR(ec);
+  EXPECT_EQ(unix_ms_of(layouts::kDefault, id), kNow + 11);
+}
+
+TEST(Generator, CeilingNeverGoesDown) {
+  Binding binding(0, 0, 100);
+  binding.raise_ceiling(50);
+  EXPECT_EQ(binding.ceiling_ms(), 100);
+  binding.raise_ceiling(150);
+  EXPECT_EQ(binding.ceiling_ms(), 150);
+}
+
+// A second-unit tick is only usable if all its milliseconds lie in (floor, ceiling].
+TEST(Generator, SecondUnitTickMustLieWhollyInsideTheWindow) {
+  const Layout layout = layouts::kSeconds;
+  const std::int64_t second = 1796005378000;
+  ManualClock clock(second + 500, OnSleep::kAdvanceMonotonic);
+  std::error_code ec;
+  {
+    // Floor inside the tick: the tick starts at or before the floor.
+    Binding binding(1, second, second + 5000);
+    auto generator = make_generator(layout, binding, clock);
+    (void)generator->next(ec);
+    EXPECT_ERRC(ec, errc::clock_behind_floor);
+  }
+  {
+    Binding binding(1, second - 1, second + 5000);
+    auto generator = make_generator(layout, binding, clock);
+    const std::uint64_t id = generator->next(ec);
+    ASSERT_NO_ERROR(ec);
+    EXPECT_EQ(unix_ms_of(layout, id), second);
+  }
+  {
+    // Ceiling inside the tick: its last millisecond lies past the ceiling.
+    Binding binding(1, second - 1, second + 998);
+    auto generator = make_generator(layout, binding, clock);
+    (void)generator->next(ec);
+    EXPECT_ERRC(ec, errc::ceiling_reached);
+  }
+  {
+    Binding binding(1, second - 1, second + 999);
+    auto generator = make_generator(layout, binding, clock);
+    (void)generator->next(ec);
+    EXPECT_NO_ERROR(ec);
+  }
+}
+
+TEST(Generator, SequenceExhaustionMovesToTheNextTick) {
+  const Layout layout{1577203200000, TimeUnit::kMillisecond, 41, 18, 4};  // 16 ids per tick
+  ManualClock clock(kNow);
+  Binding binding(3, kNow - 1, kNow + 1000);
+  auto generator = make_generator(layout, binding, clock);
+  std::error_code ec;
+  std::set<std::uint64_t> ids;
+  std::uint64_t previous = 0;
+  for (int i = 0; i < 16; ++i) {
+    const std::uint64_t id = generator->next(ec);
+    ASSERT_NO_ERROR(ec);
+    EXPECT_EQ(unix_ms_of(layout, id), kNow);
+    EXPECT_GT(id, previous);
+    previous = id;
+    ids.insert(id);
+  }
+  EXPECT_EQ(clock.sleeps(), 0);
+  // The 17th id needs the next tick: the generator waits for the clock (which sleeping advances).
+  const std::uint64_t id = generator->next(ec);
+  ASSERT_NO_ERROR(ec);
+  EXPECT_EQ(unix_ms_of(layout, id), kNow + 1);
+  EXPECT_GT(id, previous);
+  EXPECT_GT(clock.sleeps(), 0);
+  EXPECT_TRUE(ids.insert(id).second);
+}
+
+TEST(Generator, FrozenClockFailsAfterTheBoundWithoutDuplicates) {
+  const Layout layout{1577203200000, TimeUnit::kMillisecond, 41, 18, 4};
+  ManualClock clock(kNow, OnSleep::kAdvanceMonotonic);
+  Binding binding(3, kNow - 1, kNow + 1000);
+  auto generator = make_generator(layout, binding, clock);
+  std::error_code ec;
+  std::string message;
+  std::set<std::uint64_t> ids;
+  for (int i = 0; i < 16; ++i) ASSERT_TRUE(ids.insert(generator->next(ec)).second);
+  EXPECT_EQ(generator->next(ec, &message), 0u);
+  EXPECT_ERRC(ec, errc::clock_stalled);
+  EXPECT_NE(message.find("frozen"), std::string::npos) << message;
+  // The wait was bounded on the monotonic clock: the bound plus one tick, and no more than a
+  // few sleep steps beyond.
+  EXPECT_GE(clock.monotonic_ns(), 21000000);
+  EXPECT_LT(clock.monotonic_ns(), 30000000);
+}
+
+// Clock set back while running by 1 ms, 10 ms and 1 h: the generator goes on in its last tick
+// while the sequence lasts, then waits up to the bound; it never issues an earlier timestamp.
+TEST(Generator, ClockSetBackWhileRunning) {
+  const Layout layout{1577203200000, TimeUnit::kMillisecond, 41, 18, 4};  // 16 ids per tick
+  for (const std::int64_t back_ms : {std::int64_t{1}, std::int64_t{10}, std::int64_t{3600000}}) {
+    SCOPED_TRACE(back_ms);
+    ManualClock clock(kNow);
+    Binding binding(3, kNow - 4000000, kNow + 1000);
+    auto generator = make_generator(layout, binding, clock,
+                                    WaitBounds{milliseconds(50), milliseconds(50), milliseconds(50)});
+    std::error_code ec;
+    std::string message;
+    const std::uint64_t first = generator->next(ec);
+    ASSERT_NO_ERROR(ec);
+    clock.step_ms(-back_ms);
+    std::uint64_t previous = first;
+    // The remaining 15 ids of the tick come from the last tick, at once.
+    for (int i = 0; i < 15; ++i) {
+      const std::uint64_t id = generator->next(ec);
+      ASSERT_NO_ERROR(ec);
+      EXPECT_EQ(unix_ms_of(layout, id), kNow);
+      EXPECT_GT(id, previous);
+      previous = id;
+    }
+    const std::uint64_t id = generator->next(ec, &message);
+    if (back_ms < 50) {
+      // The clock comes back within the bound (sleeping advances it): issuing goes on.
+      ASSERT_NO_ERROR(ec);
+      EXPECT_EQ(unix_ms_of(layout, id), kNow + 1);
+      EXPECT_GT(id, previous);
+    } else {
+      EXPECT_EQ(id, 0u);
+      EXPECT_ERRC(ec, errc::clock_backwards);
+      EXPECT_NE(message.find("moved back by"), std::string::npos) << message;
+      // The size of the jump (less the 50 ms waited) is in the message.
+      EXPECT_NE(message.find("by 3599"), std::string::npos) << message;
+    }
+  }
+}
+
+TEST(Generator, TimestampOverflowNamesTheDateTheLayoutRunsOut) {
+  const Layout layout = layouts::kDefault;
+  ManualClock clock(layout.end_ms());
+  Binding binding(0, layout.end_ms() - 10, layout.end_ms() + 1000);
+  auto generator = make_generator(layout, binding, clock);
+  std::error_code ec;
+  std::string message;
+  EXPECT_EQ(generator->next(ec, &message), 0u);
+  EXPECT_ERRC(ec, errc::timestamp_overflow);
+  EXPECT_NE(message.find("2089-08-30T07:47:35.552Z"), std::string::npos) << message;
+  // The last millisecond of the layout still works.
+  clock.set_ms(layout.end_ms() - 1);
+  const std::uint64_t id = generator->next(ec);
+  ASSERT_NO_ERROR(ec);
+  EXPECT_EQ(layout.parse(id).timestamp, layout.max_timestamp());
+}
+
+TEST(Generator, ClockBeforeTheEpochWaitsLikeTheFloor) {
+  const Layout layout = layouts::kDefault;
+  ManualClock clock(layout.epoch_ms() + 5, OnSleep::kAdvanceMonotonic);
+  Binding binding(0, 0, kNow);
+  auto generator = make_generator(layout, binding, clock);
+  clock.set_ms(layout.epoch_ms() - 100);
+  std::error_code ec;
+  (void)generator->next(ec);
+  EXPECT_ERRC(ec, errc::clock_behind_floor);
+}
+
+TEST(Generator, CloseReportsTheLastTimestampAndRefusesLaterCalls) {
+  ManualClock clock(kNow);
+  Binding binding(0, kNow - 1, kNow + 1000);
+  auto generator = make_generator(layouts::kDefault, binding, clock);
+  std::error_code ec;
+  (void)generator->next(ec);
+  clock.advance(milliseconds(7));
+  (void)generator->next(ec);
+  EXPECT_EQ(generator->close(), kNow + 7);
+  EXPECT_EQ(generator->close(), kNow + 7);  // idempotent
+  std::string message;
+  EXPECT_EQ(generator->next(ec, &message), 0u);
+  EXPECT_ERRC(ec, errc::closed);
+  EXPECT_FALSE(message.empty());
+}
+
+TEST(Generator, CloseWithoutIdsReportsTheFloor) {
+  ManualClock clock(kNow);
+  Binding binding(0, kNow - 1, kNow + 1000);
+  auto generator = make_generator(layouts::kDefault, binding, clock);
+  EXPECT_EQ(generator->close(), kNow - 1);
+}
+
+TEST(Generator, CloseOfASecondUnitGeneratorReportsTheEndOfTheTick) {
+  const std::int64_t second = 1796005378000;
+  ManualClock clock(second + 250);
+  Binding binding(0, second - 1, second + 5000);
+  auto generator = make_generator(layouts::kSeconds, binding, clock);
+  std::error_code ec;
+  (void)generator->next(ec);
+  ASSERT_NO_ERROR(ec);
+  EXPECT_EQ(generator->close(), second + 999);
+}
+
+TEST(Generator, InvalidatedBindingFailsWithSlotLost) {
+  ManualClock clock(kNow);
+  Binding binding(2, kNow - 1, kNow + 1000);
+  auto generator = make_generator(layouts::kDefault, binding, clock);
+  std::error_code ec;
+  (void)generator->next(ec);
+  ASSERT_NO_ERROR(ec);
+  binding.invalidate();
+  (void)generator->next(ec);
+  EXPECT_ERRC(ec, errc::slot_lost);
+}
+
+TEST(Generator, ThrowingOverloadCarriesTheMessage) {
+  ManualClock clock(kNow);
+  Binding binding(0, kNow - 1, kNow + 1000);
+  auto generator = Generator::create(layouts::kDefault, binding, clock);
+  EXPECT_NE(generator->next(), 0u);
+  generator->close();
+  try {
+    (void)generator->next();
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), make_error_code(errc::closed));
+    EXPECT_NE(std::string(e.what()).find("closed"), std::string::npos);
+  }
+  EXPECT_THROW(Generator::create(Layout{0, TimeUnit::kMillisecond, 0, 1, 1}, binding, clock),
+               Error);
+}
+
+// The sequence goes on across ticks and restarts only past half its range, so the low bits of
+// ids stay balanced when fewer ids than ticks are issued: id % n spreads evenly.
+TEST(Generator, SequenceContinuesAcrossTicksSoLowBitsStayBalanced) {
+  const Layout layout = layouts::kDefault;  // 4,096 sequence values; restart past 2,048
+  ManualClock clock(kNow);
+  Binding binding(0, kNow - 1, kNow + 100000000);
+  auto generator = make_generator(layout, binding, clock);
+  std::error_code ec;
+  std::vector<std::uint64_t> ids;
+  for (int i = 0; i < 40960; ++i) {
+    clock.advance(milliseconds(1));  // one id per tick: a low rate
+    ids.push_back(generator->next(ec));
+    ASSERT_NO_ERROR(ec);
+  }
+  // Sequences run 0, 1, ..., 2048, then restart at 0.
+  EXPECT_EQ(layout.parse(ids[0]).sequence, 0u);
+  EXPECT_EQ(layout.parse(ids[1]).sequence, 1u);
+  EXPECT_EQ(layout.parse(ids[2048]).sequence, 2048u);
+  EXPECT_EQ(layout.parse(ids[2049]).sequence, 0u);
+  for (const std::uint64_t n : {2u, 4u, 16u}) {
+    std::map<std::uint64_t, int> buckets;
+    for (const std::uint64_t id : ids) ++buckets[id % n];
+    ASSERT_EQ(buckets.size(), n) << "n = " << n;
+    const double expected = static_cast<double>(ids.size()) / static_cast<double>(n);
+    for (const auto& [bucket, count] : buckets) {
+      EXPECT_NEAR(count, expected, expected * 0.01) << "n = " << n << ", bucket " << bucket;
+    }
+  }
+}
+
+// The same workload with a sequence that restarted at 0 every tick would put every id in one
+// bucket; this shows the property above is not automatic.
+TEST(Generator, ResetThresholdIsHalfTheRange) {
+  const Layout layout{1577203200000, TimeUnit::kMillisecond, 41, 19, 3};  // 8 values; reset past 4
+  ManualClock clock(kNow);
+  Binding binding(0, kNow - 1, kNow + 100000);
+  auto generator = make_generator(layout, binding, clock);
+  std::error_code ec;
+  std::vector<std::uint32_t> sequences;
+  for (int i = 0; i < 12; ++i) {
+    clock.advance(milliseconds(1));
+    sequences.push_back(layout.parse(generator->next(ec)).sequence);
+  }
+  EXPECT_EQ(sequences, (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1}));
+}
+
+}  // namespace
+}  // namespace cosid

@@ -1,0 +1,383 @@
+#include "cosid/state_file.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+
+#include "memory_fs.h"
+#include "state_record.h"
+#include "test_util.h"
+
+namespace cosid {
+namespace {
+
+using testing::MemoryFs;
+using Op = MemoryFs::Op;
+
+constexpr std::int64_t kNow = 1796005378123;
+constexpr char kPath[] = "state/cosid.state";
+
+StateFileOwner owner(std::uint32_t slot = 3, const std::string& ns = "orders") {
+  return StateFileOwner{slot, layouts::kDefault, ns};
+}
+
+// The ceiling of the current record in a file image, as a restart would read it.
+std::int64_t ceiling_in(const std::vector<unsigned char>& image) {
+  StateRecord records[2];
+  const bool a = detail::decode_block(image.data(), records[0]) == detail::BlockStatus::kValid;
+  const bool b = detail::decode_block(image.data() + detail::kStateBlockSize, records[1]) ==
+                 detail::BlockStatus::kValid;
+  EXPECT_TRUE(a || b);
+  if (a && b) {
+    return records[records[1].generation > records[0].generation ? 1 : 0].ceiling_ms;
+  }
+  return records[a ? 0 : 1].ceiling_ms;
+}
+
+class StateFileTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<StateFile> open(const StateFileOwner& who = owner(),
+                                  StateFileOpenOptions options = {}) {
+    ec_.clear();
+    message_.clear();
+    return StateFile::open(fs_, clock_, kPath, who, options, ec_, &message_);
+  }
+
+  MemoryFs fs_;
+  ManualClock clock_{kNow};
+  std::error_code ec_;
+  std::string message_;
+};
+
+TEST_F(StateFileTest, MissingFileIsCreatedWithFloorNotBefore) {
+  StateFileOpenOptions options;
+  options.not_before_ms = kNow - 5000;
+  auto file = open(owner(), options);
+  ASSERT_TRUE(file) << message_;
+  EXPECT_TRUE(file->created());
+  EXPECT_EQ(file->floor_ms(), kNow - 5000);
+  // Durable before open returns: the name and both blocks.
+  fs_.crash();
+  EXPECT_TRUE(fs_.exists(kPath));
+  EXPECT_EQ(fs_.durable(kPath).size(), detail::kStateFileSize);
+  EXPECT_EQ(ceiling_in(fs_.durable(kPath)), kNow - 5000);
+  // No temporary file is left behind.
+  EXPECT_EQ(fs_.names("state"), std::vector<std::string>{"cosid.state"});
+}
+
+TEST_F(StateFileTest, RequireStateFileRefusesToCreate) {
+  StateFileOpenOptions options;
+  options.create_if_missing = false;
+  EXPECT_FALSE(open(owner(), options));
+  EXPECT_ERRC(ec_, errc::state_file_missing);
+  EXPECT_NE(message_.find("cosid state init"), std::string::npos) << message_;
+  EXPECT_FALSE(fs_.exists(kPath));
+}
+
+TEST_F(StateFileTest, RestartFloorIsTheLastDurableCeiling) {
+  {
+    auto file = open();
+    ASSERT_TRUE(file) << message_;
+    ASSERT_FALSE(file->advance(kNow + 10000));
+    EXPECT_EQ(file->durable_ceiling_ms(), kNow + 10000);
+  }
+  fs_.crash();
+  auto file = open();
+  ASSERT_TRUE(file) << message_;
+  EXPECT_FALSE(file->created());
+  EXPECT_EQ(file->floor_ms(), kNow + 10000);
+  EXPECT_FALSE(file->opened_after_clean_shutdown());
+}
+
+TEST_F(StateFileTest, NotBeforeRaisesTheFloorOfAnExistingFile) {
+  { ASSERT_TRUE(open()); }
+  StateFileOpenOptions options;
+  options.not_before_ms = kNow + 777;
+  auto file = open(owner(), options);
+  ASSERT_TRUE(file) << message_;
+  EXPECT_EQ(file->floor_ms(), kNow + 777);
+}
+
+TEST_F(StateFileTest, AdvancesAlternateBlocksAndNeverLowerTheCeiling) {
+  auto file = open();
+  ASSERT_TRUE(file);
+  ASSERT_FALSE(file->advance(kNow + 100));
+  ASSERT_FALSE(file->advance(kNow + 50));  // a smaller request still writes the largest
+  EXPECT_EQ(file->durable_ceiling_ms(), kNow + 100);
+  StateRecord a;
+  StateRecord b;
+  const auto image = fs_.durable(kPath);
+  ASSERT_EQ(detail::decode_block(image.data(), a), detail::BlockStatus::kValid);
+  ASSERT_EQ(detail::decode_block(image.data() + detail::kStateBlockSize, b),
+            detail::BlockStatus::kValid);
+  EXPECT_EQ(a.generation, 3u);  // 1 at creation, 2 and 3 by the advances
+  EXPECT_EQ(b.generation, 2u);
+  EXPECT_EQ(a.ceiling_ms, kNow + 100);
+  EXPECT_EQ(b.ceiling_ms, kNow + 100);
+}
+
+// Write-ahead: a ceiling whose sync failed is never reported durable, and a crash then recovers
+// the previous ceiling; the retry rewrites the record (never a sync alone) into the same block.
+TEST_F(StateFileTest, FailedSyncKeepsTheOldCeilingAndRetriesTheWholeRecord) {
+  auto file = open();
+  ASSERT_TRUE(file);
+  ASSERT_FALSE(file->advance(kNow + 100));
+  const int writes_before = fs_.calls(Op::kWrite);
+  fs_.fail(Op::kSyncData, EIO);
+  std::string message;
+  const std::error_code io = file->advance(kNow + 200, &message);
+  EXPECT_EQ(io, std::errc::io_error);
+  EXPECT_EQ(file->durable_ceiling_ms(), kNow + 100);
+  EXPECT_NE(message.find("durable ceiling"), std::string::npos) << message;
+  // The retry writes again before it syncs.
+  ASSERT_FALSE(file->advance(kNow + 200));
+  EXPECT_EQ(fs_.calls(Op::kWrite), writes_before + 2);
+  EXPECT_EQ(file->durable_ceiling_ms(), kNow + 200);
+  // And it went to the block the failed attempt targeted: the block holding kNow + 100 (the last
+  // durable record before) was never touched, so both blocks now hold distinct generations.
+  StateRecord a;
+  StateRecord b;
+  const auto image = fs_.durable(kPath);
+  ASSERT_EQ(detail::decode_block(image.data(), a), detail::BlockStatus::kValid);
+  ASSERT_EQ(detail::decode_block(image.data() + detail::kStateBlockSize, b),
+            detail::BlockStatus::kValid);
+  EXPECT_EQ(b.ceiling_ms, kNow + 100);
+  EXPECT_EQ(a.ceiling_ms, kNow + 200);
+  EXPECT_EQ(a.generation, 4u);  // generation 3 was spent on the failed attempt
+}
+
+TEST_F(StateFileTest, FailedSyncThenCrashRecoversThePreviousCeiling) {
+  auto file = open();
+  ASSERT_TRUE(file);
+  ASSERT_FALSE(file->advance(kNow + 100));
+  fs_.fail(Op::kSyncData, EIO);
+  EXPECT_TRUE(file->advance(kNow + 200));
+  file.reset();
+  fs_.crash();
+  auto reopened = open();
+  ASSERT_TRUE(reopened) << message_;
+  EXPECT_EQ(reopened->floor_ms(), kNow + 100);
+}
+
+TEST_F(StateFileTest, NoSpaceOnWriteAndPersistentErrors) {
+  auto file = open();
+  ASSERT_TRUE(file);
+  fs_.fail(Op::kWrite, ENOSPC);
+  EXPECT_EQ(file->advance(kNow + 100), std::errc::no_space_on_device);
+  fs_.fail(Op::kSyncData, EIO, 1, /*persistent=*/true);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(file->advance(kNow + 100), std::errc::io_error);
+  EXPECT_EQ(file->durable_ceiling_ms(), 0);  // the creation floor: not-before 0
+  fs_.clear_faults();
+  EXPECT_FALSE(file->advance(kNow + 100));
+  EXPECT_EQ(file->durable_ceiling_ms(), kNow + 100);
+}
+
+// A restart without a reboot after a failed sync can read a record that is only in the page
+// cache. The confirm write at open makes it durable before anything relies on it.
+TEST_F(StateFileTest, ConfirmWriteMakesTheRecordReadAtOpenDurable) {
+  {
+    auto file = open();
+    ASSERT_TRUE(file);
+    ASSERT_FALSE(file->advance(kNow + 100));
+    fs_.fail(Op::kSyncData, EIO);
+    EXPECT_TRUE(file->advance(kNow + 200));  // only in "current"
+  }
+  auto file = open();  // no crash: reads the page cache
+  ASSERT_TRUE(file) << message_;
+  EXPECT_EQ(file->floor_ms(), kNow + 200);
+  fs_.crash();
+  EXPECT_EQ(ceiling_in(fs_.durable(kPath)), kNow + 200);
+}
+
+TEST_F(StateFileTest, ConfirmWriteFailureRefusesToStart) {
+  { ASSERT_TRUE(open()); }
+  fs_.fail(Op::kSyncData, EIO);
+  EXPECT_FALSE(open());
+  EXPECT_EQ(ec_, std::errc::io_error);
+  EXPECT_NE(message_.find("nothing was issued"), std::string::npos) << message_;
+}
+
+TEST_F(StateFileTest, TornBlockFallsBackToTheOtherOne) {
+  {
+    auto file = open();
+    ASSERT_TRUE(file);
+    ASSERT_FALSE(file->advance(kNow + 100));  // block B, generation 2
+    ASSERT_FALSE(file->advance(kNow + 200));  // block A, generation 3
+  }
+  for (const std::size_t torn_block : {std::size_t{0}, std::size_t{1}}) {
+    auto image = fs_.durable(kPath);
+    // Tear the record: its second half is from an older write.
+    std::fill(image.begin() + static_cast<long>(torn_block * detail::kStateBlockSize + 32),
+              image.begin() + static_cast<long>(torn_block * detail::kStateBlockSize + 64), 0);
+    MemoryFs copy;
+    copy.set_both(kPath, image);
+    std::error_code ec;
+    std::string message;
+    auto file = StateFile::open(copy, clock_, kPath, owner(), {}, ec, &message);
+    ASSERT_TRUE(file) << message;
+    EXPECT_EQ(file->floor_ms(), torn_block == 0 ? kNow + 100 : kNow + 200);
+  }
+}
+
+TEST_F(StateFileTest, NoValidRecordIsCorrupt) {
+  fs_.set_both(kPath, std::vector<unsigned char>(detail::kStateFileSize, 0xff));
+  EXPECT_FALSE(open());
+  EXPECT_ERRC(ec_, errc::state_file_corrupt);
+  EXPECT_NE(message_.find("no valid record"), std::string::npos) << message_;
+}
+
+TEST_F(StateFileTest, WrongSizeIsCorrupt) {
+  fs_.set_both(kPath, std::vector<unsigned char>(100, 0));
+  EXPECT_FALSE(open());
+  EXPECT_ERRC(ec_, errc::state_file_corrupt);
+  EXPECT_NE(message_.find("100 bytes"), std::string::npos) << message_;
+}
+
+TEST_F(StateFileTest, FileOfAnotherSlotLayoutOrNamespaceIsRefused) {
+  { ASSERT_TRUE(open(owner(4))); }
+  EXPECT_FALSE(open(owner(3)));
+  EXPECT_ERRC(ec_, errc::state_file_mismatch);
+  EXPECT_NE(message_.find("written for slot 4, configured slot is 3"), std::string::npos)
+      << message_;
+
+  StateFileOwner other_layout = owner(4);
+  other_layout.layout = layouts::kJsSafe;
+  EXPECT_FALSE(open(other_layout));
+  EXPECT_ERRC(ec_, errc::state_file_mismatch);
+  EXPECT_NE(message_.find("another layout"), std::string::npos) << message_;
+
+  EXPECT_FALSE(open(owner(4, "billing")));
+  EXPECT_ERRC(ec_, errc::state_file_mismatch);
+  EXPECT_NE(message_.find("another namespace"), std::string::npos) << message_;
+}
+
+TEST_F(StateFileTest, SecondOpenIsRefusedWhileTheFirstHoldsTheLock) {
+  auto first = open();
+  ASSERT_TRUE(first);
+  EXPECT_FALSE(open());
+  EXPECT_ERRC(ec_, errc::state_file_locked);
+  first.reset();
+  EXPECT_TRUE(open()) << message_;
+}
+
+TEST_F(StateFileTest, RemovedOrReplacedWhileRunningIsDetected) {
+  auto file = open();
+  ASSERT_TRUE(file);
+  EXPECT_FALSE(file->check_identity());
+  fs_.remove(kPath);
+  std::string message;
+  EXPECT_ERRC(file->check_identity(&message), errc::state_file_replaced);
+  EXPECT_NE(message.find("removed"), std::string::npos) << message;
+  fs_.set_both(kPath, std::vector<unsigned char>(detail::kStateFileSize, 0));
+  EXPECT_ERRC(file->check_identity(&message), errc::state_file_replaced);
+}
+
+TEST_F(StateFileTest, CleanShutdownRecordsTheExactLastTimestamp) {
+  {
+    auto file = open();
+    ASSERT_TRUE(file);
+    ASSERT_FALSE(file->advance(kNow + 10000));
+    ASSERT_FALSE(file->write_clean_shutdown(kNow + 42));
+  }
+  auto file = open();
+  ASSERT_TRUE(file);
+  EXPECT_TRUE(file->opened_after_clean_shutdown());
+  EXPECT_EQ(file->floor_ms(), kNow + 42);
+}
+
+TEST_F(StateFileTest, CreateStateFileNeverReplacesOne) {
+  ASSERT_TRUE(create_state_file(fs_, clock_, kPath, owner(), kNow + 5, ec_, &message_)) << message_;
+  EXPECT_FALSE(create_state_file(fs_, clock_, kPath, owner(), 0, ec_, &message_));
+  EXPECT_EQ(ec_, std::errc::file_exists);
+  EXPECT_NE(message_.find("never replaced"), std::string::npos) << message_;
+  auto file = open();
+  ASSERT_TRUE(file);
+  EXPECT_EQ(file->floor_ms(), kNow + 5);
+}
+
+TEST_F(StateFileTest, ReadStateFileShowsBothBlocks) {
+  {
+    auto file = open();
+    ASSERT_TRUE(file);
+    ASSERT_FALSE(file->advance(kNow + 100));
+  }
+  StateFileView view;
+  ASSERT_TRUE(read_state_file(fs_, kPath, view, ec_, &message_)) << message_;
+  EXPECT_TRUE(view.valid[0]);
+  EXPECT_TRUE(view.valid[1]);
+  EXPECT_EQ(view.current, 1);
+  EXPECT_EQ(view.records[1].ceiling_ms, kNow + 100);
+  EXPECT_EQ(view.records[1].slot, 3u);
+}
+
+// --- The real file system -------------------------------------------------------------------
+
+class PosixStateFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/cosid-state-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    path_ = dir_ + "/state";
+  }
+  void TearDown() override { (void)std::system(("rm -rf " + dir_).c_str()); }
+
+  std::unique_ptr<StateFile> open(std::error_code& ec, std::string* message = nullptr) {
+    return StateFile::open(posix_file_system(), clock_, path_, owner(), {}, ec, message);
+  }
+
+  SystemClock clock_;
+  std::string dir_;
+  std::string path_;
+};
+
+TEST_F(PosixStateFileTest, SecondRuntimeInTheSameProcessIsRefused) {
+  std::error_code ec;
+  auto first = open(ec);
+  ASSERT_TRUE(first) << ec.message();
+  EXPECT_FALSE(open(ec));
+  EXPECT_ERRC(ec, errc::state_file_locked);
+}
+
+TEST_F(PosixStateFileTest, SecondProcessIsRefused) {
+  std::error_code ec;
+  auto first = open(ec);
+  ASSERT_TRUE(first) << ec.message();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::error_code child_ec;
+    auto second = open(child_ec);
+    _exit(!second && child_ec == errc::state_file_locked ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+TEST_F(PosixStateFileTest, SymbolicLinkIsRefused) {
+  std::error_code ec;
+  { ASSERT_TRUE(open(ec)) << ec.message(); }
+  ASSERT_EQ(::rename(path_.c_str(), (dir_ + "/real").c_str()), 0);
+  ASSERT_EQ(::symlink((dir_ + "/real").c_str(), path_.c_str()), 0);
+  std::string message;
+  EXPECT_FALSE(open(ec, &message));
+  EXPECT_EQ(ec, std::errc::too_many_symbolic_link_levels);
+  EXPECT_NE(message.find("symbolic link"), std::string::npos) << message;
+}
+
+TEST_F(PosixStateFileTest, MissingDirectoryIsAClearError) {
+  path_ = dir_ + "/no/such/dir/state";
+  std::error_code ec;
+  std::string message;
+  EXPECT_FALSE(open(ec, &message));
+  EXPECT_EQ(ec, std::errc::no_such_file_or_directory);
+  EXPECT_NE(message.find("cannot open directory"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace cosid

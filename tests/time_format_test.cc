@@ -1,0 +1,50 @@
+#include "time_format.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+namespace cosid::detail {
+namespace {
+
+std::string rfc3339(std::int64_t ms) {
+  char buf[kMaxTimeChars];
+  return std::string(buf, format_rfc3339_ms(ms, buf));
+}
+
+std::string compact(std::int64_t ms) {
+  char buf[kMaxTimeChars];
+  return std::string(buf, format_compact_ms(ms, buf));
+}
+
+TEST(TimeFormat, KnownInstants) {
+  EXPECT_EQ(rfc3339(0), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(rfc3339(1577203200000), "2019-12-24T16:00:00.000Z");
+  EXPECT_EQ(rfc3339(1796005378123), "2026-11-30T02:22:58.123Z");
+  EXPECT_EQ(rfc3339(951782400000), "2000-02-29T00:00:00.000Z");  // leap day of a 400-year
+  EXPECT_EQ(rfc3339(4107542399999), "2100-02-28T23:59:59.999Z");  // 2100 is no leap year
+  EXPECT_EQ(rfc3339(-1), "1969-12-31T23:59:59.999Z");
+  EXPECT_EQ(compact(1796005378123), "20261130022258123");
+}
+
+TEST(TimeFormat, CivilRoundTripOverFourCenturies) {
+  std::mt19937_64 random(7);
+  std::uniform_int_distribution<std::int64_t> instant(-62135596800000, 253402300799999);
+  for (int i = 0; i < 100000; ++i) {
+    const std::int64_t ms = instant(random);
+    EXPECT_EQ(unix_ms_from_civil(civil_from_unix_ms(ms)), ms);
+  }
+}
+
+TEST(TimeFormat, DaysInMonth) {
+  EXPECT_EQ(days_in_month(2024, 2), 29);
+  EXPECT_EQ(days_in_month(2026, 2), 28);
+  EXPECT_EQ(days_in_month(2000, 2), 29);
+  EXPECT_EQ(days_in_month(1900, 2), 28);
+  EXPECT_EQ(days_in_month(2026, 4), 30);
+  EXPECT_EQ(days_in_month(2026, 12), 31);
+}
+
+}  // namespace
+}  // namespace cosid::detail
