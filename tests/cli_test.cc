@@ -5,11 +5,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cosid/codec.h"
@@ -53,7 +55,8 @@ class TempFile {
 };
 
 // Runs `cosid ARGS...` with stdin from /dev/null; stdout and stderr go to files (no pipe to fill).
-RunResult run_cosid(const std::vector<std::string>& args) {
+// `envp` is the environment (this process's by default).
+RunResult run_cosid(const std::vector<std::string>& args, char* const* envp = environ) {
   TempFile out;
   TempFile err;
   RunResult result;
@@ -73,7 +76,7 @@ RunResult run_cosid(const std::vector<std::string>& args) {
   posix_spawn_file_actions_adddup2(&actions, out.fd(), 1);
   posix_spawn_file_actions_adddup2(&actions, err.fd(), 2);
   pid_t pid = 0;
-  const int spawn_error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int spawn_error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp);
   posix_spawn_file_actions_destroy(&actions);
   if (spawn_error != 0) {
     ADD_FAILURE() << "cannot run " << COSID_CLI_PATH << ": error " << spawn_error;
@@ -284,7 +287,19 @@ TEST(CliHelp, EveryHelpExitsZeroAndNamesEveryOption) {
   parse_mentions.insert(parse_mentions.end(), layout_flags.begin(), layout_flags.end());
   std::vector<std::string> layout_mentions = {"--json", "runs_out", "js_safe", "limit_per_second"};
   layout_mentions.insert(layout_mentions.end(), layout_flags.begin(), layout_flags.end());
-  const std::vector<std::string> tool_mentions = {"parse", "layout", "help", "--version"};
+  const std::vector<std::string> tool_mentions = {"next",         "parse",      "layout",
+                                                  "state show",   "state init", "not-before",
+                                                  "config check", "help",       "--version"};
+  std::vector<std::string> next_mentions = {"--count",      "--format",
+                                            "json",         "--config",
+                                            "--slot",       "--slot-from-hostname",
+                                            "--state-file", "--ahead",
+                                            "--not-before", "--require-state-file",
+                                            "--namespace",  "SIGTERM"};
+  next_mentions.insert(next_mentions.end(), layout_flags.begin(), layout_flags.end());
+  std::vector<std::string> not_before_mentions = {"--from-id", "--format", "--json",
+                                                  "cosid state init FILE --slot N --not-before"};
+  not_before_mentions.insert(not_before_mentions.end(), layout_flags.begin(), layout_flags.end());
   const std::vector<Case> cases = {
       {{"--help"}, "Usage: cosid COMMAND", tool_mentions},
       {{"-h"}, "Usage: cosid COMMAND", tool_mentions},
@@ -294,6 +309,11 @@ TEST(CliHelp, EveryHelpExitsZeroAndNamesEveryOption) {
       {{"help", "parse"}, "Usage: cosid parse ", parse_mentions},
       {{"layout", "--help"}, "Usage: cosid layout ", layout_mentions},
       {{"help", "layout"}, "Usage: cosid layout ", layout_mentions},
+      {{"next", "--help"}, "Usage: cosid next ", next_mentions},
+      {{"help", "state", "show"}, "Usage: cosid state show FILE", {"--json", "clean_shutdown"}},
+      {{"state", "init", "-h"}, "Usage: cosid state init FILE", {"--slot", "--not-before"}},
+      {{"not-before", "--help"}, "Usage: cosid not-before ", not_before_mentions},
+      {{"config", "check", "--help"}, "Usage: cosid config check", {"--config", "--slot"}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::PrintToString(c.args));
@@ -430,6 +450,274 @@ TEST(CliLayout, InvalidLayoutsAreUsageErrors) {
   const RunResult seconds = run_cosid({"parse", "--layout", "seconds", "--epoch", "1", "1"});
   EXPECT_EQ(seconds.exit_code, 2);
   EXPECT_NE(seconds.err.find("whole second"), std::string::npos) << seconds.err;
+}
+
+// An environment without COSID_* variables, plus `extra` ("NAME=VALUE"), for posix_spawn.
+class Environment {
+ public:
+  explicit Environment(std::vector<std::string> extra = {}) : words_(std::move(extra)) {
+    words_.push_back("PATH=/usr/bin:/bin");
+    for (std::string& word : words_) pointers_.push_back(&word[0]);
+    pointers_.push_back(nullptr);
+  }
+  char* const* envp() const { return pointers_.data(); }
+
+ private:
+  std::vector<std::string> words_;
+  std::vector<char*> pointers_;
+};
+
+// A directory under the test's temporary directory, removed (with its files) at the end.
+class TempDir {
+ public:
+  TempDir() : path_(testing::TempDir() + "cli_test_dir_XXXXXX") {
+    if (mkdtemp(&path_[0]) == nullptr) ADD_FAILURE() << "mkdtemp failed in " << testing::TempDir();
+  }
+  ~TempDir() {
+    for (const char* name : {"state", "state.tmp", "migrated", "other"}) {
+      unlink(file(name).c_str());
+    }
+    rmdir(path_.c_str());
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::uint64_t> ids_of(const std::string& text) {
+  std::vector<std::uint64_t> ids;
+  for (const std::string& line : lines_of(text)) ids.push_back(std::stoull(line));
+  return ids;
+}
+
+TEST(CliNext, IssuesIncreasingIdsOnTheSlotAndAfterARestart) {
+  const TempDir dir;
+  const Environment env;
+  const std::vector<std::string> args = {"next",           "-n", "5", "--slot", "3", "--state-file",
+                                         dir.file("state")};
+  const RunResult first = run_cosid(args, env.envp());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.err.find("cosid: warning: "), std::string::npos) << first.err;  // file created
+  const std::vector<std::uint64_t> ids = ids_of(first.out);
+  ASSERT_EQ(ids.size(), 5u) << first.out;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(cosid::layouts::kDefault.parse(ids[i]).slot, 3u);
+    if (i > 0) {
+      EXPECT_GT(ids[i], ids[i - 1]);
+    }
+  }
+
+  const RunResult second = run_cosid(args, env.envp());
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(second.err, "");
+  const std::vector<std::uint64_t> later = ids_of(second.out);
+  ASSERT_EQ(later.size(), 5u);
+  EXPECT_GT(later.front(), ids.back());
+}
+
+TEST(CliNext, WithoutASlotSaysHowToGiveOne) {
+  const Environment env;
+  const RunResult result = run_cosid({"next"}, env.envp());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err.rfind("cosid: next: ", 0), 0u) << result.err;
+  EXPECT_NE(result.err.find("--slot"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("COSID_SLOT"), std::string::npos) << result.err;
+  EXPECT_EQ(count_lines(result.err), 1);
+}
+
+TEST(CliNext, UsageErrors) {
+  const Environment env;
+  EXPECT_EQ(run_cosid({"next", "--slot", "1", "--format", "hex"}, env.envp()).exit_code, 2);
+  EXPECT_EQ(run_cosid({"next", "--slot", "1", "-n", "x"}, env.envp()).exit_code, 2);
+  EXPECT_EQ(run_cosid({"next", "--slot", "1", "extra"}, env.envp()).exit_code, 2);
+}
+
+TEST(CliNext, JsonLinesAndOtherFormats) {
+  const Environment env;
+  const RunResult json =
+      run_cosid({"next", "-n", "2", "--slot", "5", "--format", "json"}, env.envp());
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const std::vector<std::string> lines = lines_of(json.out);
+  ASSERT_EQ(lines.size(), 2u);
+  for (const std::string& line : lines) {
+    SCOPED_TRACE(line);
+    ASSERT_EQ(line.rfind("{\"id\":\"", 0), 0u);
+    const std::size_t end = line.find('"', 7);
+    const std::uint64_t id = std::stoull(line.substr(7, end - 7));
+    const RunResult parsed = run_cosid({"parse", "--json", std::to_string(id)});
+    EXPECT_EQ(parsed.out, line + "\n");  // the same fields as parse --json
+    EXPECT_NE(line.find(",\"slot\":5,\"sequence\":"), std::string::npos);
+  }
+  for (const std::string format : {"radix62", "radix36", "friendly"}) {
+    SCOPED_TRACE(format);
+    const RunResult result = run_cosid({"next", "--slot", "5", "--format", format}, env.envp());
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    ASSERT_EQ(count_lines(result.out), 1);
+    const RunResult parsed = run_cosid({"parse", "--format", format, lines_of(result.out)[0]});
+    EXPECT_EQ(parsed.exit_code, 0) << parsed.err;
+    EXPECT_NE(parsed.out.find("\tslot=5\t"), std::string::npos) << parsed.out;
+  }
+}
+
+TEST(CliNext, StreamsUntilSigtermThenShutsDownCleanly) {
+  const TempDir dir;
+  const Environment env;
+  std::vector<std::string> words = {COSID_CLI_PATH, "next", "-n",           "0",
+                                    "--slot",       "9",    "--state-file", dir.file("state")};
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(&word[0]);
+  argv.push_back(nullptr);
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int spawn_error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), env.envp());
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  ASSERT_EQ(spawn_error, 0);
+
+  // Read until three whole lines have arrived, then stop it and read the rest.
+  std::string out;
+  char buffer[4096];
+  while (count_lines(out) < 3) {
+    const ssize_t got = read(fds[0], buffer, sizeof buffer);
+    if (got <= 0) break;
+    out.append(buffer, static_cast<std::size_t>(got));
+  }
+  kill(pid, SIGTERM);
+  for (ssize_t got; (got = read(fds[0], buffer, sizeof buffer)) != 0;) {
+    if (got > 0) out.append(buffer, static_cast<std::size_t>(got));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  ASSERT_GE(count_lines(out), 3);
+  EXPECT_EQ(out.back(), '\n');  // whole lines only
+  const std::vector<std::uint64_t> ids = ids_of(out);
+  for (std::size_t i = 1; i < ids.size(); ++i) ASSERT_GT(ids[i], ids[i - 1]);
+
+  const RunResult show = run_cosid({"state", "show", dir.file("state"), "--json"});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  const std::size_t current = show.out.find("\"current\":\"");
+  ASSERT_NE(current, std::string::npos) << show.out;
+  const std::string block = show.out.substr(current + 11, 1);
+  const std::size_t record = show.out.find("{\"block\":\"" + block + "\"");
+  ASSERT_NE(record, std::string::npos) << show.out;
+  const std::string fields = show.out.substr(record, show.out.find('}', record) - record);
+  EXPECT_NE(fields.find("\"valid\":true"), std::string::npos) << fields;
+  EXPECT_NE(fields.find("\"clean_shutdown\":true"), std::string::npos) << fields;
+  // The clean shutdown records the exact last timestamp issued.
+  const std::int64_t last_ms =
+      cosid::layouts::kDefault.tick_start_ms(cosid::layouts::kDefault.parse(ids.back()).timestamp);
+  EXPECT_NE(fields.find("\"ceiling_ms\":" + std::to_string(last_ms) + ","), std::string::npos)
+      << fields;
+}
+
+TEST(CliState, InitThenShow) {
+  const TempDir dir;
+  const std::string path = dir.file("migrated");
+  const RunResult init =
+      run_cosid({"state", "init", path, "--slot", "7", "--not-before", "2026-11-30T02:22:58.123Z"});
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_EQ(init.err, "");
+  EXPECT_EQ(init.out, "created " + path + " for slot 7 with floor 2026-11-30T02:22:58.123Z\n");
+
+  const RunResult show = run_cosid({"state", "show", path});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("ceiling: 1796005378123 (2026-11-30T02:22:58.123Z)"), std::string::npos)
+      << show.out;
+  EXPECT_NE(show.out.find("slot: 7"), std::string::npos) << show.out;
+  const RunResult json = run_cosid({"state", "show", path, "--json"});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(count_lines(json.out), 1);
+  EXPECT_EQ(json.out.rfind("{\"file\":\"" + path + "\",\"current\":\"", 0), 0u) << json.out;
+  EXPECT_NE(json.out.find("\"ceiling_ms\":1796005378123,\"ceiling\":\"2026-11-30T02:22:58.123Z\","
+                          "\"slot\":7,\"clean_shutdown\":false,"),
+            std::string::npos)
+      << json.out;
+
+  // `next` on the migrated file issues after the floor.
+  const RunResult next = run_cosid(
+      {"next", "--slot", "7", "--state-file", path, "--format", "json"}, Environment().envp());
+  ASSERT_EQ(next.exit_code, 0) << next.err;
+  const std::size_t at = next.out.find("\"timestamp_ms\":");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_GT(std::stoll(next.out.substr(at + 15)), 1796005378123);
+}
+
+TEST(CliState, InitRefusesAnExistingFileAndABadSlot) {
+  const TempDir dir;
+  const std::string path = dir.file("migrated");
+  ASSERT_EQ(run_cosid({"state", "init", path, "--slot", "1"}).exit_code, 0);
+  const std::string before = read_file(path);
+  const RunResult again = run_cosid({"state", "init", path, "--slot", "1"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_EQ(again.err.rfind("cosid: state init: ", 0), 0u) << again.err;
+  EXPECT_EQ(read_file(path), before);
+
+  const RunResult wide = run_cosid({"state", "init", dir.file("other"), "--slot", "1024"});
+  EXPECT_EQ(wide.exit_code, 1);
+  EXPECT_NE(wide.err.find("1024"), std::string::npos) << wide.err;
+  EXPECT_EQ(run_cosid({"state", "init", dir.file("other")}).exit_code, 2);  // no --slot
+  EXPECT_EQ(run_cosid({"state", "show", dir.file("other")}).exit_code, 1);  // never created
+}
+
+TEST(CliNotBefore, FromAKnownId) {
+  const RunResult result = run_cosid({"not-before", "--from-id", std::to_string(kExampleId)});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, std::to_string(kExampleMs) + "\n");
+  const RunResult json =
+      run_cosid({"not-before", "--json", "--from-id", std::to_string(kExampleId)});
+  EXPECT_EQ(json.out,
+            "{\"not_before_ms\":1796005378123,\"not_before\":\"2026-11-30T02:22:58.123Z\","
+            "\"from_id\":\"917722850910023697\"}\n");
+  // A second-unit id: the last millisecond of its second.
+  const cosid::Layout seconds = cosid::layouts::kSeconds;
+  const std::uint64_t id = seconds.compose(seconds.tick_of(kExampleMs), 1, 2);
+  const RunResult tick =
+      run_cosid({"not-before", "--layout", "seconds", "--from-id", std::to_string(id)});
+  EXPECT_EQ(tick.out, "1796005378999\n");
+  EXPECT_EQ(run_cosid({"not-before", "--from-id", "12#4"}).exit_code, 1);
+  EXPECT_EQ(run_cosid({"not-before"}).exit_code, 2);
+}
+
+TEST(CliConfigCheck, ShowsEverySettingAndItsOrigin) {
+  const RunResult flag = run_cosid({"config", "check", "--slot", "3"}, Environment().envp());
+  EXPECT_EQ(flag.exit_code, 0) << flag.err;
+  EXPECT_EQ(count_lines(flag.out), 13);
+  const std::size_t line = flag.out.find("cosid.machine.static.slot = 3   (");
+  ASSERT_NE(line, std::string::npos) << flag.out;
+  const std::string origin = flag.out.substr(line, flag.out.find('\n', line) - line);
+  EXPECT_NE(origin.find("--slot"), std::string::npos) << origin;
+  EXPECT_NE(flag.out.find("cosid.namespace = cosid   ("), std::string::npos) << flag.out;
+
+  const RunResult env = run_cosid({"config", "check"}, Environment({"COSID_SLOT=4"}).envp());
+  EXPECT_EQ(env.exit_code, 0) << env.err;
+  EXPECT_NE(env.out.find("cosid.machine.static.slot = 4   (env COSID_SLOT)"), std::string::npos)
+      << env.out;
+
+  const RunResult bad = run_cosid({"config", "check", "--slot", "x"}, Environment().envp());
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.err.rfind("cosid: config check: ", 0), 0u) << bad.err;
 }
 
 }  // namespace

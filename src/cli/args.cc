@@ -2,11 +2,11 @@
 
 #include <cstddef>
 
+#include "parse_util.h"
+
 namespace cosid {
 namespace cli {
 namespace {
-
-constexpr std::size_t kMaxQuotedChars = 64;
 
 const OptionSpec* find_long(const std::vector<OptionSpec>& options, std::string_view name) {
   for (const OptionSpec& option : options) {
@@ -125,27 +125,7 @@ bool parse_option_number(std::string_view name, std::string_view text, std::uint
   return false;
 }
 
-std::string quote(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string quoted = "\"";
-  const std::size_t shown = text.size() > kMaxQuotedChars ? kMaxQuotedChars : text.size();
-  for (std::size_t i = 0; i < shown; ++i) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    if (byte == '"' || byte == '\\') {
-      quoted += '\\';
-      quoted += text[i];
-    } else if (byte < 0x20 || byte == 0x7f) {
-      quoted += "\\x";
-      quoted += kHex[byte >> 4];
-      quoted += kHex[byte & 0xf];
-    } else {
-      quoted += text[i];
-    }
-  }
-  if (shown < text.size()) quoted += "...";
-  quoted += '"';
-  return quoted;
-}
+std::string quote(std::string_view text) { return detail::quote(text); }
 
 }  // namespace cli
 }  // namespace cosid

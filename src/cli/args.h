@@ -61,7 +61,8 @@ bool parse_option_number(std::string_view name, std::string_view text, std::uint
                          std::uint64_t& value, std::string& error);
 
 // `text` between double quotes, with quotes, backslashes and control bytes escaped and anything
-// past 64 characters cut, so that a message quoting user input stays one readable line.
+// past 64 characters cut, so that a message quoting user input stays one readable line
+// (detail::quote, as the library's messages quote).
 std::string quote(std::string_view text);
 
 }  // namespace cli

@@ -20,7 +20,11 @@ namespace cli {
 namespace {
 
 // Every command, in the order the help lists them.
-std::vector<const Command*> all_commands() { return {&parse_command(), &layout_command()}; }
+std::vector<const Command*> all_commands() {
+  return {&next_command(),        &parse_command(),      &layout_command(),
+          &state_show_command(),  &state_init_command(), &not_before_command(),
+          &config_check_command()};
+}
 
 constexpr const char* kToolDescription =
     "Issues and inspects 64-bit Snowflake ids: a timestamp, the slot that issued the id and a\n"

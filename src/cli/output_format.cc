@@ -2,21 +2,12 @@
 
 #include <utility>
 
-#include "time_format.h"
+#include "parse_util.h"
 
 namespace cosid {
 namespace cli {
-namespace {
 
-constexpr std::int64_t kLastFourDigitYear = 9999;
-
-}  // namespace
-
-std::string format_time(std::int64_t unix_ms) {
-  if (detail::civil_from_unix_ms(unix_ms).year > kLastFourDigitYear) return std::to_string(unix_ms);
-  char text[detail::kMaxTimeChars];
-  return std::string(text, detail::format_rfc3339_ms(unix_ms, text));
-}
+std::string format_time(std::int64_t unix_ms) { return detail::format_instant(unix_ms); }
 
 std::string json_string(std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -72,7 +63,16 @@ std::string Record::to_text() const {
   return text;
 }
 
-std::string Record::to_json_line() const {
+Record& Record::add_null(const char* name) { return add_json(name, "null"); }
+
+Record& Record::add_json(const char* name, std::string json) {
+  fields_.push_back({name, std::move(json), false});
+  return *this;
+}
+
+std::string Record::to_json_line() const { return to_json() + '\n'; }
+
+std::string Record::to_json() const {
   std::string json = "{";
   for (const Field& field : fields_) {
     if (json.size() > 1) json += ',';
@@ -80,7 +80,7 @@ std::string Record::to_json_line() const {
     json += ':';
     json += field.is_string ? json_string(field.value) : field.value;
   }
-  json += "}\n";
+  json += '}';
   return json;
 }
 

@@ -27,10 +27,15 @@ class Record {
   Record& add_number(const char* name, std::int64_t value);
   Record& add_number(const char* name, std::uint64_t value);
   Record& add_bool(const char* name, bool value);
+  Record& add_null(const char* name);
+  // A value that is already JSON (an object, an array); printed as is in both forms.
+  Record& add_json(const char* name, std::string json);
 
   // `name: value` a line, each line ending in '\n'.
   std::string to_text() const;
-  // `{"name":value,...}` on one line without spaces, ending in '\n'.
+  // `{"name":value,...}` on one line without spaces.
+  std::string to_json() const;
+  // to_json() and '\n'.
   std::string to_json_line() const;
 
  private:

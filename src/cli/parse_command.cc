@@ -2,9 +2,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
-#include <system_error>
 
 #include "cli/commands.h"
+#include "cli/id_text.h"
 #include "cli/layout_flags.h"
 #include "cli/output_format.h"
 #include "cosid/codec.h"
@@ -33,39 +33,12 @@ constexpr const char* kDescription =
     "An ID that cannot be read, or that uses bits the layout does not have, is reported on\n"
     "standard error as `cosid: parse: \"ID\": WHY` and the other IDs are still printed.\n";
 
-constexpr const char* kFormats = "auto, decimal, radix62, radix36, friendly";
-
-// The --format value: auto (`automatic` set) or one codec (`format` set).
-bool parse_format_flag(const std::string& name, bool& automatic, IdFormat& format,
-                       std::string& error) {
-  automatic = name == "auto";
-  if (automatic || parse_format(name, format)) return true;
-  error = "--format: unknown format " + quote(name) + ": use one of " + kFormats;
-  return false;
-}
-
-std::string does_not_fit(std::uint64_t id, const Layout& layout) {
-  return "id " + std::to_string(id) + " is above " + std::to_string(layout.max_id()) +
-         ", the largest id of this " + std::to_string(layout.timestamp_bits) + "/" +
-         std::to_string(layout.slot_bits) + "/" + std::to_string(layout.sequence_bits) +
-         "-bit layout. Give the layout that issued it with --layout or the other layout flags";
-}
-
 std::string describe(std::uint64_t id, const Layout& layout, bool json) {
+  if (json) return id_record(id, layout).to_json_line();
   const IdParts parts = layout.parse(id);
-  const std::int64_t unix_ms = layout.tick_start_ms(parts.timestamp);
-  if (!json) {
-    return std::to_string(id) + '\t' + format_time(unix_ms) +
-           "\tslot=" + std::to_string(parts.slot) + "\tsequence=" + std::to_string(parts.sequence) +
-           '\n';
-  }
-  return Record()
-      .add_string("id", std::to_string(id))
-      .add_number("timestamp_ms", unix_ms)
-      .add_string("time", format_time(unix_ms))
-      .add_number("slot", std::uint64_t{parts.slot})
-      .add_number("sequence", std::uint64_t{parts.sequence})
-      .to_json_line();
+  return std::to_string(id) + '\t' + format_time(layout.tick_start_ms(parts.timestamp)) +
+         "\tslot=" + std::to_string(parts.slot) + "\tsequence=" + std::to_string(parts.sequence) +
+         '\n';
 }
 
 int run_parse(Invocation& invocation) {
@@ -86,13 +59,9 @@ int run_parse(Invocation& invocation) {
   const bool json = args.has("json");
   int status = kExitOk;
   for (const std::string& text : args.positionals()) {
-    std::error_code ec;
     std::string message;
-    const std::uint64_t id =
-        decode(text, automatic ? detect_format(text) : format, layout, ec, &message);
-    if (!ec && !layout.fits(id)) message = does_not_fit(id, layout);
-    if (ec || !layout.fits(id)) {
-      if (message.empty()) message = ec.message();
+    std::uint64_t id = 0;
+    if (!decode_id(text, automatic, format, layout, id, message)) {
       status =
           runtime_error(invocation.err, std::string(kName) + ": " + quote(text) + ": " + message);
       continue;

@@ -80,7 +80,8 @@ void codec_errors() {
 void generator_issues_and_closes() {
   const cosid::Layout& layout = cosid::layouts::kDefault;
   const std::int64_t now_ms = 1700000000000;
-  // auto_advance: when a tick's sequence is used up, the generator's wait moves the clock on.
+  // OnSleep::kAdvanceBoth (the default): when a tick's sequence is used up, the generator's wait
+  // moves the clock on.
   cosid::ManualClock clock(now_ms);
   cosid::Binding binding(1, now_ms - 1000, now_ms + 3600 * 1000);
   std::error_code ec;

@@ -1,0 +1,122 @@
+// Runtime: a process's hold on one static slot, and the generators that issue ids on it.
+//
+// Runtime::open() resolves the window for the slot: with a state file, floor = max(ceiling in
+// the file, not-before), then it waits (within Options::start_wait) for the clock to pass the
+// floor, makes ceiling = max(floor, now) + ahead durable, and only then hands out generators. A
+// background thread writes the next ceiling whenever less than ahead/2 remains, and at once when
+// a generator waits at the ceiling; a failed write keeps the old ceiling and is retried whole
+// with back-off. Without a state file the window is (not-before, end of layout]: nothing then
+// protects against a clock set back across a restart, and a warning event says so.
+//
+// close() is ordered: every generator is closed and reports its exact last timestamp, the
+// largest is written as the ceiling with the clean-shutdown flag (so a clean restart issues at
+// once), then the thread stops and the file is closed, releasing its lock.
+//
+// Thread safety: generator(), the accessors and close() may be called from any thread. The
+// generators it hands out follow generator.h. Destroying the Runtime closes it; no generator may
+// be in use then.
+#ifndef COSID_RUNTIME_H_
+#define COSID_RUNTIME_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "cosid/clock.h"
+#include "cosid/config.h"
+#include "cosid/error.h"
+#include "cosid/fs.h"
+#include "cosid/generator.h"
+#include "cosid/options.h"
+
+namespace cosid {
+
+enum class EventKind {
+  kStateFileCreated,     // warning: a new state file, floor = not-before
+  kNoStateFile,          // warning: no state file configured
+  kWaitingForFloor,      // start-up waits for the clock to pass the floor
+  kCeilingAdvanced,      // a new ceiling is durable (metric)
+  kStateWriteFailed,     // writing the next ceiling failed; retried with back-off
+  kStateWriteRecovered,  // a write succeeded after failures
+  kWaitingAtCeiling,     // a generator waits for the next ceiling
+  kStateFileReplaced,    // the file was removed or replaced: no more ceilings are written
+};
+
+struct Event {
+  EventKind kind;
+  std::error_code code;  // the failure, for kStateWriteFailed and kStateFileReplaced
+  std::string message;   // a sentence for a log
+  std::int64_t ceiling_ms = 0;
+};
+
+// Receives the runtime's events, on the thread that caused them (often the background thread).
+// Must not block for long, must not throw, and must not call back into the Runtime.
+class EventListener {
+ public:
+  virtual ~EventListener() = default;
+  virtual void on_event(const Event& event) noexcept = 0;
+};
+
+// The seams and knobs a program or a test may set. Every pointer may be null for the default and
+// must otherwise outlive the Runtime.
+struct RuntimeEnvironment {
+  Clock* clock = nullptr;            // default: the system clock
+  FileSystem* fs = nullptr;          // default: posix_file_system()
+  EventListener* listener = nullptr;  // default: events are dropped
+  // With false, no thread is started: the ceiling is renewed by maintain() and, when a generator
+  // reaches it, by the waiting thread itself. For tools that want no threads.
+  bool background_thread = true;
+  WaitBounds bounds;  // for the generators
+};
+
+class Runtime {
+ public:
+  // Opens the slot's window as the header comment says. Fails with the state file's errors,
+  // errc::clock_behind_floor (the clock stayed at or before the floor for start_wait; the message
+  // states the gap), a layout error, or errc::slot_out_of_range; then returns null and, if
+  // `message` is not null, explains.
+  [[nodiscard]] static std::unique_ptr<Runtime> open(const Options& options,
+                                                     const RuntimeEnvironment& environment,
+                                                     std::error_code& ec,
+                                                     std::string* message = nullptr);
+#if COSID_HAS_EXCEPTIONS
+  static std::unique_ptr<Runtime> open(const Options& options,
+                                       const RuntimeEnvironment& environment = {});
+#endif
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // The generator for `name`, made on first use. Every name gets the same generator: the slot's
+  // window admits one sequence of (timestamp, sequence) pairs, and two generators each running
+  // their own sequence on one slot would issue equal ids. So ids are unique across the whole
+  // runtime whatever names are used; the name is reserved for per-name metrics. Null with
+  // errc::closed after close(). The pointer stays valid for the Runtime's life.
+  [[nodiscard]] Generator* generator(std::string_view name, std::error_code& ec) noexcept;
+#if COSID_HAS_EXCEPTIONS
+  Generator& generator(std::string_view name = "default");
+#endif
+
+  // Renews the ceiling if less than ahead/2 remains. Only needed without a background thread.
+  std::error_code maintain(std::string* message = nullptr);
+
+  // Ordered shutdown (header comment). Idempotent. An error here is reported but harmless: the
+  // durable ceiling on disk is at least every timestamp issued.
+  std::error_code close(std::string* message = nullptr);
+
+  std::uint32_t slot() const noexcept;
+  std::int64_t floor_ms() const noexcept;
+  std::int64_t ceiling_ms() const noexcept;
+  const Options& options() const noexcept;
+
+ private:
+  class Impl;
+  explicit Runtime(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cosid
+
+#endif  // COSID_RUNTIME_H_

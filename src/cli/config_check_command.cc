@@ -1,0 +1,77 @@
+// cosid config check: resolves the options and prints every effective setting and its origin.
+#include <cstdio>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/config_flags.h"
+#include "cli/layout_flags.h"
+#include "cosid/options.h"
+
+namespace cosid {
+namespace cli {
+namespace {
+
+constexpr const char* kName = "config check";
+
+constexpr const char* kDescription =
+    "Resolves the options as `cosid next` would (flags, then COSID_* variables, then the config\n"
+    "file, then the defaults) and prints every effective setting with where it came from:\n"
+    "\n"
+    "  KEY = VALUE   (ORIGIN)\n"
+    "\n"
+    "such as `cosid.machine.static.slot = 3   (flag --slot)`. A setting that is not valid is\n"
+    "reported on standard error with what to do, and the status is 1. Nothing is opened: the\n"
+    "state file is not read.\n";
+
+int run_config_check(Invocation& invocation) {
+  const ParsedArgs& args = invocation.args;
+  if (!args.positionals().empty()) {
+    return usage_error(
+        invocation.err, kName,
+        std::string(kName) + ": unexpected argument " + quote(args.positionals().front()));
+  }
+  Options options;
+  std::vector<Setting> settings;
+  std::error_code ec;
+  std::string message;
+  if (!resolve_options(option_sources_from_args(args), options, settings, ec, &message)) {
+    return runtime_error(invocation.err,
+                         std::string(kName) + ": " + (message.empty() ? ec.message() : message));
+  }
+  std::string text;
+  for (const Setting& setting : settings) {
+    text += setting.key + " = " + setting.value + "   (" + setting.origin + ")\n";
+  }
+  std::fwrite(text.data(), 1, text.size(), invocation.out);
+  return kExitOk;
+}
+
+}  // namespace
+
+const Command& config_check_command() {
+  static const Command command{
+      kName,
+      "print the effective settings and where each comes from",
+      "cosid config check [config flags]",
+      kDescription,
+      {
+          {"Options", {help_option()}},
+          config_flags_group(),
+          layout_flags_group(),
+      },
+      {
+          {kExitOk, "the settings are valid and were printed"},
+          {kExitFailure,
+           "a setting is not valid or the config file cannot be read (see standard "
+           "error)"},
+          usage_exit_status(),
+      },
+      run_config_check,
+  };
+  return command;
+}
+
+}  // namespace cli
+}  // namespace cosid

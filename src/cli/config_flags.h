@@ -1,0 +1,27 @@
+// The config flags of the commands that resolve cosid::Options (`next`, `config check`):
+//
+//   --config FILE, and every flag of cosid::kConfigFlags (--namespace, --slot, ...,
+//   --slot-from-hostname and --require-state-file as switches, and the layout flags).
+//
+// Their values are checked by resolve_options(), not here, so that a flag, a COSID_* variable and
+// a config file are held to the same rules and messages.
+#ifndef COSID_CLI_CONFIG_FLAGS_H_
+#define COSID_CLI_CONFIG_FLAGS_H_
+
+#include "cli/args.h"
+#include "cli/command.h"
+#include "cosid/options.h"
+
+namespace cosid {
+namespace cli {
+
+// The "Config flags" group (without the layout flags: add layout_flags_group() as well).
+OptionGroup config_flags_group();
+
+// Where resolve_options() should look, from the config flags in `args` and std::getenv.
+OptionSources option_sources_from_args(const ParsedArgs& args);
+
+}  // namespace cli
+}  // namespace cosid
+
+#endif  // COSID_CLI_CONFIG_FLAGS_H_

@@ -1,0 +1,59 @@
+#include "cli/id_text.h"
+
+#include <system_error>
+
+#include "cli/args.h"
+
+namespace cosid {
+namespace cli {
+namespace {
+
+std::string does_not_fit(std::uint64_t id, const Layout& layout) {
+  return "id " + std::to_string(id) + " is above " + std::to_string(layout.max_id()) +
+         ", the largest id of this " + std::to_string(layout.timestamp_bits) + "/" +
+         std::to_string(layout.slot_bits) + "/" + std::to_string(layout.sequence_bits) +
+         "-bit layout. Give the layout that issued it with --layout or the other layout flags";
+}
+
+}  // namespace
+
+bool parse_format_flag(const std::string& name, bool& automatic, IdFormat& format,
+                       std::string& error) {
+  automatic = name == "auto";
+  if (automatic || parse_format(name, format)) return true;
+  error = "--format: unknown format " + quote(name) + ": use one of " + kReadFormats;
+  return false;
+}
+
+bool decode_id(std::string_view text, bool automatic, IdFormat format, const Layout& layout,
+               std::uint64_t& id, std::string& message) {
+  std::error_code ec;
+  message.clear();
+  const std::uint64_t decoded =
+      decode(text, automatic ? detect_format(text) : format, layout, ec, &message);
+  if (ec) {
+    if (message.empty()) message = ec.message();
+    return false;
+  }
+  if (!layout.fits(decoded)) {
+    message = does_not_fit(decoded, layout);
+    return false;
+  }
+  id = decoded;
+  return true;
+}
+
+Record id_record(std::uint64_t id, const Layout& layout) {
+  const IdParts parts = layout.parse(id);
+  const std::int64_t unix_ms = layout.tick_start_ms(parts.timestamp);
+  Record record;
+  record.add_string("id", std::to_string(id))
+      .add_number("timestamp_ms", unix_ms)
+      .add_string("time", format_time(unix_ms))
+      .add_number("slot", std::uint64_t{parts.slot})
+      .add_number("sequence", std::uint64_t{parts.sequence});
+  return record;
+}
+
+}  // namespace cli
+}  // namespace cosid

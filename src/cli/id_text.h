@@ -1,0 +1,38 @@
+// Ids as the commands read and print them: the --format flag of the commands that read ids, the
+// decoding that `parse` and `not-before` share, and the fields of an id that `parse --json` and
+// `next --format json` print.
+#ifndef COSID_CLI_ID_TEXT_H_
+#define COSID_CLI_ID_TEXT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "cli/output_format.h"
+#include "cosid/codec.h"
+#include "cosid/layout.h"
+
+namespace cosid {
+namespace cli {
+
+// The formats --format takes when reading ids, for messages and help.
+inline constexpr const char* kReadFormats = "auto, decimal, radix62, radix36, friendly";
+
+// The --format value of a command that reads ids: auto (`automatic` set) or one codec (`format`
+// set). On an unknown name returns false with a usage message.
+bool parse_format_flag(const std::string& name, bool& automatic, IdFormat& format,
+                       std::string& error);
+
+// Decodes `text` (detect_format() when `automatic`) and checks the id fits `layout`. On failure
+// returns false with a message saying why (without the text itself).
+bool decode_id(std::string_view text, bool automatic, IdFormat format, const Layout& layout,
+               std::uint64_t& id, std::string& message);
+
+// The fields of an id: id (decimal, as a string), timestamp_ms (the first millisecond of its
+// tick), time (the same in RFC 3339), slot and sequence.
+Record id_record(std::uint64_t id, const Layout& layout);
+
+}  // namespace cli
+}  // namespace cosid
+
+#endif  // COSID_CLI_ID_TEXT_H_

@@ -1,0 +1,229 @@
+// cosid next: issues ids on a static slot, from the options that flags, COSID_* variables and a
+// config file resolve to.
+#include <stdio_ext.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <system_error>
+
+#include "cli/commands.h"
+#include "cli/config_flags.h"
+#include "cli/id_text.h"
+#include "cli/layout_flags.h"
+#include "cosid/codec.h"
+#include "cosid/options.h"
+#include "cosid/runtime.h"
+
+namespace cosid {
+namespace cli {
+namespace {
+
+constexpr const char* kName = "next";
+
+constexpr const char* kDescription =
+    "Issues COUNT new ids (default 1) on the configured slot, one per line. With -n 0 it issues\n"
+    "ids until it receives SIGINT or SIGTERM, writing each line as soon as it is made; then it\n"
+    "shuts down cleanly, so that the state file records the exact last timestamp, and exits 0.\n"
+    "\n"
+    "Formats: decimal (the default), radix62, radix36, friendly, or json, one object a line:\n"
+    "\n"
+    "  {\"id\":\"ID\",\"timestamp_ms\":UNIX_MS,\"time\":\"TIME\",\"slot\":S,\"sequence\":Q}\n"
+    "\n"
+    "A slot is required: --slot N, COSID_SLOT=N, the config file, or --slot-from-hostname.\n"
+    "Without a state file a restart is not protected against a clock set back: a warning says\n"
+    "so. Warnings go to standard error as `cosid: warning: MESSAGE`.\n";
+
+constexpr const char* kWriteFormats = "decimal, radix62, radix36, friendly, json";
+
+// Flush the ids at least this often when not streaming; always whole lines.
+constexpr std::size_t kChunkBytes = 64 * 1024;
+
+volatile std::sig_atomic_t g_stop = 0;
+
+extern "C" void on_stop_signal(int /*signal*/) { g_stop = 1; }
+
+void install_stop_handlers() {
+  struct sigaction action;
+  std::memset(&action, 0, sizeof action);
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;  // a write interrupted by the signal goes on; the loop then stops
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+// Prints the runtime's warnings to standard error.
+class WarningPrinter final : public EventListener {
+ public:
+  explicit WarningPrinter(std::FILE* err) : err_(err) {}
+  void on_event(const Event& event) noexcept override {
+    switch (event.kind) {
+      case EventKind::kStateFileCreated:
+      case EventKind::kNoStateFile:
+      case EventKind::kStateWriteFailed:
+      case EventKind::kStateFileReplaced:
+      case EventKind::kWaitingForFloor:
+        std::fprintf(err_, "cosid: warning: %s\n", event.message.c_str());
+        std::fflush(err_);
+        break;
+      default:
+        break;
+    }
+  }
+
+ private:
+  std::FILE* err_;
+};
+
+// The --format value: `json` set, or one codec in `format`.
+bool parse_write_format(const std::string& name, bool& json, IdFormat& format, std::string& error) {
+  json = name == "json";
+  if (json || parse_format(name, format)) return true;
+  error = "--format: unknown format " + quote(name) + ": use one of " + kWriteFormats;
+  return false;
+}
+
+void append_id(std::string& chunk, std::uint64_t id, bool json, IdFormat format,
+               const Layout& layout) {
+  if (json) {
+    chunk += id_record(id, layout).to_json_line();
+    return;
+  }
+  char text[kMaxEncodedChars];
+  chunk.append(text, encode(id, format, layout, text));
+  chunk += '\n';
+}
+
+// Writes `chunk` (whole lines) and flushes it. Returns false, with errno set, if it failed.
+bool write_chunk(std::string& chunk, std::FILE* out) {
+  const bool ok = std::fwrite(chunk.data(), 1, chunk.size(), out) == chunk.size() &&
+                  std::fflush(out) == 0 && !std::ferror(out);
+  chunk.clear();
+  return ok;
+}
+
+// Closes the runtime, reporting a failure as a warning (the durable ceiling is still safe).
+void close_runtime(Runtime& runtime, std::FILE* err) {
+  std::string message;
+  if (runtime.close(&message)) {
+    std::fprintf(err, "cosid: warning: %s\n", message.c_str());
+  }
+}
+
+int run_next(Invocation& invocation) {
+  const ParsedArgs& args = invocation.args;
+  std::string error;
+  std::uint64_t count = 1;
+  bool json = false;
+  IdFormat format = IdFormat::kDecimal;
+  if ((args.has("count") &&
+       !parse_option_number("count", args.value_or("count", ""), UINT64_MAX, count, error)) ||
+      !parse_write_format(args.value_or("format", "decimal"), json, format, error)) {
+    return usage_error(invocation.err, kName, std::string(kName) + ": " + error);
+  }
+  if (!args.positionals().empty()) {
+    return usage_error(
+        invocation.err, kName,
+        std::string(kName) + ": unexpected argument " + quote(args.positionals().front()));
+  }
+
+  Options options;
+  std::error_code ec;
+  std::string message;
+  if (!resolve_options(option_sources_from_args(args), options, ec, &message)) {
+    return runtime_error(invocation.err,
+                         std::string(kName) + ": " + (message.empty() ? ec.message() : message));
+  }
+  WarningPrinter warnings(invocation.err);
+  RuntimeEnvironment environment;
+  environment.listener = &warnings;
+  const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, ec, &message);
+  if (runtime == nullptr) {
+    return runtime_error(invocation.err,
+                         std::string(kName) + ": " + (message.empty() ? ec.message() : message));
+  }
+  Generator* generator = runtime->generator("default", ec);
+  if (generator == nullptr) {
+    close_runtime(*runtime, invocation.err);
+    return runtime_error(invocation.err, std::string(kName) + ": " + ec.message());
+  }
+
+  const bool streaming = count == 0;
+  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe shows as EPIPE, handled below
+  if (streaming) install_stop_handlers();
+  const Layout& layout = options.layout;
+  std::string chunk;
+  int status = kExitOk;
+  // Writes the chunk; on failure stops the run: quietly for a closed pipe (the reader has gone),
+  // with a message for anything else.
+  const auto flush = [&]() {
+    if (write_chunk(chunk, invocation.out)) return true;
+    const int error_number = errno;
+    __fpurge(invocation.out);  // so that the exit does not try (and report) the write again
+    std::clearerr(invocation.out);
+    if (error_number != EPIPE) {
+      runtime_error(invocation.err, std::string(kName) +
+                                        ": writing the ids: " + std::strerror(error_number) +
+                                        ". Check that the file, pipe or disk they go to can take "
+                                        "them");
+    }
+    status = kExitFailure;
+    return false;
+  };
+  for (std::uint64_t issued = 0; streaming || issued < count; ++issued) {
+    if (streaming && g_stop != 0) break;
+    const std::uint64_t id = generator->next(ec, &message);
+    if (ec) {
+      // The ids issued before the failure are still printed.
+      if (flush()) {
+        status = runtime_error(
+            invocation.err, std::string(kName) + ": " + (message.empty() ? ec.message() : message));
+      }
+      break;
+    }
+    append_id(chunk, id, json, format, layout);
+    if ((streaming || chunk.size() >= kChunkBytes) && !flush()) break;
+  }
+  if (status == kExitOk && !chunk.empty()) flush();
+  close_runtime(*runtime, invocation.err);
+  return status;
+}
+
+}  // namespace
+
+const Command& next_command() {
+  static const Command command{
+      kName,
+      "issue new ids on the configured slot",
+      "cosid next [-n COUNT] [--format decimal|radix62|radix36|friendly|json] [config flags]",
+      kDescription,
+      {
+          {"Options",
+           {
+               {"count", 'n', "COUNT", "issue COUNT ids (default 1); 0: until SIGINT or SIGTERM"},
+               {"format", '\0', "FORMAT",
+                "decimal (the default), radix62, radix36, friendly or json"},
+               help_option(),
+           }},
+          config_flags_group(),
+          layout_flags_group(),
+      },
+      {
+          {kExitOk, "the ids were issued, or -n 0 was stopped by SIGINT or SIGTERM"},
+          {kExitFailure,
+           "the options, the state file or the clock did not allow issuing ids, or the output "
+           "could not be written (see standard error)"},
+          usage_exit_status(),
+      },
+      run_next,
+  };
+  return command;
+}
+
+}  // namespace cli
+}  // namespace cosid

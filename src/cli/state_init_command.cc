@@ -1,0 +1,106 @@
+// cosid state init: creates a state file with a chosen floor, for a migration.
+#include <cstdio>
+#include <string>
+#include <system_error>
+
+#include "cli/commands.h"
+#include "cli/config_flags.h"
+#include "cli/layout_flags.h"
+#include "cli/output_format.h"
+#include "cosid/clock.h"
+#include "cosid/fs.h"
+#include "cosid/options.h"
+#include "cosid/state_file.h"
+
+namespace cosid {
+namespace cli {
+namespace {
+
+constexpr const char* kName = "state init";
+
+constexpr const char* kDescription =
+    "Creates the state file FILE for slot N with its floor at TIME: a process that opens it\n"
+    "issues no timestamp at or before TIME. Use it when moving a slot from another id\n"
+    "generator, with TIME past the last id that generator issued, for instance:\n"
+    "\n"
+    "  cosid state init FILE --slot N --not-before $(cosid not-before --from-id MAX_ID)\n"
+    "\n"
+    "TIME is Unix milliseconds or RFC 3339 (2026-11-30T02:22:58.123Z); without it the floor is\n"
+    "0 and the file only guards against later clock changes. The file belongs to the slot, the\n"
+    "layout and the namespace it is made for: give the same ones to `cosid next`. An existing\n"
+    "file is never replaced, since its ceiling could then go back. COSID_* variables and config\n"
+    "files are not read.\n";
+
+// No environment: state init takes its values from its flags alone.
+const char* no_environment(const char* /*name*/) { return nullptr; }
+
+int run_state_init(Invocation& invocation) {
+  const ParsedArgs& args = invocation.args;
+  if (args.positionals().size() != 1) {
+    return usage_error(
+        invocation.err, kName,
+        std::string(kName) + ": " +
+            (args.positionals().empty()
+                 ? std::string("no FILE given: name the state file to create")
+                 : "unexpected argument " + quote(args.positionals()[1]) + ": give one FILE"));
+  }
+  if (!args.has("slot")) {
+    return usage_error(invocation.err, kName,
+                       std::string(kName) + ": no --slot given: give the slot the file is for");
+  }
+  // resolve_options checks the slot, namespace, not-before and layout by the rules and with the
+  // messages of every other command.
+  OptionSources sources = option_sources_from_args(args);
+  sources.env = no_environment;
+  Options options;
+  std::error_code ec;
+  std::string message;
+  if (!resolve_options(sources, options, ec, &message)) {
+    return runtime_error(invocation.err,
+                         std::string(kName) + ": " + (message.empty() ? ec.message() : message));
+  }
+  const std::string& path = args.positionals().front();
+  const StateFileOwner owner{options.slot, options.layout, options.namespace_name};
+  SystemClock clock;
+  if (!create_state_file(posix_file_system(), clock, path, owner, options.not_before_ms, ec,
+                         &message)) {
+    return runtime_error(invocation.err,
+                         std::string(kName) + ": " + (message.empty() ? ec.message() : message));
+  }
+  std::fprintf(invocation.out, "created %s for slot %u with floor %s\n", path.c_str(),
+               static_cast<unsigned>(options.slot), format_time(options.not_before_ms).c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+const Command& state_init_command() {
+  static const Command command{
+      kName,
+      "create a state file with a chosen floor (migrations)",
+      "cosid state init FILE --slot N [--not-before TIME] [--namespace NS] [layout flags]",
+      kDescription,
+      {
+          {"Options",
+           {
+               {"slot", '\0', "N", "the slot the file is for (required)"},
+               {"not-before", '\0', "TIME", "the floor: Unix ms or RFC 3339 (default 0: none)"},
+               {"namespace", '\0', "NS", "the namespace of the ids (default cosid)"},
+               help_option(),
+           }},
+          layout_flags_group(),
+      },
+      {
+          {kExitOk, "the file was created"},
+          {kExitFailure,
+           "the file exists or could not be created, or a value is not valid (see standard "
+           "error)"},
+          usage_exit_status(),
+      },
+      run_state_init,
+  };
+  return command;
+}
+
+}  // namespace cli
+}  // namespace cosid

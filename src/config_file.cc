@@ -1,0 +1,292 @@
+#include "config_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include "config_scalar.h"
+#include "interpolate.h"
+#include "parse_util.h"
+
+namespace cosid {
+namespace detail {
+namespace {
+
+bool is_leaf_key(std::string_view path) noexcept {
+  for (const char* key : kConfigKeys) {
+    if (path == key) return true;
+  }
+  return false;
+}
+
+// True iff `path` is a mapping above some known key ("cosid", "cosid.machine", ...).
+bool is_block_key(std::string_view path) noexcept {
+  for (const std::string_view key : kConfigKeys) {
+    if (key.size() > path.size() && key.substr(0, path.size()) == path && key[path.size()] == '.') {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The known keys directly under `parent` ("" for the top level), comma separated.
+std::string known_children(std::string_view parent) {
+  std::vector<std::string_view> children;
+  for (const std::string_view key : kConfigKeys) {
+    std::string_view rest = key;
+    if (!parent.empty()) {
+      if (key.size() <= parent.size() || key.substr(0, parent.size()) != parent ||
+          key[parent.size()] != '.') {
+        continue;
+      }
+      rest = key.substr(parent.size() + 1);
+    }
+    const std::string_view child = rest.substr(0, rest.find('.'));
+    bool known = false;
+    for (const std::string_view seen : children) known = known || seen == child;
+    if (!known) children.push_back(child);
+  }
+  std::string list;
+  for (const std::string_view child : children) {
+    if (!list.empty()) list += ", ";
+    list += child;
+  }
+  return list;
+}
+
+bool is_space(char c) noexcept { return c == ' ' || c == '\t'; }
+
+bool is_key_char(char c) noexcept {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_';
+}
+
+std::string_view trim_right(std::string_view text) noexcept {
+  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+class Parser {
+ public:
+  Parser(std::string_view name, const EnvLookup& env, std::vector<ConfigEntry>& entries,
+         std::error_code& ec, std::string* message)
+      : name_(name), env_(env), entries_(entries), ec_(ec), message_(message) {
+    blocks_.push_back({0, ""});
+  }
+
+  bool line(std::string_view text, int number);
+
+ private:
+  struct Block {
+    std::size_t indent;
+    std::string path;
+  };
+
+  bool fail(errc code, int number, const std::string& why) {
+    ec_ = make_error_code(code);
+    if (message_ != nullptr) {
+      *message_ = std::string(name_) + ":" + std::to_string(number) + ": " + why;
+    }
+    return false;
+  }
+  bool syntax(int number, const std::string& why) { return fail(errc::config_syntax, number, why); }
+
+  bool place(std::size_t indent, int number);
+  bool key(std::string_view rest, const std::string& path, bool has_value, int number);
+
+  std::string_view name_;
+  const EnvLookup& env_;
+  std::vector<ConfigEntry>& entries_;
+  std::error_code& ec_;
+  std::string* message_;
+  std::vector<Block> blocks_;  // the open mappings, outermost first; blocks_[0] is the document
+  bool block_opened_ = false;  // the previous key had no value: its block may follow
+  std::string opened_path_;
+  std::map<std::string, int> seen_;  // full path -> line, for every key
+};
+
+// Finds the block a line of `indent` belongs to, closing deeper ones and opening a pending one.
+bool Parser::place(std::size_t indent, int number) {
+  if (block_opened_) {
+    block_opened_ = false;
+    if (indent > blocks_.back().indent) {
+      blocks_.push_back({indent, opened_path_});
+      return true;
+    }
+  }
+  bool closed = false;
+  while (blocks_.size() > 1 && indent < blocks_.back().indent) {
+    blocks_.pop_back();
+    closed = true;
+  }
+  if (indent == blocks_.back().indent) return true;
+  if (indent > blocks_.back().indent && !closed) {
+    return syntax(number,
+                  "unexpected indentation: only a key without a value opens an indented "
+                  "block below it");
+  }
+  return syntax(number, "inconsistent indentation: " + std::to_string(indent) +
+                            " spaces match no open block: indent each key like the keys "
+                            "before it in its block");
+}
+
+bool Parser::line(std::string_view text, int number) {
+  if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\t') || byte == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "0x%02x", static_cast<unsigned>(byte));
+      return syntax(number, std::string("control byte ") + buf + ": a config file is text");
+    }
+  }
+  std::size_t indent = 0;
+  while (indent < text.size() && text[indent] == ' ') ++indent;
+  const std::string_view rest = text.substr(indent);
+  if (trim_right(rest).empty() || rest[0] == '#') return true;
+  if (rest[0] == '\t') return syntax(number, "a tab in the indentation: indent with spaces");
+  if (indent == 0 && (rest.substr(0, 3) == "---" || rest.substr(0, 3) == "...")) {
+    return syntax(number, "document markers (---, ...) are not supported: one document per file");
+  }
+  const char c = rest[0];
+  if (c == '-' && (rest.size() == 1 || is_space(rest[1]))) {
+    return syntax(number, "lists (- item) are not supported: every setting is a single value");
+  }
+  if (c == '%') return syntax(number, "directives (%YAML) are not supported");
+  if (c == '?') return syntax(number, "complex keys (?) are not supported");
+  if (c == '"' || c == '\'') return syntax(number, "quoted keys are not supported");
+  std::size_t end = 0;
+  while (end < rest.size() && is_key_char(rest[end])) ++end;
+  if (end == 0 || end == rest.size() || rest[end] != ':') {
+    return syntax(number,
+                  "expected \"key: value\" or \"key:\" with a key of letters, digits, "
+                  "'-' and '_'");
+  }
+  std::string_view after = rest.substr(end + 1);
+  if (!after.empty() && !is_space(after[0])) {
+    return syntax(number, "a ':' after a key needs a space before the value");
+  }
+  while (!after.empty() && is_space(after[0])) after.remove_prefix(1);
+  const bool has_value = !after.empty() && after[0] != '#';
+  if (!place(indent, number)) return false;
+  const std::string& parent = blocks_.back().path;
+  const std::string path = parent.empty() ? std::string(rest.substr(0, end))
+                                          : parent + "." + std::string(rest.substr(0, end));
+  return key(after, path, has_value, number);
+}
+
+bool Parser::key(std::string_view after, const std::string& path, bool has_value, int number) {
+  const auto first = seen_.find(path);
+  if (first != seen_.end()) {
+    return fail(
+        errc::config_duplicate_key, number,
+        path + " is given twice (first on line " + std::to_string(first->second) + "): keep one");
+  }
+  seen_.emplace(path, number);
+  const bool leaf = is_leaf_key(path);
+  if (!leaf && !is_block_key(path)) {
+    const std::size_t dot = path.rfind('.');
+    if (dot == std::string::npos) {
+      return fail(errc::config_unknown_key, number,
+                  "unknown key " + path + ": a cosid config file has one top-level key, cosid");
+    }
+    const std::string parent = path.substr(0, dot);
+    return fail(
+        errc::config_unknown_key, number,
+        "unknown key " + path + ": the keys under " + parent + " are " + known_children(parent));
+  }
+  if (!has_value) {
+    if (leaf) return syntax(number, path + " has no value: write it after the ':'");
+    block_opened_ = true;
+    opened_path_ = path;
+    return true;
+  }
+  std::string raw;
+  std::string why;
+  if (!read_scalar(after, raw, why)) return syntax(number, why);
+  if (!leaf) {
+    return syntax(number, path + " is a block, not a value: put its keys (" + known_children(path) +
+                              ") on the lines below, indented");
+  }
+  ConfigEntry entry;
+  entry.key = path;
+  entry.line = number;
+  if (!interpolate(raw, env_, entry.value, ec_, &why)) {
+    if (message_ != nullptr) {
+      *message_ = std::string(name_) + ":" + std::to_string(number) + ": " + path + ": " + why;
+    }
+    return false;
+  }
+  entries_.push_back(std::move(entry));
+  return true;
+}
+
+}  // namespace
+
+bool parse_config(std::string_view text, std::string_view name, const EnvLookup& env,
+                  std::vector<ConfigEntry>& entries, std::error_code& ec,
+                  std::string* message) noexcept {
+  entries.clear();
+  if (text.size() > kMaxConfigBytes) {
+    ec = make_error_code(errc::config_syntax);
+    if (message != nullptr) {
+      *message = std::string(name) + ": " + std::to_string(text.size()) +
+                 " bytes, more than a cosid config file may have (1 MiB): check the path";
+    }
+    return false;
+  }
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // a UTF-8 byte order mark
+  const EnvLookup lookup = env_or_getenv(env);
+  Parser parser(name, lookup, entries, ec, message);
+  int number = 0;
+  while (!text.empty()) {
+    const std::size_t newline = text.find('\n');
+    const std::string_view line = text.substr(0, newline);
+    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+    if (!parser.line(line, ++number)) return false;
+  }
+  ec.clear();
+  return true;
+}
+
+bool read_config_file(const std::string& path, const EnvLookup& env,
+                      std::vector<ConfigEntry>& entries, std::error_code& ec,
+                      std::string* message) noexcept {
+  const auto unreadable = [&](int error) {
+    ec = make_error_code(errc::config_unreadable);
+    if (message != nullptr) {
+      *message = "cannot read config file " + path + ": " + std::strerror(error) +
+                 ": check the path given with --config or COSID_CONFIG, and its permissions";
+    }
+    return false;
+  };
+  int fd = -1;
+  do {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return unreadable(errno);
+  std::string text;
+  char buf[8192];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      return unreadable(error);
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > kMaxConfigBytes) break;  // parse_config reports the size
+  }
+  ::close(fd);
+  return parse_config(text, path, env, entries, ec, message);
+}
+
+}  // namespace detail
+}  // namespace cosid

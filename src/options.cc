@@ -1,0 +1,266 @@
+// Resolution of Options: gather one raw text per key by precedence (flag > COSID_* variable >
+// config file > default), then turn the texts into typed values and check them.
+#include "cosid/options.h"
+
+#include "config_file.h"
+#include "interpolate.h"
+#include "options_internal.h"
+#include "parse_util.h"
+
+namespace cosid {
+namespace detail {
+
+std::size_t key_index(std::string_view key) noexcept {
+  for (std::size_t i = 0; i < kKeyCount; ++i) {
+    if (key == kConfigKeys[i]) return i;
+  }
+  return kKeyCount;
+}
+
+std::string flag_origin(std::string_view key, std::string_view value) {
+  const ConfigFlag* plain = nullptr;
+  for (const ConfigFlag& flag : kConfigFlags) {
+    if (key != flag.key) continue;
+    if (flag.implied_value == nullptr) {
+      plain = &flag;
+    } else if (value == flag.implied_value) {
+      return std::string("flag --") + flag.flag;
+    }
+  }
+  return plain != nullptr ? std::string("flag --") + plain->flag : "flag " + std::string(key);
+}
+
+bool fail(errc code, std::error_code& ec, std::string* message, const std::string& text) {
+  ec = make_error_code(code);
+  if (message != nullptr) *message = text;
+  return false;
+}
+
+bool fail_value(errc code, Key key, const RawValue& value, const std::string& why,
+                std::error_code& ec, std::string* message) {
+  return fail(code, ec, message,
+              std::string(kConfigKeys[key]) + " = " + quote(value.text) + " (" + value.origin +
+                  "): " + why);
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::Key;
+using detail::RawSettings;
+using detail::RawValue;
+
+const char kNoSlot[] =
+    "no slot is configured, and cosid never picks one: give it with --slot N, COSID_SLOT=N, or "
+    "\"slot: N\" under cosid.machine.static in the config file (such as slot: ${POD_ORDINAL}); or "
+    "take the StatefulSet ordinal from the host name with --slot-from-hostname or "
+    "\"slot-source: stateful-set\"";
+
+// Layers the config file, then the COSID_* variables, then the flags into `raw`.
+bool gather(const OptionSources& sources, const EnvLookup& env, RawSettings& raw,
+            std::error_code& ec, std::string* message) {
+  std::string path = sources.config_file;
+  if (path.empty() && !sources.config_text) {
+    if (const char* value = env("COSID_CONFIG")) {
+      path = value;
+      if (path.empty()) {
+        return detail::fail(errc::config_unreadable, ec, message,
+                            "COSID_CONFIG is set but empty: give the config file's path, or unset "
+                            "it to run without a config file");
+      }
+    }
+  }
+  std::vector<detail::ConfigEntry> entries;
+  if (sources.config_text) {
+    if (path.empty()) path = "config";
+    if (!detail::parse_config(*sources.config_text, path, env, entries, ec, message)) {
+      return false;
+    }
+  } else if (!path.empty() && !detail::read_config_file(path, env, entries, ec, message)) {
+    return false;
+  }
+  for (detail::ConfigEntry& entry : entries) {
+    raw[detail::key_index(entry.key)] = {true, std::move(entry.value),
+                                         "file " + path + ":" + std::to_string(entry.line)};
+  }
+  for (const ConfigVariable& variable : kConfigVariables) {
+    if (const char* value = env(variable.name)) {
+      raw[detail::key_index(variable.key)] = {true, value, std::string("env ") + variable.name};
+    }
+  }
+  for (const KeyValue& flag : sources.flags) {
+    const std::size_t key = detail::key_index(flag.first);
+    if (key == detail::kKeyCount) {
+      return detail::fail(errc::config_unknown_key, ec, message,
+                          "unknown key " + detail::quote(flag.first) +
+                              " given as a flag: the keys are those of kConfigKeys, such as "
+                              "cosid.machine.static.slot");
+    }
+    raw[key] = {true, flag.second, detail::flag_origin(flag.first, flag.second)};
+  }
+  return true;
+}
+
+// The slot, from the slot key or the host name. `origin` receives where it came from.
+bool resolve_slot(const OptionSources& sources, const EnvLookup& env, const RawSettings& raw,
+                  Options& options, std::string& origin, std::error_code& ec,
+                  std::string* message) {
+  const RawValue& source = raw[detail::kSlotSource];
+  if (source.given && !parse_slot_source(source.text, options.slot_source)) {
+    return detail::fail_value(errc::invalid_value, detail::kSlotSource, source,
+                              "not a slot source: use explicit or stateful-set", ec, message);
+  }
+  const RawValue& slot = raw[detail::kSlot];
+  if (options.slot_source == SlotSource::kExplicit) {
+    if (!slot.given) return detail::fail(errc::no_slot_configured, ec, message, kNoSlot);
+    origin = slot.origin;
+    return parse_slot(slot.text, slot.origin, options.layout.slot_bits, options.slot, ec, message);
+  }
+  if (slot.given) {
+    return detail::fail(errc::invalid_value, ec, message,
+                        std::string(kConfigKeys[detail::kSlot]) + " = " + detail::quote(slot.text) +
+                            " (" + slot.origin + ") and " + kConfigKeys[detail::kSlotSource] +
+                            " = " + detail::quote(source.text) + " (" + source.origin +
+                            ") both choose the slot: give only one of them");
+  }
+  std::string hostname = sources.hostname;
+  std::string hostname_origin = "OptionSources::hostname";
+  if (hostname.empty()) {
+    const char* value = env("HOSTNAME");
+    if (value != nullptr && *value != '\0') {
+      hostname = value;
+      hostname_origin = "env HOSTNAME";
+    } else if (!local_hostname(hostname, ec, message)) {
+      return false;
+    } else {
+      hostname_origin = "gethostname()";
+    }
+  }
+  origin = "host name " + hostname + " (" + hostname_origin + ")";
+  return slot_from_hostname(hostname, hostname_origin, options.layout.slot_bits, options.slot, ec,
+                            message);
+}
+
+// Turns the raw texts into `options`, key by key, checking each.
+bool build(const RawSettings& raw, Options& options, std::error_code& ec, std::string* message) {
+  std::string why;
+  if (raw[detail::kNamespace].given) {
+    options.namespace_name = raw[detail::kNamespace].text;
+    if (!detail::check_namespace(options.namespace_name, raw[detail::kNamespace], ec, message)) {
+      return false;
+    }
+  }
+  if (raw[detail::kStateFile].given) {
+    options.state_file = raw[detail::kStateFile].text;
+    if (!detail::check_state_file(options.state_file, raw[detail::kStateFile], ec, message)) {
+      return false;
+    }
+  }
+  if (raw[detail::kAhead].given &&
+      !detail::parse_duration(raw[detail::kAhead].text, options.ahead, &why)) {
+    return detail::fail_value(errc::invalid_value, detail::kAhead, raw[detail::kAhead], why, ec,
+                              message);
+  }
+  const RawValue default_ahead{false, detail::format_duration(options.ahead), "default"};
+  const RawValue& ahead = raw[detail::kAhead].given ? raw[detail::kAhead] : default_ahead;
+  if (!detail::check_ahead(options.ahead, options.layout, ahead, ec, message)) return false;
+  const RawValue& not_before = raw[detail::kNotBefore];
+  if (not_before.given && (!detail::parse_instant(not_before.text, options.not_before_ms, &why))) {
+    return detail::fail_value(errc::invalid_value, detail::kNotBefore, not_before, why, ec,
+                              message);
+  }
+  if (!detail::check_not_before(options.not_before_ms, options.layout, not_before, ec, message)) {
+    return false;
+  }
+  const RawValue& require = raw[detail::kRequireStateFile];
+  if (require.given && !detail::parse_bool(require.text, options.require_state_file, &why)) {
+    return detail::fail_value(errc::invalid_value, detail::kRequireStateFile, require, why, ec,
+                              message);
+  }
+  if (options.require_state_file && options.state_file.empty()) {
+    return detail::fail_value(errc::invalid_value, detail::kRequireStateFile, require,
+                              "a state file is required, but cosid.machine.static.state-file is "
+                              "not set: set it, or drop require-state-file",
+                              ec, message);
+  }
+  options.start_wait = options.ahead + std::chrono::seconds(1);
+  return true;
+}
+
+bool resolve(const OptionSources& sources, Options& out, std::vector<Setting>* settings,
+             std::error_code& ec, std::string* message) {
+  const EnvLookup env = detail::env_or_getenv(sources.env);
+  RawSettings raw;
+  Options options;
+  std::string slot_origin;
+  if (!gather(sources, env, raw, ec, message) ||
+      !detail::resolve_layout(raw, options.layout, ec, message) ||
+      !build(raw, options, ec, message) ||
+      !resolve_slot(sources, env, raw, options, slot_origin, ec, message)) {
+    return false;
+  }
+  if (settings != nullptr) detail::describe_settings(options, raw, slot_origin, *settings);
+  out = std::move(options);
+  ec.clear();
+  return true;
+}
+
+}  // namespace
+
+const ConfigFlag* find_config_flag(std::string_view flag) noexcept {
+  for (const ConfigFlag& entry : kConfigFlags) {
+    if (flag == entry.flag) return &entry;
+  }
+  return nullptr;
+}
+
+const char* key_for_flag(std::string_view flag) noexcept {
+  const ConfigFlag* entry = find_config_flag(flag);
+  return entry != nullptr ? entry->key : nullptr;
+}
+
+bool resolve_options(const OptionSources& sources, Options& out, std::error_code& ec,
+                     std::string* message) noexcept {
+  return resolve(sources, out, nullptr, ec, message);
+}
+
+bool resolve_options(const OptionSources& sources, Options& out, std::vector<Setting>& settings,
+                     std::error_code& ec, std::string* message) noexcept {
+  return resolve(sources, out, &settings, ec, message);
+}
+
+bool validate_options(const Options& options, std::error_code& ec, std::string* message) noexcept {
+  const auto shown = [](std::string text) { return RawValue{true, std::move(text), "in code"}; };
+  if (!options.layout.validate(ec, message) ||
+      !detail::check_namespace(options.namespace_name, shown(options.namespace_name), ec,
+                               message) ||
+      !check_slot(options.slot, "in code", options.layout.slot_bits, ec, message) ||
+      (!options.state_file.empty() &&
+       !detail::check_state_file(options.state_file, shown(options.state_file), ec, message)) ||
+      !detail::check_ahead(options.ahead, options.layout,
+                           shown(detail::format_duration(options.ahead)), ec, message) ||
+      (options.not_before_ms < 0 &&
+       !detail::fail_value(errc::invalid_value, detail::kNotBefore,
+                           shown(std::to_string(options.not_before_ms)),
+                           "negative: give Unix milliseconds, or 0 for none", ec, message)) ||
+      !detail::check_not_before(options.not_before_ms, options.layout,
+                                shown(detail::format_instant(options.not_before_ms)), ec,
+                                message)) {
+    return false;
+  }
+  if (options.require_state_file && options.state_file.empty()) {
+    return detail::fail(errc::invalid_value, ec, message,
+                        "Options::require_state_file is true but Options::state_file is empty: "
+                        "set a state file, or do not require one");
+  }
+  if (options.start_wait.count() < 0) {
+    return detail::fail(errc::invalid_value, ec, message,
+                        "Options::start_wait is negative (" +
+                            std::to_string(options.start_wait.count()) + " ms): give 0 or more");
+  }
+  ec.clear();
+  return true;
+}
+
+}  // namespace cosid

@@ -1,0 +1,101 @@
+// Options back to text: the effective settings with their origins (for `cosid config check`) and
+// a config file that resolves to the same options.
+#include "options_internal.h"
+#include "parse_util.h"
+
+namespace cosid {
+namespace detail {
+namespace {
+
+std::string instant_text(std::int64_t unix_ms) {
+  return unix_ms == 0 ? std::string("0") : format_instant(unix_ms);
+}
+
+// `text` as a double-quoted scalar of the config file: escaped, and '$' doubled so that
+// interpolation gives it back unchanged.
+std::string yaml_quoted(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '$':
+        out += "$$";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+void describe_settings(const Options& options, const RawSettings& raw,
+                       const std::string& slot_origin, std::vector<Setting>& settings) {
+  const auto origin_of = [&raw](Key key) {
+    return raw[key].given ? raw[key].origin : std::string("default");
+  };
+  // A layout field not given itself comes from the preset when one was given.
+  const auto layout_origin = [&raw](Key key) {
+    if (raw[key].given) return raw[key].origin;
+    if (raw[kPreset].given) return "preset " + raw[kPreset].text + " (" + raw[kPreset].origin + ")";
+    return std::string("default");
+  };
+  const Layout& layout = options.layout;
+  settings.clear();
+  settings.reserve(kKeyCount);
+  const auto add = [&settings](Key key, std::string value, std::string origin) {
+    settings.push_back({kConfigKeys[key], std::move(value), std::move(origin)});
+  };
+  add(kNamespace, options.namespace_name, origin_of(kNamespace));
+  add(kSlot, std::to_string(options.slot), slot_origin);
+  add(kSlotSource, to_string(options.slot_source), origin_of(kSlotSource));
+  add(kStateFile, options.state_file, origin_of(kStateFile));
+  add(kAhead, format_duration(options.ahead), origin_of(kAhead));
+  add(kNotBefore, instant_text(options.not_before_ms), origin_of(kNotBefore));
+  add(kRequireStateFile, options.require_state_file ? "true" : "false",
+      origin_of(kRequireStateFile));
+  add(kPreset, raw[kPreset].given ? raw[kPreset].text : "default", origin_of(kPreset));
+  add(kEpoch, std::to_string(layout.epoch_ms()), layout_origin(kEpoch));
+  add(kUnit, to_string(layout.unit), layout_origin(kUnit));
+  add(kTimestampBits, std::to_string(layout.timestamp_bits), layout_origin(kTimestampBits));
+  add(kSlotBits, std::to_string(layout.slot_bits), layout_origin(kSlotBits));
+  add(kSequenceBits, std::to_string(layout.sequence_bits), layout_origin(kSequenceBits));
+}
+
+}  // namespace detail
+
+std::string to_config_text(const Options& options) {
+  const Layout& layout = options.layout;
+  std::string text = "cosid:\n";
+  text += "  namespace: " + detail::yaml_quoted(options.namespace_name) + "\n";
+  text += "  machine:\n    static:\n";
+  text += "      slot: " + std::to_string(options.slot) + "\n";
+  if (!options.state_file.empty()) {
+    text += "      state-file: " + detail::yaml_quoted(options.state_file) + "\n";
+  }
+  text += "      ahead: " + detail::format_duration(options.ahead) + "\n";
+  text += "      not-before: \"" + detail::instant_text(options.not_before_ms) + "\"\n";
+  text += std::string("      require-state-file: ") +
+          (options.require_state_file ? "true" : "false") + "\n";
+  text += "  layout:\n    preset: default\n";
+  text += "    epoch: " + std::to_string(layout.epoch_ms()) + "\n";
+  text += std::string("    unit: ") + to_string(layout.unit) + "\n";
+  text += "    timestamp-bits: " + std::to_string(layout.timestamp_bits) + "\n";
+  text += "    slot-bits: " + std::to_string(layout.slot_bits) + "\n";
+  text += "    sequence-bits: " + std::to_string(layout.sequence_bits) + "\n";
+  return text;
+}
+
+}  // namespace cosid

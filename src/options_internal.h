@@ -1,0 +1,84 @@
+// Internal: what options.cc, options_layout.cc and options_describe.cc share.
+//
+// Resolution first gathers one raw text per key (the highest-precedence source that gave it, and
+// a description of that source), then turns the texts into typed values key by key. The checks
+// on typed values are shared with validate_options(), which checks Options built in code.
+#ifndef COSID_SRC_OPTIONS_INTERNAL_H_
+#define COSID_SRC_OPTIONS_INTERNAL_H_
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "cosid/options.h"
+
+namespace cosid {
+namespace detail {
+
+// Indices into kConfigKeys.
+enum Key : std::size_t {
+  kNamespace,
+  kSlot,
+  kSlotSource,
+  kStateFile,
+  kAhead,
+  kNotBefore,
+  kRequireStateFile,
+  kPreset,
+  kEpoch,
+  kUnit,
+  kTimestampBits,
+  kSlotBits,
+  kSequenceBits,
+  kKeyCount,
+};
+static_assert(sizeof(kConfigKeys) / sizeof(kConfigKeys[0]) == kKeyCount,
+              "Key must list kConfigKeys in order");
+
+// The text one source gave for a key.
+struct RawValue {
+  bool given = false;
+  std::string text;
+  std::string origin;  // "flag --slot", "env COSID_SLOT", "file cosid.yaml:4"
+};
+using RawSettings = std::array<RawValue, kKeyCount>;
+
+// The index of `key` in kConfigKeys, or kKeyCount.
+std::size_t key_index(std::string_view key) noexcept;
+
+// "flag --slot" for a key that arrived as a flag with `value`.
+std::string flag_origin(std::string_view key, std::string_view value);
+
+// Sets `ec` to `code`, stores `text` and returns false.
+bool fail(errc code, std::error_code& ec, std::string* message, const std::string& text);
+
+// Fails with `code` and "KEY = "TEXT" (ORIGIN): WHY".
+bool fail_value(errc code, Key key, const RawValue& value, const std::string& why,
+                std::error_code& ec, std::string* message);
+
+// The layout from the layout keys of `raw` (preset, then unit, epoch and bit counts), validated.
+bool resolve_layout(const RawSettings& raw, Layout& layout, std::error_code& ec,
+                    std::string* message);
+
+// Checks of typed values; `shown` is the raw value the message quotes.
+bool check_namespace(std::string_view name, const RawValue& shown, std::error_code& ec,
+                     std::string* message);
+bool check_state_file(std::string_view path, const RawValue& shown, std::error_code& ec,
+                      std::string* message);
+bool check_ahead(std::chrono::milliseconds ahead, const Layout& layout, const RawValue& shown,
+                 std::error_code& ec, std::string* message);
+bool check_not_before(std::int64_t not_before_ms, const Layout& layout, const RawValue& shown,
+                      std::error_code& ec, std::string* message);
+
+// Fills `settings` from resolved options and the raw values they came from.
+void describe_settings(const Options& options, const RawSettings& raw,
+                       const std::string& slot_origin, std::vector<Setting>& settings);
+
+}  // namespace detail
+}  // namespace cosid
+
+#endif  // COSID_SRC_OPTIONS_INTERNAL_H_

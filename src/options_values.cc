@@ -1,0 +1,209 @@
+// The typed values of the options: the layout from its keys, and the range checks shared by
+// resolve_options() and validate_options().
+#include <limits>
+
+#include "options_internal.h"
+#include "parse_util.h"
+
+namespace cosid {
+namespace detail {
+namespace {
+
+constexpr std::int64_t kMsPerSecond = 1000;
+constexpr std::uint64_t kMaxFieldBits = 63;
+constexpr std::size_t kMaxNamespaceBytes = 255;
+// PATH_MAX on Linux, less its NUL.
+constexpr std::size_t kMaxPathBytes = 4095;
+constexpr std::chrono::milliseconds kMinAhead{10};
+constexpr std::chrono::milliseconds kMaxAhead{24 * 3600 * 1000};
+// A window of a second-unit layout must hold whole ticks: at least two, so that one can be
+// issued while the next ceiling is written.
+constexpr std::chrono::milliseconds kMinAheadSeconds{2000};
+
+bool apply_bits(const RawSettings& raw, Key key, int& bits, std::error_code& ec,
+                std::string* message) {
+  if (!raw[key].given) return true;
+  std::uint64_t value = 0;
+  std::string why;
+  if (!parse_uint(raw[key].text, kMaxFieldBits, value, &why)) {
+    return fail_value(errc::invalid_value, key, raw[key], why + " (an id has 63 bits)", ec,
+                      message);
+  }
+  bits = static_cast<int>(value);
+  return true;
+}
+
+// The origins of the layout keys that were given, for a message about the layout as a whole.
+std::string layout_origins(const RawSettings& raw) {
+  std::string list;
+  for (std::size_t key = kPreset; key <= kSequenceBits; ++key) {
+    if (!raw[key].given) continue;
+    list += list.empty() ? " (set by " : ", ";
+    list += raw[key].origin;
+  }
+  return list.empty() ? list : list + ")";
+}
+
+}  // namespace
+
+bool resolve_layout(const RawSettings& raw, Layout& layout, std::error_code& ec,
+                    std::string* message) {
+  Layout result = layouts::kDefault;
+  if (raw[kPreset].given) {
+    std::string why;
+    result = layout_preset(raw[kPreset].text, ec, &why);
+    if (ec) {
+      return fail_value(errc::unknown_layout, kPreset, raw[kPreset],
+                        std::string("not a layout: use one of ") + layout_preset_names(), ec,
+                        message);
+    }
+  }
+  if (raw[kUnit].given) {
+    const std::string& text = raw[kUnit].text;
+    if (text != "ms" && text != "s") {
+      return fail_value(errc::invalid_value, kUnit, raw[kUnit], "not a unit: use ms or s", ec,
+                        message);
+    }
+    const TimeUnit unit = text == "s" ? TimeUnit::kSecond : TimeUnit::kMillisecond;
+    if (unit != result.unit && !raw[kEpoch].given) {
+      // Keep the preset's instant: its epoch in the new unit. Every preset starts on a second.
+      if (unit == TimeUnit::kMillisecond) {
+        result.epoch *= kMsPerSecond;
+      } else if (result.epoch % kMsPerSecond == 0) {
+        result.epoch /= kMsPerSecond;
+      } else {
+        return fail_value(errc::invalid_value, kUnit, raw[kUnit],
+                          "the layout's epoch " + std::to_string(result.epoch) +
+                              " ms is not a whole second: give cosid.layout.epoch too",
+                          ec, message);
+      }
+    }
+    result.unit = unit;
+  }
+  if (raw[kEpoch].given) {
+    std::uint64_t epoch_ms = 0;
+    std::string why;
+    if (!parse_uint(raw[kEpoch].text,
+                    static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()), epoch_ms,
+                    &why)) {
+      return fail_value(errc::invalid_value, kEpoch, raw[kEpoch],
+                        why + "; the epoch is given in Unix milliseconds", ec, message);
+    }
+    const auto per_tick = static_cast<std::uint64_t>(unit_ms(result.unit));
+    if (epoch_ms % per_tick != 0) {
+      return fail_value(errc::invalid_value, kEpoch, raw[kEpoch],
+                        "not a whole second, but the layout counts seconds: give Unix "
+                        "milliseconds that are a multiple of 1000, such as " +
+                            std::to_string(epoch_ms - epoch_ms % per_tick) + ", or unit ms",
+                        ec, message);
+    }
+    result.epoch = static_cast<std::int64_t>(epoch_ms / per_tick);
+  }
+  if (!apply_bits(raw, kTimestampBits, result.timestamp_bits, ec, message) ||
+      !apply_bits(raw, kSlotBits, result.slot_bits, ec, message) ||
+      !apply_bits(raw, kSequenceBits, result.sequence_bits, ec, message)) {
+    return false;
+  }
+  std::string why;
+  if (!result.validate(ec, &why)) {
+    if (message != nullptr) *message = why + layout_origins(raw);
+    return false;
+  }
+  layout = result;
+  return true;
+}
+
+bool check_namespace(std::string_view name, const RawValue& shown, std::error_code& ec,
+                     std::string* message) {
+  if (name.empty()) {
+    return fail_value(errc::invalid_value, kNamespace, shown, "empty: give a name such as orders",
+                      ec, message);
+  }
+  if (name.size() > kMaxNamespaceBytes) {
+    return fail_value(errc::invalid_value, kNamespace, shown,
+                      "longer than 255 bytes: give a shorter name", ec, message);
+  }
+  for (const char c : name) {
+    if (c <= ' ' || c > '~') {
+      return fail_value(errc::invalid_value, kNamespace, shown,
+                        "a namespace is printable ASCII without spaces, such as orders", ec,
+                        message);
+    }
+  }
+  return true;
+}
+
+bool check_state_file(std::string_view path, const RawValue& shown, std::error_code& ec,
+                      std::string* message) {
+  if (path.empty()) {
+    return fail_value(errc::invalid_value, kStateFile, shown,
+                      "empty: give a path, such as /var/lib/cosid/state, or leave the setting out "
+                      "to run without a state file",
+                      ec, message);
+  }
+  if (path.size() > kMaxPathBytes) {
+    return fail_value(errc::invalid_value, kStateFile, shown, "longer than a path may be (4095)",
+                      ec, message);
+  }
+  for (const char c : path) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      return fail_value(errc::invalid_value, kStateFile, shown,
+                        "a control byte in the path: check how the value was written", ec, message);
+    }
+  }
+  return true;
+}
+
+bool check_ahead(std::chrono::milliseconds ahead, const Layout& layout, const RawValue& shown,
+                 std::error_code& ec, std::string* message) {
+  if (ahead < kMinAhead || ahead > kMaxAhead) {
+    return fail_value(errc::invalid_value, kAhead, shown,
+                      "out of range: ahead is from 10ms to 24h; 10s suits most services (a crash "
+                      "makes the restart wait up to ahead)",
+                      ec, message);
+  }
+  if (layout.unit == TimeUnit::kSecond && ahead < kMinAheadSeconds) {
+    return fail_value(errc::invalid_value, kAhead, shown,
+                      "too short for a layout that counts seconds: a window must hold whole "
+                      "seconds; give 2s or more",
+                      ec, message);
+  }
+  return true;
+}
+
+bool check_not_before(std::int64_t not_before_ms, const Layout& layout, const RawValue& shown,
+                      std::error_code& ec, std::string* message) {
+  if (not_before_ms == 0) return true;
+  if (not_before_ms < layout.epoch_ms()) {
+    return fail_value(errc::invalid_value, kNotBefore, shown,
+                      "before the layout's epoch " + format_instant(layout.epoch_ms()) +
+                          ", so it protects nothing; Unix milliseconds have 13 digits today (was "
+                          "it given in seconds?); give 0 for none",
+                      ec, message);
+  }
+  if (not_before_ms >= layout.end_ms()) {
+    return fail_value(errc::invalid_value, kNotBefore, shown,
+                      "at or after the layout's end " + format_instant(layout.end_ms()) +
+                          ": no id could ever be issued",
+                      ec, message);
+  }
+  return true;
+}
+
+}  // namespace detail
+
+bool layout_from_settings(const std::vector<KeyValue>& flags, Layout& out, std::error_code& ec,
+                          std::string* message) noexcept {
+  detail::RawSettings raw;
+  for (const KeyValue& flag : flags) {
+    const std::size_t key = detail::key_index(flag.first);
+    if (key < detail::kPreset || key > detail::kSequenceBits) continue;
+    raw[key] = {true, flag.second, detail::flag_origin(flag.first, flag.second)};
+  }
+  if (!detail::resolve_layout(raw, out, ec, message)) return false;
+  ec.clear();
+  return true;
+}
+
+}  // namespace cosid

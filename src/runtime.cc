@@ -1,0 +1,311 @@
+#include "cosid/runtime.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+#include "cosid/state_file.h"
+#include "time_format.h"
+
+namespace cosid {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr milliseconds kFirstBackoff{100};
+// The background thread looks at the clock at least this often, so a clock that jumps forward
+// is noticed even while the ceiling seemed far away.
+constexpr milliseconds kMaxIdle{200};
+// The state file's identity (removed, replaced) is checked once every this many rounds of the
+// writer loop, which wakes at least every kMaxIdle: about once a second, at the cost of two stats.
+constexpr int kIdentityRounds = 5;
+
+std::string rfc3339(std::int64_t unix_ms) {
+  char buf[detail::kMaxTimeChars];
+  return std::string(buf, detail::format_rfc3339_ms(unix_ms, buf));
+}
+
+}  // namespace
+
+class Runtime::Impl final : public CeilingListener {
+ public:
+  Impl(const Options& options, const RuntimeEnvironment& environment)
+      : options_(options),
+        environment_(environment),
+        clock_(environment.clock != nullptr ? *environment.clock : system_clock_),
+        fs_(environment.fs != nullptr ? *environment.fs : posix_file_system()) {}
+
+  ~Impl() override { (void)close(nullptr); }
+
+  bool start(std::error_code& ec, std::string* message) {
+    if (!validate_options(options_, ec, message)) return false;
+    if (!options_.layout.validate_at(clock_.now_ms(), ec, message)) return false;
+    std::int64_t floor = options_.not_before_ms;
+    if (!options_.state_file.empty()) {
+      StateFileOpenOptions open_options;
+      open_options.create_if_missing = !options_.require_state_file;
+      open_options.not_before_ms = options_.not_before_ms;
+      file_ = StateFile::open(fs_, clock_, options_.state_file,
+                              StateFileOwner{options_.slot, options_.layout, options_.namespace_name},
+                              open_options, ec, message);
+      if (!file_) return false;
+      floor = file_->floor_ms();
+      if (file_->created()) {
+        emit(EventKind::kStateFileCreated, {},
+             "created state file " + options_.state_file + " with floor " + rfc3339(floor) +
+                 " (not-before): if this slot issued ids before, their state file is lost and "
+                 "not-before must lie after the last of them");
+      }
+    } else {
+      emit(EventKind::kNoStateFile, {},
+           "no state file configured for slot " + std::to_string(options_.slot) +
+               ": nothing protects against a clock set back across a restart; set state-file");
+    }
+    floor = std::max(floor, options_.layout.epoch_ms() - 1);
+    if (!wait_for_floor(floor, ec, message)) return false;
+
+    std::int64_t ceiling = options_.layout.end_ms() - 1;
+    if (file_) {
+      // Write-ahead: no id before this ceiling is durable.
+      const std::int64_t wanted = std::max(floor, clock_.now_ms()) + options_.ahead.count();
+      std::string why;
+      if (std::error_code io = file_->advance(wanted, &why)) {
+        ec = io;
+        if (message != nullptr) *message = why + "; nothing was issued";
+        return false;
+      }
+      ceiling = file_->durable_ceiling_ms();
+    }
+    binding_ = std::make_unique<Binding>(options_.slot, floor, ceiling, this);
+    if (file_ && environment_.background_thread) {
+      thread_ = std::thread([this] { run_writer(); });
+    }
+    ec.clear();
+    return true;
+  }
+
+  Generator* generator(std::string_view name, std::error_code& ec) {
+    std::lock_guard<std::mutex> lock(generators_mutex_);
+    if (closed_) {
+      ec = make_error_code(errc::closed);
+      return nullptr;
+    }
+    (void)name;  // every name shares the one generator: see runtime.h
+    if (!generator_) {
+      generator_ = Generator::create(options_.layout, *binding_, clock_, environment_.bounds, ec);
+      if (!generator_) return nullptr;
+    }
+    ec.clear();
+    return generator_.get();
+  }
+
+  std::error_code maintain(std::string* message) {
+    std::lock_guard<std::mutex> lock(writer_mutex_);
+    if (!file_ || replaced_) return {};
+    const std::int64_t remaining = binding_->ceiling_ms() - clock_.now_ms();
+    if (remaining >= options_.ahead.count() / 2 && !wanted_) return {};
+    return advance_locked(message);
+  }
+
+  std::error_code close(std::string* message) {
+    std::int64_t last = 0;
+    {
+      std::lock_guard<std::mutex> lock(generators_mutex_);
+      if (closed_) return {};
+      closed_ = true;
+      // 1. Every generator stops and reports its exact last timestamp (the floor if it issued
+      //    none), so `last` bounds every id this runtime returned.
+      last = binding_ ? binding_->floor_ms() : 0;
+      if (generator_) last = std::max(last, generator_->close());
+    }
+    // 2. The writer thread stops, so nothing raises the ceiling any more.
+    {
+      std::lock_guard<std::mutex> lock(writer_mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    // 3. The exact last timestamp, flagged clean: the next start need not wait out `ahead`.
+    std::error_code result;
+    if (file_ && !replaced_) result = file_->write_clean_shutdown(last, message);
+    // 4. Closing the file releases its lock.
+    file_.reset();
+    return result;
+  }
+
+  // Called by a generator that waits at the ceiling (on its thread).
+  void on_ceiling_wanted(std::int64_t needed_ms) noexcept override {
+    emit(EventKind::kWaitingAtCeiling, {},
+         "a generator waits at the ceiling " + rfc3339(binding_->ceiling_ms()) + " for " +
+             rfc3339(needed_ms),
+         needed_ms);
+    std::unique_lock<std::mutex> lock(writer_mutex_);
+    wanted_ = true;
+    if (environment_.background_thread) {
+      lock.unlock();
+      wake_.notify_one();
+    } else if (file_ && !replaced_) {
+      (void)advance_locked(nullptr);  // inline mode: the waiting thread renews
+    }
+  }
+
+  const Options& options() const noexcept { return options_; }
+  const Binding& binding() const noexcept { return *binding_; }
+
+ private:
+  bool wait_for_floor(std::int64_t floor, std::error_code& ec, std::string* message) {
+    const std::int64_t start = clock_.monotonic_ns();
+    bool reported = false;
+    // The first tick that lies wholly after the floor must have begun.
+    while (options_.layout.tick_start_ms(options_.layout.tick_of(clock_.now_ms())) <= floor) {
+      const std::int64_t now = clock_.now_ms();
+      if (!reported) {
+        emit(EventKind::kWaitingForFloor, {},
+             "the clock " + rfc3339(now) + " is " + std::to_string(floor - now + 1) +
+                 " ms behind the floor " + rfc3339(floor) + "; waiting for it");
+        reported = true;
+      }
+      if (clock_.monotonic_ns() - start > options_.start_wait.count() * 1000000) {
+        ec = make_error_code(errc::clock_behind_floor);
+        if (message != nullptr) {
+          *message = "the clock " + rfc3339(now) + " is " + std::to_string(floor - now + 1) +
+                     " ms at or before the floor " + rfc3339(floor) + " of slot " +
+                     std::to_string(options_.slot) + " after waiting " +
+                     std::to_string(options_.start_wait.count()) +
+                     " ms: ids up to the floor may exist; correct the clock, or wait and retry";
+        }
+        return false;
+      }
+      clock_.sleep_for(milliseconds(1));
+    }
+    return true;
+  }
+
+  // Writes the next ceiling. REQUIRES: writer_mutex_ held.
+  std::error_code advance_locked(std::string* message) {
+    const std::int64_t wanted =
+        std::max(binding_->floor_ms(), clock_.now_ms()) + options_.ahead.count();
+    std::string why;
+    if (std::error_code io = file_->advance(wanted, &why)) {
+      ++failures_;
+      emit(EventKind::kStateWriteFailed, io, why);
+      if (message != nullptr) *message = why;
+      return io;
+    }
+    // Durable now: publish it (release, see Binding::ceiling_ms()).
+    binding_->raise_ceiling(file_->durable_ceiling_ms());
+    wanted_ = false;
+    if (failures_ > 0) {
+      emit(EventKind::kStateWriteRecovered, {},
+           "state file " + options_.state_file + " written again after " +
+               std::to_string(failures_) + " failures");
+      failures_ = 0;
+    }
+    emit(EventKind::kCeilingAdvanced, {}, "ceiling " + rfc3339(file_->durable_ceiling_ms()),
+         file_->durable_ceiling_ms());
+    return {};
+  }
+
+  void run_writer() {
+    std::unique_lock<std::mutex> lock(writer_mutex_);
+    milliseconds backoff{0};  // 0 while writes succeed
+    int rounds = 0;
+    while (!stop_) {
+      const std::int64_t half = options_.ahead.count() / 2;
+      if (!replaced_ && (wanted_ || binding_->ceiling_ms() - clock_.now_ms() < half)) {
+        // A failed write is retried whole after a back-off from 100 ms doubling to ahead/4;
+        // the generators go on up to the durable ceiling meanwhile.
+        backoff = advance_locked(nullptr)
+                      ? std::clamp(backoff * 2, kFirstBackoff,
+                                   std::max(kFirstBackoff, options_.ahead / 4))
+                      : milliseconds(0);
+      }
+      if (!replaced_ && ++rounds % kIdentityRounds == 0) check_identity_locked();
+      if (backoff.count() > 0) {
+        wake_.wait_for(lock, backoff, [this] { return stop_; });
+      } else {
+        const std::int64_t until_due = binding_->ceiling_ms() - clock_.now_ms() - half;
+        const milliseconds idle = std::clamp(milliseconds(until_due), milliseconds(1), kMaxIdle);
+        wake_.wait_for(lock, idle, [this] { return stop_ || wanted_; });
+      }
+    }
+  }
+
+  void check_identity_locked() {
+    std::string why;
+    if (std::error_code problem = file_->check_identity(&why)) {
+      replaced_ = true;
+      emit(EventKind::kStateFileReplaced, problem, why);
+    }
+  }
+
+  void emit(EventKind kind, std::error_code code, std::string text, std::int64_t ceiling = 0) {
+    if (environment_.listener == nullptr) return;
+    Event event{kind, code, std::move(text), ceiling};
+    environment_.listener->on_event(event);
+  }
+
+  const Options options_;
+  const RuntimeEnvironment environment_;
+  SystemClock system_clock_;
+  Clock& clock_;
+  FileSystem& fs_;
+  std::unique_ptr<StateFile> file_;
+  std::unique_ptr<Binding> binding_;
+
+  std::mutex generators_mutex_;  // guards generator_ and closed_
+  std::unique_ptr<Generator> generator_;
+  bool closed_ = false;
+
+  std::mutex writer_mutex_;  // guards file_ writes and the fields below
+  std::condition_variable wake_;
+  bool stop_ = false;
+  bool wanted_ = false;
+  bool replaced_ = false;
+  int failures_ = 0;
+  std::thread thread_;
+};
+
+Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Runtime::~Runtime() = default;
+
+std::unique_ptr<Runtime> Runtime::open(const Options& options,
+                                       const RuntimeEnvironment& environment, std::error_code& ec,
+                                       std::string* message) {
+  auto impl = std::make_unique<Impl>(options, environment);
+  if (!impl->start(ec, message)) return nullptr;
+  return std::unique_ptr<Runtime>(new Runtime(std::move(impl)));
+}
+
+#if COSID_HAS_EXCEPTIONS
+std::unique_ptr<Runtime> Runtime::open(const Options& options,
+                                       const RuntimeEnvironment& environment) {
+  std::error_code ec;
+  std::string message;
+  auto runtime = open(options, environment, ec, &message);
+  if (!runtime) detail::throw_error(ec, message);
+  return runtime;
+}
+
+Generator& Runtime::generator(std::string_view name) {
+  std::error_code ec;
+  Generator* generator = impl_->generator(name, ec);
+  if (generator == nullptr) detail::throw_error(ec, "");
+  return *generator;
+}
+#endif
+
+Generator* Runtime::generator(std::string_view name, std::error_code& ec) noexcept {
+  return impl_->generator(name, ec);
+}
+
+std::error_code Runtime::maintain(std::string* message) { return impl_->maintain(message); }
+std::error_code Runtime::close(std::string* message) { return impl_->close(message); }
+std::uint32_t Runtime::slot() const noexcept { return impl_->options().slot; }
+std::int64_t Runtime::floor_ms() const noexcept { return impl_->binding().floor_ms(); }
+std::int64_t Runtime::ceiling_ms() const noexcept { return impl_->binding().ceiling_ms(); }
+const Options& Runtime::options() const noexcept { return impl_->options(); }
+
+}  // namespace cosid

@@ -1,0 +1,309 @@
+// The config file reader (the YAML subset) and ${VAR} interpolation.
+#include "config_file.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "interpolate.h"
+#include "test_util.h"
+
+namespace cosid {
+namespace detail {
+namespace {
+
+// An environment of its own for each test, so nothing depends on the real one.
+class FakeEnv {
+ public:
+  FakeEnv(std::initializer_list<std::pair<const std::string, std::string>> vars) : vars_(vars) {}
+  EnvLookup lookup() const {
+    return [this](const char* name) -> const char* {
+      const auto it = vars_.find(name);
+      return it == vars_.end() ? nullptr : it->second.c_str();
+    };
+  }
+
+ private:
+  std::map<std::string, std::string> vars_;
+};
+
+struct Parsed {
+  std::vector<ConfigEntry> entries;
+  std::error_code ec;
+  std::string message;
+};
+
+Parsed parse(const std::string& text, const FakeEnv& env = FakeEnv({})) {
+  Parsed parsed;
+  const bool ok =
+      parse_config(text, "cosid.yaml", env.lookup(), parsed.entries, parsed.ec, &parsed.message);
+  EXPECT_EQ(ok, !parsed.ec) << parsed.message;
+  return parsed;
+}
+
+// The message of a refused text, which must start with the file and line.
+std::string refused(const std::string& text, errc code, int line,
+                    const FakeEnv& env = FakeEnv({})) {
+  const Parsed parsed = parse(text, env);
+  EXPECT_ERRC(parsed.ec, code) << text;
+  const std::string prefix = "cosid.yaml:" + std::to_string(line) + ": ";
+  EXPECT_EQ(parsed.message.substr(0, prefix.size()), prefix) << parsed.message;
+  return parsed.message;
+}
+
+TEST(ConfigFile, ReadsTheSeedExample) {
+  const Parsed parsed = parse(
+      "cosid:\n"
+      "  machine:\n"
+      "    static:\n"
+      "      slot: ${POD_ORDINAL}\n"
+      "      state-file: /var/lib/cosid/state   # keeps the ceiling across restarts\n"
+      "      ahead: 10s\n",
+      FakeEnv({{"POD_ORDINAL", "3"}}));
+  ASSERT_NO_ERROR(parsed.ec);
+  ASSERT_EQ(parsed.entries.size(), 3u);
+  EXPECT_EQ(parsed.entries[0].key, "cosid.machine.static.slot");
+  EXPECT_EQ(parsed.entries[0].value, "3");
+  EXPECT_EQ(parsed.entries[0].line, 4);
+  EXPECT_EQ(parsed.entries[1].key, "cosid.machine.static.state-file");
+  EXPECT_EQ(parsed.entries[1].value, "/var/lib/cosid/state");
+  EXPECT_EQ(parsed.entries[1].line, 5);
+  EXPECT_EQ(parsed.entries[2].key, "cosid.machine.static.ahead");
+  EXPECT_EQ(parsed.entries[2].value, "10s");
+}
+
+TEST(ConfigFile, ReadsEveryKeyWithCommentsQuotesAndCrlf) {
+  const Parsed parsed = parse(
+      "# cosid for the order service\r\n"
+      "cosid:\r\n"
+      "    namespace: 'order''s'   # four spaces here\r\n"
+      "\r\n"
+      "    machine:\r\n"
+      "      static:\r\n"
+      "        # a comment line inside a block\r\n"
+      "        slot: \"7\"\r\n"
+      "        slot-source: explicit\r\n"
+      "        state-file: \"/var/lib/co#sid/st\\\"ate\\\\x\"  # a '#' inside quotes stays\r\n"
+      "        ahead: 500ms\r\n"
+      "        not-before: 2026-11-30T02:22:58.123Z\r\n"
+      "        require-state-file: true\r\n"
+      "    layout:\r\n"
+      "      preset: js-safe\r\n"
+      "      epoch: 1577203200000\r\n"
+      "      unit: ms\r\n"
+      "      timestamp-bits: 41\r\n"
+      "      slot-bits: 3\r\n"
+      "      sequence-bits: a#b\r\n");
+  ASSERT_NO_ERROR(parsed.ec) << parsed.message;
+  std::map<std::string, std::string> values;
+  for (const ConfigEntry& entry : parsed.entries) values[entry.key] = entry.value;
+  EXPECT_EQ(values.size(), 13u);
+  EXPECT_EQ(values["cosid.namespace"], "order's");
+  EXPECT_EQ(values["cosid.machine.static.slot"], "7");
+  EXPECT_EQ(values["cosid.machine.static.state-file"], "/var/lib/co#sid/st\"ate\\x");
+  EXPECT_EQ(values["cosid.machine.static.not-before"], "2026-11-30T02:22:58.123Z");
+  EXPECT_EQ(values["cosid.layout.sequence-bits"], "a#b");
+}
+
+TEST(ConfigFile, DoubleQuotedEscapes) {
+  const Parsed parsed = parse("cosid:\n  namespace: \"a\\tb\\nc\"\n");
+  ASSERT_NO_ERROR(parsed.ec);
+  ASSERT_EQ(parsed.entries.size(), 1u);
+  EXPECT_EQ(parsed.entries[0].value, "a\tb\nc");
+}
+
+TEST(ConfigFile, EmptyFilesAndEmptyBlocksHaveNoKeys) {
+  for (const char* text : {"", "\n\n", "# only a comment\n   # another\n", "cosid:\n",
+                           "cosid:\n  machine:\n    static:\n  # nothing yet\n",
+                           "\xEF\xBB\xBF# with a byte order mark\ncosid:\n"}) {
+    const Parsed parsed = parse(text);
+    EXPECT_NO_ERROR(parsed.ec) << text;
+    EXPECT_TRUE(parsed.entries.empty()) << text;
+  }
+}
+
+TEST(ConfigFile, BlocksMayUseDifferentIndentation) {
+  const Parsed parsed = parse(
+      "cosid:\n"
+      " layout:\n"
+      "       slot-bits: 3\n"
+      "       unit: ms\n"
+      " machine:\n"
+      "   static:\n"
+      "     slot: 1\n");
+  ASSERT_NO_ERROR(parsed.ec) << parsed.message;
+  EXPECT_EQ(parsed.entries.size(), 3u);
+}
+
+TEST(ConfigFile, RefusesWhatIsOutsideTheSubset) {
+  const struct {
+    const char* text;
+    int line;
+    const char* reason;
+  } cases[] = {
+      {"cosid:\n\tnamespace: x\n", 2, "tab"},
+      {"cosid:\n  \tnamespace: x\n", 2, "tab"},
+      {"cosid:\n  - namespace\n", 2, "lists"},
+      {"cosid:\n  namespace: - x\n", 2, "lists"},
+      {"cosid:\n  namespace: &a x\n", 2, "anchors"},
+      {"cosid:\n  namespace: *a\n", 2, "aliases"},
+      {"cosid:\n  namespace: !str x\n", 2, "tags"},
+      {"cosid:\n  namespace: {a: b}\n", 2, "flow"},
+      {"cosid:\n  namespace: [a]\n", 2, "flow"},
+      {"cosid: {namespace: x}\n", 1, "flow"},
+      {"---\ncosid:\n", 1, "document"},
+      {"cosid:\n  namespace: x\n...\n", 3, "document"},
+      {"cosid:\n  namespace: |\n    x\n", 2, "block scalars"},
+      {"cosid:\n  namespace: >\n    x\n", 2, "block scalars"},
+      {"cosid:\n  namespace:\n", 2, "has no value"},
+      {"cosid:\n  namespace: # nothing\n", 2, "has no value"},
+      {"cosid:\n  machine:\n    static:\n      slot:\n      ahead: 1s\n", 4, "has no value"},
+      {"cosid:\n    namespace: x\n  machine:\n", 3, "inconsistent indentation"},
+      {"cosid:\n  machine:\n    static:\n      slot: 1\n     ahead: 1s\n", 5, "inconsistent"},
+      {"cosid:\n  namespace: x\n    machine:\n", 3, "unexpected indentation"},
+      {"  cosid:\n", 1, "unexpected indentation"},
+      {"cosid:\n  namespace:x\n", 2, "needs a space"},
+      {"cosid:\n  namespace: \"x\n", 2, "no closing"},
+      {"cosid:\n  namespace: 'x\n", 2, "no closing"},
+      {"cosid:\n  namespace: \"x\" y\n", 2, "after the closing quote"},
+      {"cosid:\n  namespace: \"x\"# c\n", 2, "after the closing quote"},
+      {"cosid:\n  namespace: \"a\\x41\"\n", 2, "escape"},
+      {"cosid:\n  namespace: a: b\n", 2, "quote the value"},
+      {"cosid:\n  namespace: ab:\n", 2, "quote the value"},
+      {"cosid:\n  namespace: ~\n", 2, "null"},
+      {"cosid:\n  namespace: null\n", 2, "null"},
+      {"cosid:\n  namespace: a\x01"
+       "b\n",
+       2, "control byte"},
+      {"cosid:\n  \"namespace\": x\n", 2, "quoted keys"},
+      {"%YAML 1.2\ncosid:\n", 1, "directives"},
+      {"cosid:\n  ? namespace\n", 2, "complex keys"},
+      {"cosid:\n  name space: x\n", 2, "expected"},
+      {"cosid:\n  namespace\n", 2, "expected"},
+      {"cosid:\n  machine: x\n", 2, "is a block"},
+      {"cosid:\n  namespace: @x\n", 2, "cannot start"},
+  };
+  for (const auto& c : cases) {
+    const std::string message = refused(c.text, errc::config_syntax, c.line);
+    EXPECT_NE(message.find(c.reason), std::string::npos) << c.text << "\n" << message;
+  }
+}
+
+TEST(ConfigFile, RefusesDuplicateKeys) {
+  std::string message =
+      refused("cosid:\n  namespace: a\n  namespace: b\n", errc::config_duplicate_key, 3);
+  EXPECT_NE(message.find("cosid.namespace is given twice (first on line 2)"), std::string::npos)
+      << message;
+  refused("cosid:\n  namespace: a\ncosid:\n  layout:\n", errc::config_duplicate_key, 3);
+  message = refused(
+      "cosid:\n  machine:\n    static:\n      slot: 1\n  machine:\n    static:\n      slot: 2\n",
+      errc::config_duplicate_key, 5);
+  EXPECT_NE(message.find("cosid.machine is given twice"), std::string::npos) << message;
+}
+
+TEST(ConfigFile, RefusesUnknownKeys) {
+  std::string message = refused("server:\n  port: 1\n", errc::config_unknown_key, 1);
+  EXPECT_NE(message.find("one top-level key, cosid"), std::string::npos) << message;
+  message =
+      refused("cosid:\n  machine:\n    static:\n      slots: 1\n", errc::config_unknown_key, 4);
+  EXPECT_NE(message.find("unknown key cosid.machine.static.slots: the keys under "
+                         "cosid.machine.static are slot, slot-source, state-file, ahead, "
+                         "not-before, require-state-file"),
+            std::string::npos)
+      << message;
+  message = refused("cosid:\n  machine:\n    dynamic:\n", errc::config_unknown_key, 3);
+  EXPECT_NE(message.find("the keys under cosid.machine are static"), std::string::npos) << message;
+  message = refused("cosid:\n  layout:\n    bits: 1\n", errc::config_unknown_key, 3);
+  EXPECT_NE(message.find("preset, epoch, unit, timestamp-bits"), std::string::npos) << message;
+  refused("cosid:\n  machine:\n    static:\n      slot: 1\n      ahead:\n        x: 1\n",
+          errc::config_syntax, 5);
+}
+
+TEST(ConfigFile, InterpolatesVariables) {
+  const FakeEnv env({{"POD_ORDINAL", "4"}, {"EMPTY", ""}, {"DIR", "/data"}});
+  const auto value_of = [&env](const std::string& value) {
+    const Parsed parsed = parse("cosid:\n  namespace: " + value + "\n", env);
+    EXPECT_NO_ERROR(parsed.ec) << parsed.message;
+    return parsed.entries.empty() ? std::string("<none>") : parsed.entries[0].value;
+  };
+  EXPECT_EQ(value_of("${POD_ORDINAL}"), "4");
+  EXPECT_EQ(value_of("${UNSET:-0}"), "0");
+  EXPECT_EQ(value_of("${POD_ORDINAL:-0}"), "4");
+  EXPECT_EQ(value_of("${EMPTY:-dflt}"), "dflt");
+  EXPECT_EQ(value_of("x${EMPTY}y"), "xy");
+  EXPECT_EQ(value_of("${DIR}/cosid-${POD_ORDINAL}"), "/data/cosid-4");
+  EXPECT_EQ(value_of("\"${DIR}/s\""), "/data/s");
+  EXPECT_EQ(value_of("'${DIR}'"), "/data");
+  EXPECT_EQ(value_of("a$$b"), "a$b");
+  EXPECT_EQ(value_of("$${DIR}"), "${DIR}");
+  EXPECT_EQ(value_of("a$b"), "a$b");
+  EXPECT_EQ(value_of("cost$"), "cost$");
+  EXPECT_EQ(value_of("${UNSET:-}"), "");
+  EXPECT_EQ(value_of("${UNSET:-a b}"), "a b");
+}
+
+TEST(ConfigFile, InterpolationErrors) {
+  const FakeEnv env({{"SET", "1"}});
+  std::string message = refused("cosid:\n  machine:\n    static:\n      slot: ${POD_ORDINAL}\n",
+                                errc::unset_variable, 4, env);
+  EXPECT_EQ(message,
+            "cosid.yaml:4: cosid.machine.static.slot: ${POD_ORDINAL}: the variable POD_ORDINAL "
+            "is not set: set it, or write ${POD_ORDINAL:-VALUE} to give a default");
+  refused("cosid:\n  namespace: ${SET\n", errc::config_syntax, 2, env);
+  refused("cosid:\n  namespace: a${\n", errc::config_syntax, 2, env);
+  refused("cosid:\n  namespace: ${}\n", errc::config_syntax, 2, env);
+  refused("cosid:\n  namespace: ${1A}\n", errc::config_syntax, 2, env);
+  refused("cosid:\n  namespace: ${SET-x}\n", errc::config_syntax, 2, env);
+  refused("cosid:\n  namespace: ${SET:=x}\n", errc::config_syntax, 2, env);
+  refused("cosid:\n  namespace: ${A:-${SET}}\n", errc::config_syntax, 2, env);
+}
+
+TEST(Interpolate, ValuesAreNotScannedAgain) {
+  const FakeEnv env({{"A", "${B}"}, {"B", "x"}});
+  std::string out;
+  std::error_code ec;
+  ASSERT_TRUE(interpolate("${A}", env.lookup(), out, ec, nullptr));
+  EXPECT_EQ(out, "${B}");
+}
+
+TEST(ConfigFile, RefusesAnOversizedText) {
+  const std::string text = "cosid:\n" + std::string(kMaxConfigBytes, '#');
+  std::vector<ConfigEntry> entries;
+  std::error_code ec;
+  std::string message;
+  EXPECT_FALSE(parse_config(text, "big.yaml", {}, entries, ec, &message));
+  EXPECT_ERRC(ec, errc::config_syntax);
+  EXPECT_EQ(message.substr(0, 10), "big.yaml: ");
+}
+
+TEST(ConfigFile, ReadsAFile) {
+  char path[] = "/tmp/cosid_config_test_XXXXXX";
+  const int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const std::string text = "cosid:\n  namespace: from-file\n";
+  ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fd);
+  std::vector<ConfigEntry> entries;
+  std::error_code ec;
+  std::string message;
+  EXPECT_TRUE(read_config_file(path, {}, entries, ec, &message)) << message;
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].value, "from-file");
+  ::unlink(path);
+
+  EXPECT_FALSE(read_config_file(path, {}, entries, ec, &message));
+  EXPECT_ERRC(ec, errc::config_unreadable);
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_NE(message.find("No such file"), std::string::npos) << message;
+  EXPECT_FALSE(read_config_file("/tmp", {}, entries, ec, &message));
+  EXPECT_ERRC(ec, errc::config_unreadable);
+}
+
+}  // namespace
+}  // namespace detail
+}  // namespace cosid
