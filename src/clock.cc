@@ -49,7 +49,8 @@ std::int64_t ManualClock::monotonic_ns() noexcept {
 
 void ManualClock::sleep_for(std::chrono::nanoseconds duration) noexcept {
   sleeps_.fetch_add(1, std::memory_order_relaxed);
-  const std::chrono::nanoseconds step = std::max(duration, std::chrono::nanoseconds(kNanosPerMilli));
+  const std::chrono::nanoseconds step =
+      std::max(duration, std::chrono::nanoseconds(kNanosPerMilli));
   switch (on_sleep_.load(std::memory_order_relaxed)) {
     case OnSleep::kAdvanceBoth:
       advance(step);

@@ -88,9 +88,10 @@ std::unique_ptr<Generator> Generator::create(const Layout& layout, Binding& bind
   if (binding.slot() > layout.max_slot()) {
     ec = make_error_code(errc::slot_out_of_range);
     if (message != nullptr) {
-      *message = format("slot %u does not fit the layout's %d slot bits (0 to %u): use a slot in "
-                        "that range or a layout with more slot bits",
-                        binding.slot(), layout.slot_bits, layout.max_slot());
+      *message = format(
+          "slot %u does not fit the layout's %d slot bits (0 to %u): use a slot in "
+          "that range or a layout with more slot bits",
+          binding.slot(), layout.slot_bits, layout.max_slot());
     }
     return nullptr;
   }
@@ -117,8 +118,7 @@ std::uint64_t Generator::next() {
 }
 #endif
 
-Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
-                     const WaitBounds& bounds)
+Generator::Generator(const Layout& layout, Binding& binding, Clock& clock, const WaitBounds& bounds)
     : layout_(layout),
       binding_(binding),
       clock_(clock),
@@ -127,7 +127,7 @@ Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
       sequence_mask_(layout.max_sequence()),
       reset_threshold_((layout.max_sequence() >> 1) + 1),
       floor_ms_(binding.floor_ms() > layout.epoch_ms() - 1 ? binding.floor_ms()
-                                                            : layout.epoch_ms() - 1) {}
+                                                           : layout.epoch_ms() - 1) {}
 
 std::uint64_t Generator::next(std::error_code& ec, std::string* message) noexcept {
   // Relaxed loads and CAS on state_: the word is the only data the callers share, and all
@@ -242,46 +242,51 @@ std::uint64_t Generator::fail(const Failure& failure, std::error_code& ec,
       *message = "generator is closed: get a new one from its runtime";
       break;
     case errc::slot_lost:
-      *message = format("the window on slot %u was invalidated (the slot was lost): get a new "
-                        "generator from its runtime, which acquires a new slot",
-                        binding_.slot());
+      *message = format(
+          "the window on slot %u was invalidated (the slot was lost): get a new "
+          "generator from its runtime, which acquires a new slot",
+          binding_.slot());
       break;
     case errc::timestamp_overflow:
-      *message = "the clock (" + rfc3339(failure.now_ms) + ") is past the end of layout " +
-                 format("%d/%d/%d", layout_.timestamp_bits, layout_.slot_bits,
-                        layout_.sequence_bits) +
-                 ", which runs out at " + rfc3339(failure.reference_ms) +
-                 ": move to a layout with a later epoch or more timestamp bits";
+      *message =
+          "the clock (" + rfc3339(failure.now_ms) + ") is past the end of layout " +
+          format("%d/%d/%d", layout_.timestamp_bits, layout_.slot_bits, layout_.sequence_bits) +
+          ", which runs out at " + rfc3339(failure.reference_ms) +
+          ": move to a layout with a later epoch or more timestamp bits";
       break;
     case errc::clock_backwards:
       *message = format("the clock moved back by %lld ms while running (now ",
                         ll(failure.reference_ms - failure.now_ms)) +
                  rfc3339(failure.now_ms) + ", last id at " + rfc3339(failure.reference_ms) +
-                 format(") and did not return within %lld ms: ids resume once the clock passes "
-                        "the last id; check what steps the clock (NTP in step mode, a manual set)",
-                        ll(failure.waited_ms));
+                 format(
+                     ") and did not return within %lld ms: ids resume once the clock passes "
+                     "the last id; check what steps the clock (NTP in step mode, a manual set)",
+                     ll(failure.waited_ms));
       break;
     case errc::clock_stalled:
       *message = "the clock stayed at " + rfc3339(failure.now_ms) +
-                 format(" for %lld ms while the sequence of its tick was used up: the clock is "
-                        "frozen; check the time source",
-                        ll(failure.waited_ms));
+                 format(
+                     " for %lld ms while the sequence of its tick was used up: the clock is "
+                     "frozen; check the time source",
+                     ll(failure.waited_ms));
       break;
     case errc::clock_behind_floor:
-      *message = "the clock (" + rfc3339(failure.now_ms) + format(") is %lld ms at or before ",
-                                                                  ll(failure.reference_ms -
-                                                                     failure.now_ms + 1)) +
-                 "the window's floor " + rfc3339(failure.reference_ms) +
-                 format(" after waiting %lld ms: a previous holder of slot %u may have issued "
-                        "ids up to the floor; wait for the clock to pass it or correct the clock",
-                        ll(failure.waited_ms), binding_.slot());
+      *message =
+          "the clock (" + rfc3339(failure.now_ms) +
+          format(") is %lld ms at or before ", ll(failure.reference_ms - failure.now_ms + 1)) +
+          "the window's floor " + rfc3339(failure.reference_ms) +
+          format(
+              " after waiting %lld ms: a previous holder of slot %u may have issued "
+              "ids up to the floor; wait for the clock to pass it or correct the clock",
+              ll(failure.waited_ms), binding_.slot());
       break;
     case errc::ceiling_reached:
       *message = "the clock (" + rfc3339(failure.now_ms) + ") reached the durable ceiling " +
                  rfc3339(failure.reference_ms) +
-                 format(" and it was not raised within %lld ms: making the next ceiling durable "
-                        "is failing or slow; see the state file or lease errors reported before",
-                        ll(failure.waited_ms));
+                 format(
+                     " and it was not raised within %lld ms: making the next ceiling durable "
+                     "is failing or slow; see the state file or lease errors reported before",
+                     ll(failure.waited_ms));
       break;
     default:
       *message = ec.message();

@@ -44,8 +44,8 @@ std::string rfc3339(std::int64_t unix_ms) {
 }  // namespace
 
 bool Layout::validate(std::error_code& ec, std::string* message) const noexcept {
-  const char* empty_field = timestamp_bits < 1 ? "timestamp"
-                            : slot_bits < 1    ? "slot"
+  const char* empty_field = timestamp_bits < 1  ? "timestamp"
+                            : slot_bits < 1     ? "slot"
                             : sequence_bits < 1 ? "sequence"
                                                 : nullptr;
   if (empty_field != nullptr) {
@@ -66,8 +66,7 @@ bool Layout::validate(std::error_code& ec, std::string* message) const noexcept 
   // epoch must not lie before 1970 (Unix time is the clock's whole range).
   const std::int64_t per_tick = unit_ms(unit);
   const std::int64_t max_ms = std::numeric_limits<std::int64_t>::max();
-  if (epoch < 0 || epoch > max_ms / per_tick ||
-      max_timestamp() + 1 > max_ms / per_tick - epoch) {
+  if (epoch < 0 || epoch > max_ms / per_tick || max_timestamp() + 1 > max_ms / per_tick - epoch) {
     return fail(errc::layout_epoch_invalid, ec, message,
                 "layout " + describe(*this) +
                     ": the epoch must be at or after 1970-01-01 (0) and the layout's last "

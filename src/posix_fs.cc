@@ -88,8 +88,7 @@ class PosixFileSystem final : public FileSystem {
   }
 
   std::error_code sync_data(int fd) override {
-    return retry_on_eintr([&] { return ::fdatasync(fd); }) < 0 ? last_error()
-                                                                : std::error_code();
+    return retry_on_eintr([&] { return ::fdatasync(fd); }) < 0 ? last_error() : std::error_code();
   }
 
   std::error_code link(int dir, const std::string& from, const std::string& to) override {

@@ -47,9 +47,10 @@ class Runtime::Impl final : public CeilingListener {
       StateFileOpenOptions open_options;
       open_options.create_if_missing = !options_.require_state_file;
       open_options.not_before_ms = options_.not_before_ms;
-      file_ = StateFile::open(fs_, clock_, options_.state_file,
-                              StateFileOwner{options_.slot, options_.layout, options_.namespace_name},
-                              open_options, ec, message);
+      file_ =
+          StateFile::open(fs_, clock_, options_.state_file,
+                          StateFileOwner{options_.slot, options_.layout, options_.namespace_name},
+                          open_options, ec, message);
       if (!file_) return false;
       floor = file_->floor_ms();
       if (file_->created()) {
@@ -217,10 +218,9 @@ class Runtime::Impl final : public CeilingListener {
       if (!replaced_ && (wanted_ || binding_->ceiling_ms() - clock_.now_ms() < half)) {
         // A failed write is retried whole after a back-off from 100 ms doubling to ahead/4;
         // the generators go on up to the durable ceiling meanwhile.
-        backoff = advance_locked(nullptr)
-                      ? std::clamp(backoff * 2, kFirstBackoff,
-                                   std::max(kFirstBackoff, options_.ahead / 4))
-                      : milliseconds(0);
+        backoff = advance_locked(nullptr) ? std::clamp(backoff * 2, kFirstBackoff,
+                                                       std::max(kFirstBackoff, options_.ahead / 4))
+                                          : milliseconds(0);
       }
       if (!replaced_ && ++rounds % kIdentityRounds == 0) check_identity_locked();
       if (backoff.count() > 0) {

@@ -14,7 +14,8 @@ namespace {
 using detail::kStateBlockSize;
 using detail::kStateFileSize;
 
-bool fail(std::error_code& ec, std::string* message, std::error_code code, const std::string& text) {
+bool fail(std::error_code& ec, std::string* message, std::error_code code,
+          const std::string& text) {
   ec = code;
   if (message != nullptr) *message = text;
   return false;
@@ -72,8 +73,9 @@ bool create_in(FileSystem& fs, Clock& clock, int dir_fd, const std::string& name
                const std::string& path, const StateFileOwner& owner, std::int64_t floor_ms,
                std::error_code& ec, std::string* message) {
   // A name no other creator uses and no reader mistakes for the state file.
-  const std::string temp = name + ".tmp." + std::to_string(getpid()) + "." +
-                           std::to_string(static_cast<std::uint64_t>(clock.monotonic_ns()) % 1000000007u);
+  const std::string temp =
+      name + ".tmp." + std::to_string(getpid()) + "." +
+      std::to_string(static_cast<std::uint64_t>(clock.monotonic_ns()) % 1000000007u);
   int raw_fd = -1;
   if (std::error_code io = fs.create_exclusive(dir_fd, temp, raw_fd)) {
     return fail(ec, message, io,
@@ -93,7 +95,8 @@ bool create_in(FileSystem& fs, Clock& clock, int dir_fd, const std::string& name
   if (!io) io = fs.link(dir_fd, temp, name);
   if (io) {
     (void)fs.unlink(dir_fd, temp);
-    if (io == std::errc::file_exists) return fail(ec, message, io, "state file " + path + " exists");
+    if (io == std::errc::file_exists)
+      return fail(ec, message, io, "state file " + path + " exists");
     return fail(ec, message, io,
                 "cannot create state file " + path + ": " + io.message() +
                     ": check free space and permissions of its directory");
@@ -154,8 +157,8 @@ StateFile::~StateFile() {
 
 std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const std::string& path,
                                            const StateFileOwner& owner,
-                                           const StateFileOpenOptions& options,
-                                           std::error_code& ec, std::string* message) {
+                                           const StateFileOpenOptions& options, std::error_code& ec,
+                                           std::string* message) {
   std::unique_ptr<StateFile> file(new StateFile(fs, clock, path, owner));
   std::string name;
   if (!open_directory(fs, path, name, file->dir_fd_, ec, message)) return nullptr;
@@ -165,9 +168,11 @@ std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const s
   if (io == std::errc::no_such_file_or_directory) {
     if (!options.create_if_missing) {
       fail(ec, message, make_error_code(errc::state_file_missing),
-           "state file " + path + " does not exist and require-state-file is set: restore it, "
-           "or create it with `cosid state init " + path + " --slot " +
-               std::to_string(owner.slot) + " --not-before TIME` after the last id ever issued");
+           "state file " + path +
+               " does not exist and require-state-file is set: restore it, "
+               "or create it with `cosid state init " +
+               path + " --slot " + std::to_string(owner.slot) +
+               " --not-before TIME` after the last id ever issued");
       return nullptr;
     }
     if (!create_in(fs, clock, file->dir_fd_, name, path, owner, options.not_before_ms, ec,
@@ -191,8 +196,9 @@ std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const s
   io = fs.lock(file->fd_);
   if (io == std::errc::resource_unavailable_try_again || io == std::errc::permission_denied) {
     fail(ec, message, make_error_code(errc::state_file_locked),
-         "state file " + path + " is in use by another process or runtime: each running "
-         "instance needs its own slot and its own state file");
+         "state file " + path +
+             " is in use by another process or runtime: each running "
+             "instance needs its own slot and its own state file");
     return nullptr;
   }
   if (io) {
@@ -208,17 +214,18 @@ std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const s
     return nullptr;
   }
   if (!info.regular || info.size != static_cast<std::int64_t>(kStateFileSize)) {
-    fail(ec, message, make_error_code(errc::state_file_corrupt),
-         "state file " + path + " is " +
-             (info.regular ? std::to_string(info.size) + " bytes, not 8192" : "not a regular file") +
-             ": it is not a cosid state file or it was truncated; move it aside and restore it, "
-             "or start with `cosid state init` and a not-before after the last id issued");
+    fail(
+        ec, message, make_error_code(errc::state_file_corrupt),
+        "state file " + path + " is " +
+            (info.regular ? std::to_string(info.size) + " bytes, not 8192" : "not a regular file") +
+            ": it is not a cosid state file or it was truncated; move it aside and restore it, "
+            "or start with `cosid state init` and a not-before after the last id issued");
     return nullptr;
   }
   if (info.links != 1 || named.device != info.device || named.inode != info.inode) {
     fail(ec, message, make_error_code(errc::state_file_replaced),
-         "state file " + path + " was replaced or has another name (" +
-             std::to_string(info.links) + " links) while it was opened: give each instance "
+         "state file " + path + " was replaced or has another name (" + std::to_string(info.links) +
+             " links) while it was opened: give each instance "
              "its own file and do not link or copy it while in use");
     return nullptr;
   }
@@ -255,8 +262,10 @@ std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const s
              "init` and a not-before after the last id issued");
     return nullptr;
   }
-  const std::size_t current =
-      !valid_b ? 0 : !valid_a ? 1 : records[1].generation > records[0].generation ? 1 : 0;
+  const std::size_t current = !valid_b                                        ? 0
+                              : !valid_a                                      ? 1
+                              : records[1].generation > records[0].generation ? 1
+                                                                              : 0;
   const std::size_t other = 1 - current;
   const StateRecord& record = records[current];
 
@@ -269,9 +278,11 @@ std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const s
   }
   if (record.layout_fingerprint != detail::layout_fingerprint(owner.layout)) {
     fail(ec, message, make_error_code(errc::state_file_mismatch),
-         "state file " + path + " was written for another layout (epoch, unit or bits differ): "
-         "use the layout it was written with, or a new file whose not-before lies after every id "
-         "issued with the old layout");
+         "state file " + path +
+             " was written for another layout (epoch, unit or bits differ): "
+             "use the layout it was written with, or a new file whose not-before lies after every "
+             "id "
+             "issued with the old layout");
     return nullptr;
   }
   if (record.namespace_hash != detail::namespace_hash(owner.namespace_name)) {
@@ -297,8 +308,8 @@ std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const s
   file->opened_clean_ = record.clean_shutdown;
   file->durable_ceiling_ms_ = record.ceiling_ms;
   file->max_attempted_ms_ = record.ceiling_ms;
-  file->floor_ms_ = record.ceiling_ms > options.not_before_ms ? record.ceiling_ms
-                                                               : options.not_before_ms;
+  file->floor_ms_ =
+      record.ceiling_ms > options.not_before_ms ? record.ceiling_ms : options.not_before_ms;
   // Valid blocks only: a damaged block's generation means nothing. The current block has the
   // highest valid generation by construction.
   file->last_generation_ = record.generation;
@@ -312,13 +323,11 @@ std::error_code StateFile::advance(std::int64_t ceiling_ms, std::string* message
   return write_record(max_attempted_ms_, false, message);
 }
 
-std::error_code StateFile::write_clean_shutdown(std::int64_t last_issued_ms,
-                                                std::string* message) {
+std::error_code StateFile::write_clean_shutdown(std::int64_t last_issued_ms, std::string* message) {
   return write_record(last_issued_ms, true, message);
 }
 
-std::error_code StateFile::write_record(std::int64_t ceiling_ms, bool clean,
-                                        std::string* message) {
+std::error_code StateFile::write_record(std::int64_t ceiling_ms, bool clean, std::string* message) {
   // A generation is never reused, even after a failed write that may have reached the disk.
   const StateRecord record =
       record_for(owner_, ++last_generation_, ceiling_ms, clock_.now_ms(), clean);
@@ -337,7 +346,8 @@ std::error_code StateFile::write_record(std::int64_t ceiling_ms, bool clean,
     }
     return io;
   }
-  durable_ceiling_ms_ = clean || ceiling_ms > durable_ceiling_ms_ ? ceiling_ms : durable_ceiling_ms_;
+  durable_ceiling_ms_ =
+      clean || ceiling_ms > durable_ceiling_ms_ ? ceiling_ms : durable_ceiling_ms_;
   target_block_ = 1 - target_block_;
   return {};
 }
@@ -394,9 +404,10 @@ bool read_state_file(FileSystem& fs, const std::string& path, StateFileView& vie
     view.problem[b] = view.valid[b] ? "" : detail::to_string(status);
   }
   if (view.valid[0] || view.valid[1]) {
-    view.current = !view.valid[1] ? 0
-                   : !view.valid[0] ? 1
-                   : view.records[1].generation > view.records[0].generation ? 1 : 0;
+    view.current = !view.valid[1]                                            ? 0
+                   : !view.valid[0]                                          ? 1
+                   : view.records[1].generation > view.records[0].generation ? 1
+                                                                             : 0;
   }
   ec.clear();
   return true;

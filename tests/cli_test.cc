@@ -243,33 +243,51 @@ TEST(CliUsage, ExactMessages) {
                      "flags only",
                      "layout");
   expect_usage_error({"layout", "--layout", "huge"},
-                     "layout: --layout: unknown layout \"huge\": use one of default, seconds, "
-                     "js-safe, js-safe-seconds",
+                     "layout: cosid.layout.preset = \"huge\" (flag --layout): not a layout: use "
+                     "one of default, seconds, js-safe, js-safe-seconds",
                      "layout");
   expect_usage_error({"layout", "--unit", "min"},
-                     "layout: --unit: \"min\" is not a unit: use ms or s", "layout");
+                     "layout: cosid.layout.unit = \"min\" (flag --unit): not a unit: use ms or s",
+                     "layout");
 }
 
+// The layout flags are checked by cosid::layout_from_settings(), as a config file's layout keys:
+// the message names the key, the value, the flag and the rule.
 TEST(CliUsage, NumbersAreStrict) {
   for (const std::string bad : {"12abc", " 12", "12 ", "+5", "-1", "0x10", "", "1.5"}) {
     SCOPED_TRACE(bad);
-    expect_usage_error(
-        {"layout", "--slot-bits", bad},
-        "layout: --slot-bits: \"" + bad + "\" is not a whole number: give digits only, such as 10",
-        "layout");
+    const std::string why = bad.empty() ? "empty: give a whole number, such as 10"
+                                        : "not a whole number: give ASCII digits only, without "
+                                          "sign, space, \"0x\", fraction or exponent, such as 10";
+    expect_usage_error({"layout", "--slot-bits", bad},
+                       "layout: cosid.layout.slot-bits = \"" + bad +
+                           "\" (flag --slot-bits): " + why + " (an id has 63 bits)",
+                       "layout");
     const RunResult epoch = run_cosid({"parse", "--epoch=" + bad, "1"});
     EXPECT_EQ(epoch.exit_code, 2);
-    EXPECT_EQ(epoch.err.rfind("cosid: parse: --epoch: ", 0), 0u) << epoch.err;
+    EXPECT_EQ(epoch.err.rfind("cosid: parse: cosid.layout.epoch = \"" + bad +
+                                  "\" (flag --epoch): " + why +
+                                  "; the epoch is given in Unix milliseconds\n",
+                              0),
+              0u)
+        << epoch.err;
   }
+  expect_usage_error({"layout", "--slot-bits", "010"},
+                     "layout: cosid.layout.slot-bits = \"010\" (flag --slot-bits): a leading zero "
+                     "is refused (YAML reads 010 as octal): write 10 (an id has 63 bits)",
+                     "layout");
   expect_usage_error({"layout", "--slot-bits", "64"},
-                     "layout: --slot-bits: \"64\" is too large: give at most 63", "layout");
+                     "layout: cosid.layout.slot-bits = \"64\" (flag --slot-bits): larger than the "
+                     "maximum, 63 (an id has 63 bits)",
+                     "layout");
   expect_usage_error({"layout", "--epoch", "9223372036854775808"},
-                     "layout: --epoch: \"9223372036854775808\" is too large: give at most "
-                     "9223372036854775807",
+                     "layout: cosid.layout.epoch = \"9223372036854775808\" (flag --epoch): larger "
+                     "than the maximum, 9223372036854775807; the epoch is given in Unix "
+                     "milliseconds",
                      "layout");
   expect_usage_error({"layout", "--sequence-bits", "99999999999999999999999"},
-                     "layout: --sequence-bits: \"99999999999999999999999\" is too large: give at "
-                     "most 63",
+                     "layout: cosid.layout.sequence-bits = \"99999999999999999999999\" (flag "
+                     "--sequence-bits): larger than the maximum, 63 (an id has 63 bits)",
                      "layout");
 }
 
@@ -443,9 +461,9 @@ TEST(CliLayout, InvalidLayoutsAreUsageErrors) {
   EXPECT_NE(empty.err.find("slot"), std::string::npos) << empty.err;
 
   expect_usage_error({"layout", "--unit", "s", "--epoch", "1577203200123"},
-                     "layout: --epoch 1577203200123 is not a whole second, but the layout counts "
-                     "seconds: give Unix milliseconds that are a multiple of 1000, such as "
-                     "1577203200000, or use --unit ms",
+                     "layout: cosid.layout.epoch = \"1577203200123\" (flag --epoch): not a whole "
+                     "second, but the layout counts seconds: give Unix milliseconds that are a "
+                     "multiple of 1000, such as 1577203200000, or unit ms",
                      "layout");
   const RunResult seconds = run_cosid({"parse", "--layout", "seconds", "--epoch", "1", "1"});
   EXPECT_EQ(seconds.exit_code, 2);

@@ -43,7 +43,8 @@ TEST(CrashTest, SigkillAtRandomMomentsNeverRepeatsAnId) {
   ASSERT_NE(mkdtemp(pattern), nullptr);
   const std::string dir = pattern;
   const std::string path = dir + "/state";
-  const int cycles = std::getenv("COSID_CRASH_CYCLES") ? std::atoi(std::getenv("COSID_CRASH_CYCLES")) : 50;
+  const int cycles =
+      std::getenv("COSID_CRASH_CYCLES") ? std::atoi(std::getenv("COSID_CRASH_CYCLES")) : 50;
   std::mt19937 random(12345);
   std::vector<std::uint64_t> all;
   for (int cycle = 0; cycle < cycles; ++cycle) {

@@ -1,9 +1,9 @@
+#include "cosid/error.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
-
-#include "cosid/error.h"
 
 namespace cosid {
 namespace {

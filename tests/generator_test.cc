@@ -67,8 +67,8 @@ TEST(Generator, CreateRefusesAnInvalidLayout) {
   ManualClock clock(kNow);
   Binding binding(0, kNow - 1, kNow + 1000);
   std::error_code ec;
-  EXPECT_FALSE(Generator::create(Layout{0, TimeUnit::kMillisecond, 42, 10, 12}, binding, clock,
-                                 {}, ec));
+  EXPECT_FALSE(
+      Generator::create(Layout{0, TimeUnit::kMillisecond, 42, 10, 12}, binding, clock, {}, ec));
   EXPECT_ERRC(ec, errc::layout_too_wide);
 }
 
@@ -142,8 +142,9 @@ TEST(Generator, AsksTheBindingForACeilingWhenWaitingAtIt) {
 TEST(Generator, CeilingRaisedByAnotherThreadWhileWaiting) {
   ManualClock clock(kNow + 11, OnSleep::kAdvanceMonotonic);
   Binding binding(1, kNow - 1, kNow + 10);
-  auto generator = make_generator(layouts::kDefault, binding, clock,
-                                  WaitBounds{milliseconds(20), milliseconds(20), milliseconds(60000)});
+  auto generator =
+      make_generator(layouts::kDefault, binding, clock,
+                     WaitBounds{milliseconds(20), milliseconds(20), milliseconds(60000)});
   std::thread raiser([&] {
     while (clock.sleeps() < 10) std::this_thread::yield();
     binding.raise_ceiling(kNow + 20);
@@ -250,8 +251,8 @@ TEST(Generator, ClockSetBackWhileRunning) {
     SCOPED_TRACE(back_ms);
     ManualClock clock(kNow);
     Binding binding(3, kNow - 4000000, kNow + 1000);
-    auto generator = make_generator(layout, binding, clock,
-                                    WaitBounds{milliseconds(50), milliseconds(50), milliseconds(50)});
+    auto generator = make_generator(
+        layout, binding, clock, WaitBounds{milliseconds(50), milliseconds(50), milliseconds(50)});
     std::error_code ec;
     std::string message;
     const std::uint64_t first = generator->next(ec);

@@ -100,8 +100,8 @@ TEST(GeneratorThreads, CloseRacingFourThreadsCoversEveryIssuedId) {
     for (int t = 0; t < 4; ++t) {
       EXPECT_EQ(issued_after_close[static_cast<std::size_t>(t)], 0);
       for (const std::uint64_t id : ids[static_cast<std::size_t>(t)]) {
-        max_issued = std::max(max_issued,
-                              layouts::kDefault.tick_start_ms(layouts::kDefault.parse(id).timestamp));
+        max_issued = std::max(
+            max_issued, layouts::kDefault.tick_start_ms(layouts::kDefault.parse(id).timestamp));
       }
     }
     // Exact: close() reports the largest timestamp issued, not merely a bound.

@@ -54,8 +54,8 @@ TEST(Layout, UnknownPresetNamesTheChoices) {
 }
 
 TEST(Layout, EveryFieldNeedsOneBit) {
-  for (const Layout& layout : {make(0, 10, 12), make(41, 0, 12), make(41, 10, 0),
-                               make(-1, 10, 12)}) {
+  for (const Layout& layout :
+       {make(0, 10, 12), make(41, 0, 12), make(41, 10, 0), make(-1, 10, 12)}) {
     std::error_code ec;
     std::string message;
     EXPECT_FALSE(layout.validate(ec, &message));
@@ -139,7 +139,8 @@ TEST(Layout, ComposeAndParseRandomRoundTrip) {
   for (const Layout& layout : kPresets) {
     for (int i = 0; i < 100000; ++i) {
       IdParts parts;
-      parts.timestamp = static_cast<std::int64_t>(random() % (std::uint64_t(layout.max_timestamp()) + 1));
+      parts.timestamp =
+          static_cast<std::int64_t>(random() % (std::uint64_t(layout.max_timestamp()) + 1));
       parts.slot = static_cast<std::uint32_t>(random() % (std::uint64_t{layout.max_slot()} + 1));
       parts.sequence =
           static_cast<std::uint32_t>(random() % (std::uint64_t{layout.max_sequence()} + 1));

@@ -76,7 +76,8 @@ class RuntimeTest : public ::testing::Test {
     return Runtime::open(options_, environment_, ec_, &message_);
   }
 
-  std::vector<std::uint64_t> issue(Runtime& runtime, int count, milliseconds step = milliseconds(0)) {
+  std::vector<std::uint64_t> issue(Runtime& runtime, int count,
+                                   milliseconds step = milliseconds(0)) {
     std::vector<std::uint64_t> ids;
     Generator* generator = runtime.generator("default", ec_);
     EXPECT_NE(generator, nullptr);

@@ -3,7 +3,8 @@
 // Every fallible call in cosid has a noexcept overload that reports failure through a
 // std::error_code& (and, on cold paths, an optional std::string* that receives a message naming
 // what happened, the values involved and what to do). Where exceptions are enabled there is also a
-// throwing overload that throws cosid::Error, a std::system_error carrying the same code and message.
+// throwing overload that throws cosid::Error, a std::system_error carrying the same code and
+// message.
 //
 // Compare codes against the enumerators: `if (ec == cosid::errc::clock_backwards)`.
 //
@@ -22,44 +23,44 @@ namespace cosid {
 // The conditions cosid reports. Values are stable: they appear in logs and in the CLI's messages.
 enum class errc {
   // Layout (layout.h).
-  layout_too_wide = 1,      // timestamp + slot + sequence bits exceed 63
-  layout_field_empty,       // a field has fewer than 1 bit
-  layout_epoch_invalid,     // epoch before 1970, or epoch + range does not fit in 64-bit ms
-  layout_epoch_in_future,   // epoch lies after the clock's current time
-  timestamp_overflow,       // the clock is past the last timestamp the layout can hold
+  layout_too_wide = 1,     // timestamp + slot + sequence bits exceed 63
+  layout_field_empty,      // a field has fewer than 1 bit
+  layout_epoch_invalid,    // epoch before 1970, or epoch + range does not fit in 64-bit ms
+  layout_epoch_in_future,  // epoch lies after the clock's current time
+  timestamp_overflow,      // the clock is past the last timestamp the layout can hold
   // Id strings (codec.h).
-  id_empty,                 // an empty string where an id was expected
-  id_bad_character,         // a character outside the codec's alphabet
-  id_bad_length,            // a fixed-width codec got the wrong number of characters
-  id_overflow,              // the value does not fit in 63 bits
-  id_field_out_of_range,    // a field of a friendly id does not fit the layout
-  unknown_layout,           // a preset name that does not exist
+  id_empty,               // an empty string where an id was expected
+  id_bad_character,       // a character outside the codec's alphabet
+  id_bad_length,          // a fixed-width codec got the wrong number of characters
+  id_overflow,            // the value does not fit in 63 bits
+  id_field_out_of_range,  // a field of a friendly id does not fit the layout
+  unknown_layout,         // a preset name that does not exist
   // The generator (generator.h).
-  clock_backwards,          // the clock went back while running and did not return within the bound
-  clock_stalled,            // the clock did not advance past a used-up tick within the bound
-  clock_behind_floor,       // the clock is at or before the window's floor
-  ceiling_reached,          // the clock passed the durable ceiling and it was not raised in time
-  closed,                   // the generator was closed
-  slot_out_of_range,        // the slot does not fit the layout's slot bits
-  slot_lost,                // the binding that gave the window was invalidated
-  invalid_argument,         // a value given to a call is outside what it accepts
+  clock_backwards,     // the clock went back while running and did not return within the bound
+  clock_stalled,       // the clock did not advance past a used-up tick within the bound
+  clock_behind_floor,  // the clock is at or before the window's floor
+  ceiling_reached,     // the clock passed the durable ceiling and it was not raised in time
+  closed,              // the generator was closed
+  slot_out_of_range,   // the slot does not fit the layout's slot bits
+  slot_lost,           // the binding that gave the window was invalidated
+  invalid_argument,    // a value given to a call is outside what it accepts
   // Configuration and slot resolution (options.h).
-  no_slot_configured,       // no slot from flag, environment, config file or hostname
-  invalid_slot,             // a slot value that is not a non-negative integer
-  no_hostname_ordinal,      // the host name does not end in a StatefulSet ordinal ("-3")
-  unset_variable,           // ${VAR} in the config names an unset variable with no default
-  config_unreadable,        // the config file cannot be opened or read
-  config_syntax,            // the config file is outside the YAML subset cosid reads
-  config_unknown_key,       // a key cosid does not know
-  config_duplicate_key,     // a key given twice in one file
-  invalid_value,            // a value that does not parse as its key's type or is out of range
+  no_slot_configured,    // no slot from flag, environment, config file or hostname
+  invalid_slot,          // a slot value that is not a non-negative integer
+  no_hostname_ordinal,   // the host name does not end in a StatefulSet ordinal ("-3")
+  unset_variable,        // ${VAR} in the config names an unset variable with no default
+  config_unreadable,     // the config file cannot be opened or read
+  config_syntax,         // the config file is outside the YAML subset cosid reads
+  config_unknown_key,    // a key cosid does not know
+  config_duplicate_key,  // a key given twice in one file
+  invalid_value,         // a value that does not parse as its key's type or is out of range
   // The state file (state_file.h).
-  state_file_missing,       // no state file where one is required
-  state_file_corrupt,       // no valid record, wrong size, or not a regular file
-  state_file_mismatch,      // written for another slot, layout or namespace
-  state_file_locked,        // another process or runtime holds the file
-  state_file_replaced,      // the file was removed, renamed or replaced while in use
-  forked_process,           // used from a child forked from the process that opened it
+  state_file_missing,   // no state file where one is required
+  state_file_corrupt,   // no valid record, wrong size, or not a regular file
+  state_file_mismatch,  // written for another slot, layout or namespace
+  state_file_locked,    // another process or runtime holds the file
+  state_file_replaced,  // the file was removed, renamed or replaced while in use
+  forked_process,       // used from a child forked from the process that opened it
 };
 
 // The category of every errc value. Its name() is "cosid".

@@ -99,10 +99,10 @@ class Generator {
   Clock& clock_;
   const WaitBounds bounds_;
   // Derived from the layout and the binding once, so next() does no shifting of layout fields.
-  const int stamp_shift_;                 // where the stamp starts in state_
-  const std::uint64_t sequence_mask_;     // max sequence
-  const std::uint32_t reset_threshold_;   // a new tick restarts the sequence from here on
-  const std::int64_t floor_ms_;           // max(binding floor, the last ms before the epoch)
+  const int stamp_shift_;                // where the stamp starts in state_
+  const std::uint64_t sequence_mask_;    // max sequence
+  const std::uint32_t reset_threshold_;  // a new tick restarts the sequence from here on
+  const std::int64_t floor_ms_;          // max(binding floor, the last ms before the epoch)
 
   // The state word: bit 63 closed; bits [stamp_shift_, 63) the stamp, which is the last timestamp
   // issued plus one (0: none issued yet); bits [0, stamp_shift_) the sequence of that id.

@@ -94,9 +94,8 @@ struct Layout {
     IdParts parts;
     parts.sequence = static_cast<std::uint32_t>(id & max_sequence());
     parts.slot = static_cast<std::uint32_t>((id >> sequence_bits) & max_slot());
-    parts.timestamp =
-        static_cast<std::int64_t>((id >> (slot_bits + sequence_bits)) &
-                                  static_cast<std::uint64_t>(max_timestamp()));
+    parts.timestamp = static_cast<std::int64_t>((id >> (slot_bits + sequence_bits)) &
+                                                static_cast<std::uint64_t>(max_timestamp()));
     return parts;
   }
 

@@ -62,8 +62,8 @@ class EventListener {
 // The seams and knobs a program or a test may set. Every pointer may be null for the default and
 // must otherwise outlive the Runtime.
 struct RuntimeEnvironment {
-  Clock* clock = nullptr;            // default: the system clock
-  FileSystem* fs = nullptr;          // default: posix_file_system()
+  Clock* clock = nullptr;             // default: the system clock
+  FileSystem* fs = nullptr;           // default: posix_file_system()
   EventListener* listener = nullptr;  // default: events are dropped
   // With false, no thread is started: the ceiling is renewed by maintain() and, when a generator
   // reaches it, by the waiting thread itself. For tools that want no threads.

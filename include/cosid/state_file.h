@@ -69,12 +69,9 @@ class StateFile {
   // state_file_locked, state_file_replaced, or an errno from `fs` (generic category); then returns
   // null and, if `message` is not null, says which file, what is wrong and what to do.
   // REQUIRES: `fs` and `clock` outlive the StateFile.
-  [[nodiscard]] static std::unique_ptr<StateFile> open(FileSystem& fs, Clock& clock,
-                                                       const std::string& path,
-                                                       const StateFileOwner& owner,
-                                                       const StateFileOpenOptions& options,
-                                                       std::error_code& ec,
-                                                       std::string* message = nullptr);
+  [[nodiscard]] static std::unique_ptr<StateFile> open(
+      FileSystem& fs, Clock& clock, const std::string& path, const StateFileOwner& owner,
+      const StateFileOpenOptions& options, std::error_code& ec, std::string* message = nullptr);
   ~StateFile();  // closes the file, which releases the lock
   StateFile(const StateFile&) = delete;
   StateFile& operator=(const StateFile&) = delete;

@@ -6,6 +6,9 @@
 //
 // --epoch is always Unix milliseconds; for a second-unit layout it must be a whole second. When
 // --unit changes the unit without --epoch, the preset's epoch is converted to the new unit.
+// These rules are the library's (cosid::layout_from_settings): each flag is mapped to its
+// cosid.layout.* key through cosid::kConfigFlags, so a flag and a config file are held to the
+// same rules and messages.
 #ifndef COSID_CLI_LAYOUT_FLAGS_H_
 #define COSID_CLI_LAYOUT_FLAGS_H_
 
@@ -22,7 +25,8 @@ namespace cli {
 OptionGroup layout_flags_group();
 
 // The layout the flags in `args` describe. On a usage error (a malformed value, an epoch that is
-// not a whole second, a layout that Layout::validate refuses) returns false and stores a message.
+// not a whole second, a layout that Layout::validate refuses) returns false and stores the
+// library's message, which names the key, the value, the flag and the rule.
 bool layout_from_flags(const ParsedArgs& args, Layout& layout, std::string& error);
 
 }  // namespace cli
