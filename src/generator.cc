@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "fork_guard.h"
 #include "time_format.h"
 
 namespace cosid {
@@ -77,7 +78,7 @@ class Waiter {
 struct Generator::Failure {
   errc code;
   std::int64_t now_ms = 0;        // the clock when the generator gave up
-  std::int64_t reference_ms = 0;  // the last tick, floor, ceiling or layout end, per code
+  std::int64_t reference_ms = 0;  // last tick, first tick past the floor, ceiling or layout end
   std::int64_t waited_ms = 0;
 };
 
@@ -127,7 +128,10 @@ Generator::Generator(const Layout& layout, Binding& binding, Clock& clock, const
       sequence_mask_(layout.max_sequence()),
       reset_threshold_((layout.max_sequence() >> 1) + 1),
       floor_ms_(binding.floor_ms() > layout.epoch_ms() - 1 ? binding.floor_ms()
-                                                           : layout.epoch_ms() - 1) {}
+                                                           : layout.epoch_ms() - 1),
+      fork_guard_(std::make_unique<detail::ForkGuard>()) {}
+
+Generator::~Generator() = default;
 
 std::uint64_t Generator::next(std::error_code& ec, std::string* message) noexcept {
   // Relaxed loads and CAS on state_: the word is the only data the callers share, and all
@@ -140,6 +144,7 @@ std::uint64_t Generator::next(std::error_code& ec, std::string* message) noexcep
   bool asked_for_ceiling = false;
   for (;;) {
     if ((word & kClosedBit) != 0) return fail({errc::closed, now}, ec, message);
+    if (fork_guard_->forked()) return fail({errc::forked_process, now}, ec, message);
     if (!binding_.valid()) return fail({errc::slot_lost, now}, ec, message);
 
     const std::int64_t now_tick = layout_.tick_of(now);
@@ -170,7 +175,8 @@ std::uint64_t Generator::next(std::error_code& ec, std::string* message) noexcep
       const std::int64_t ceiling = binding_.ceiling_ms();
       if (layout_.tick_start_ms(tick) <= floor_ms_) {
         wait = Wait::kBehindFloor;
-        reference_ms = floor_ms_;
+        // The first millisecond of the first tick wholly after the floor.
+        reference_ms = layout_.tick_start_ms(layout_.tick_of(floor_ms_) + 1);
       } else if (layout_.tick_end_ms(tick) > ceiling) {
         wait = Wait::kCeiling;
         reference_ms = ceiling;
@@ -241,6 +247,12 @@ std::uint64_t Generator::fail(const Failure& failure, std::error_code& ec,
     case errc::closed:
       *message = "generator is closed: get a new one from its runtime";
       break;
+    case errc::forked_process:
+      *message =
+          "this generator was created in the parent of this forked process, and its copy "
+          "would repeat the parent's ids: open a new runtime, with its own slot and state "
+          "file, in the child";
+      break;
     case errc::slot_lost:
       *message = format(
           "the window on slot %u was invalidated (the slot was lost): get a new "
@@ -271,14 +283,14 @@ std::uint64_t Generator::fail(const Failure& failure, std::error_code& ec,
                      ll(failure.waited_ms));
       break;
     case errc::clock_behind_floor:
-      *message =
-          "the clock (" + rfc3339(failure.now_ms) +
-          format(") is %lld ms at or before ", ll(failure.reference_ms - failure.now_ms + 1)) +
-          "the window's floor " + rfc3339(failure.reference_ms) +
-          format(
-              " after waiting %lld ms: a previous holder of slot %u may have issued "
-              "ids up to the floor; wait for the clock to pass it or correct the clock",
-              ll(failure.waited_ms), binding_.slot());
+      *message = "the clock (" + rfc3339(failure.now_ms) + ") is " +
+                 format("%lld ms short of the first tick after the window's floor ",
+                        ll(failure.reference_ms - failure.now_ms)) +
+                 rfc3339(floor_ms_) +
+                 format(
+                     " after waiting %lld ms: a previous holder of slot %u may have issued "
+                     "ids up to the floor; wait for the clock to pass it or correct the clock",
+                     ll(failure.waited_ms), binding_.slot());
       break;
     case errc::ceiling_reached:
       *message = "the clock (" + rfc3339(failure.now_ms) + ") reached the durable ceiling " +

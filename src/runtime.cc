@@ -1,12 +1,14 @@
 #include "cosid/runtime.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <limits>
 #include <mutex>
 #include <thread>
 
 #include "cosid/state_file.h"
+#include "fork_guard.h"
 #include "time_format.h"
 
 namespace cosid {
@@ -81,7 +83,7 @@ class Runtime::Impl final : public CeilingListener {
     }
     binding_ = std::make_unique<Binding>(options_.slot, floor, ceiling, this);
     if (file_ && environment_.background_thread) {
-      thread_ = std::thread([this] { run_writer(); });
+      thread_ = std::make_unique<std::thread>([this] { run_writer(); });
     }
     ec.clear();
     return true;
@@ -89,8 +91,8 @@ class Runtime::Impl final : public CeilingListener {
 
   Generator* generator(std::string_view name, std::error_code& ec) {
     std::lock_guard<std::mutex> lock(generators_mutex_);
-    if (closed_) {
-      ec = make_error_code(errc::closed);
+    if (fork_guard_.forked() || closed_) {
+      ec = make_error_code(fork_guard_.forked() ? errc::forked_process : errc::closed);
       return nullptr;
     }
     (void)name;  // every name shares the one generator: see runtime.h
@@ -105,12 +107,21 @@ class Runtime::Impl final : public CeilingListener {
   std::error_code maintain(std::string* message) {
     std::lock_guard<std::mutex> lock(writer_mutex_);
     if (!file_ || replaced_) return {};
+    // Without the background thread, this is where the file's identity (recipe step A7) is
+    // checked: never write ceilings into a file a restart will not read.
+    if (!environment_.background_thread && !check_identity_locked()) {
+      if (message != nullptr) *message = "state file " + options_.state_file + " was replaced";
+      return make_error_code(errc::state_file_replaced);
+    }
     const std::int64_t remaining = binding_->ceiling_ms() - clock_.now_ms();
-    if (remaining >= options_.ahead.count() / 2 && !wanted_) return {};
+    if (remaining >= options_.ahead.count() / 2 && !wanted_.load(std::memory_order_relaxed)) {
+      return {};
+    }
     return advance_locked(message);
   }
 
   std::error_code close(std::string* message) {
+    if (fork_guard_.forked()) return close_in_forked_child();
     std::int64_t last = 0;
     {
       std::lock_guard<std::mutex> lock(generators_mutex_);
@@ -118,7 +129,14 @@ class Runtime::Impl final : public CeilingListener {
       closed_ = true;
       // 1. Every generator stops and reports its exact last timestamp (the floor if it issued
       //    none), so `last` bounds every id this runtime returned.
-      last = binding_ ? binding_->floor_ms() : 0;
+      if (binding_ == nullptr) {
+        // start() failed: no id was issued, and the file must keep the ceiling it has. A clean
+        // record here would roll it back.
+        std::lock_guard<std::mutex> writer(writer_mutex_);
+        file_.reset();
+        return {};
+      }
+      last = binding_->floor_ms();
       if (generator_) last = std::max(last, generator_->close());
     }
     // 2. The writer thread stops, so nothing raises the ceiling any more.
@@ -127,8 +145,10 @@ class Runtime::Impl final : public CeilingListener {
       stop_ = true;
     }
     wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
+    if (thread_) thread_->join();
     // 3. The exact last timestamp, flagged clean: the next start need not wait out `ahead`.
+    //    Under writer_mutex_, since maintain() or an inline renewal may still be running.
+    std::lock_guard<std::mutex> lock(writer_mutex_);
     std::error_code result;
     if (file_ && !replaced_) result = file_->write_clean_shutdown(last, message);
     // 4. Closing the file releases its lock.
@@ -142,14 +162,21 @@ class Runtime::Impl final : public CeilingListener {
          "a generator waits at the ceiling " + rfc3339(binding_->ceiling_ms()) + " for " +
              rfc3339(needed_ms),
          needed_ms);
-    std::unique_lock<std::mutex> lock(writer_mutex_);
-    wanted_ = true;
+    // Never block here: the writer holds writer_mutex_ across a whole fdatasync, and a waiting
+    // generator must give up at its own bound however slow the disk is. Relaxed order on wanted_
+    // throughout: the flag publishes no other data, and the ceiling it asks for is read through
+    // the binding's own acquire.
+    wanted_.store(true, std::memory_order_relaxed);
+    std::unique_lock<std::mutex> lock(writer_mutex_, std::try_to_lock);
     if (environment_.background_thread) {
-      lock.unlock();
+      // With the lock, the writer is asleep in wait_for and this wake-up cannot be lost. Without
+      // it, the writer is busy and sees wanted_ before it sleeps again; in the narrow gap between
+      // its check and its sleep the wake-up is only delayed, by at most kMaxIdle.
+      if (lock.owns_lock()) lock.unlock();
       wake_.notify_one();
-    } else if (file_ && !replaced_) {
+    } else if (lock.owns_lock() && file_ && !replaced_ && check_identity_locked()) {
       (void)advance_locked(nullptr);  // inline mode: the waiting thread renews
-    }
+    }                                 // else another thread is renewing right now
   }
 
   const Options& options() const noexcept { return options_; }
@@ -159,20 +186,24 @@ class Runtime::Impl final : public CeilingListener {
   bool wait_for_floor(std::int64_t floor, std::error_code& ec, std::string* message) {
     const std::int64_t start = clock_.monotonic_ns();
     bool reported = false;
-    // The first tick that lies wholly after the floor must have begun.
-    while (options_.layout.tick_start_ms(options_.layout.tick_of(clock_.now_ms())) <= floor) {
+    // The first tick that lies wholly after the floor must have begun (for a second-unit layout
+    // that can be up to a second after the floor itself).
+    const Layout& layout = options_.layout;
+    const std::int64_t usable_ms = layout.tick_start_ms(layout.tick_of(floor) + 1);
+    while (clock_.now_ms() < usable_ms) {
       const std::int64_t now = clock_.now_ms();
       if (!reported) {
         emit(EventKind::kWaitingForFloor, {},
-             "the clock " + rfc3339(now) + " is " + std::to_string(floor - now + 1) +
-                 " ms behind the floor " + rfc3339(floor) + "; waiting for it");
+             "the clock " + rfc3339(now) + " is " + std::to_string(usable_ms - now) +
+                 " ms short of the first tick after the floor " + rfc3339(floor) +
+                 "; waiting for it");
         reported = true;
       }
       if (clock_.monotonic_ns() - start > options_.start_wait.count() * 1000000) {
         ec = make_error_code(errc::clock_behind_floor);
         if (message != nullptr) {
-          *message = "the clock " + rfc3339(now) + " is " + std::to_string(floor - now + 1) +
-                     " ms at or before the floor " + rfc3339(floor) + " of slot " +
+          *message = "the clock " + rfc3339(now) + " is " + std::to_string(usable_ms - now) +
+                     " ms short of the first tick after the floor " + rfc3339(floor) + " of slot " +
                      std::to_string(options_.slot) + " after waiting " +
                      std::to_string(options_.start_wait.count()) +
                      " ms: ids up to the floor may exist; correct the clock, or wait and retry";
@@ -184,8 +215,24 @@ class Runtime::Impl final : public CeilingListener {
     return true;
   }
 
+  // In a child forked from the process that opened the runtime: the writer thread does not exist
+  // here and the file belongs to the parent, whose ceiling a write from here could roll back. So
+  // nothing is joined and nothing written; the child's copies of the descriptors are closed,
+  // which leaves the parent's lock in place (it belongs to the open file description).
+  std::error_code close_in_forked_child() {
+    std::lock_guard<std::mutex> lock(generators_mutex_);
+    if (closed_) return {};
+    closed_ = true;
+    // The thread object refers to a thread of the parent: neither join it nor let its destructor
+    // (which would terminate the child) run.
+    (void)thread_.release();
+    file_.reset();
+    return {};
+  }
+
   // Writes the next ceiling. REQUIRES: writer_mutex_ held.
   std::error_code advance_locked(std::string* message) {
+    if (fork_guard_.forked()) return make_error_code(errc::forked_process);
     const std::int64_t wanted =
         std::max(binding_->floor_ms(), clock_.now_ms()) + options_.ahead.count();
     std::string why;
@@ -197,7 +244,9 @@ class Runtime::Impl final : public CeilingListener {
     }
     // Durable now: publish it (release, see Binding::ceiling_ms()).
     binding_->raise_ceiling(file_->durable_ceiling_ms());
-    wanted_ = false;
+    // A request that arrived during the write is served too: the ceiling just made durable is
+    // max(floor, now) + ahead, past any tick a generator can want now.
+    wanted_.store(false, std::memory_order_relaxed);
     if (failures_ > 0) {
       emit(EventKind::kStateWriteRecovered, {},
            "state file " + options_.state_file + " written again after " +
@@ -215,30 +264,36 @@ class Runtime::Impl final : public CeilingListener {
     int rounds = 0;
     while (!stop_) {
       const std::int64_t half = options_.ahead.count() / 2;
-      if (!replaced_ && (wanted_ || binding_->ceiling_ms() - clock_.now_ms() < half)) {
+      const bool wanted = wanted_.load(std::memory_order_relaxed);
+      if (!replaced_ && (wanted || binding_->ceiling_ms() - clock_.now_ms() < half)) {
         // A failed write is retried whole after a back-off from 100 ms doubling to ahead/4;
         // the generators go on up to the durable ceiling meanwhile.
         backoff = advance_locked(nullptr) ? std::clamp(backoff * 2, kFirstBackoff,
                                                        std::max(kFirstBackoff, options_.ahead / 4))
                                           : milliseconds(0);
       }
-      if (!replaced_ && ++rounds % kIdentityRounds == 0) check_identity_locked();
+      if (!replaced_ && ++rounds % kIdentityRounds == 0) (void)check_identity_locked();
       if (backoff.count() > 0) {
         wake_.wait_for(lock, backoff, [this] { return stop_; });
       } else {
         const std::int64_t until_due = binding_->ceiling_ms() - clock_.now_ms() - half;
         const milliseconds idle = std::clamp(milliseconds(until_due), milliseconds(1), kMaxIdle);
-        wake_.wait_for(lock, idle, [this] { return stop_ || wanted_; });
+        wake_.wait_for(lock, idle,
+                       [this] { return stop_ || wanted_.load(std::memory_order_relaxed); });
       }
     }
   }
 
-  void check_identity_locked() {
+  // Returns false, reports and stops all further writes once the file was removed or replaced.
+  // REQUIRES: writer_mutex_ held.
+  bool check_identity_locked() {
     std::string why;
     if (std::error_code problem = file_->check_identity(&why)) {
       replaced_ = true;
       emit(EventKind::kStateFileReplaced, problem, why);
+      return false;
     }
+    return true;
   }
 
   void emit(EventKind kind, std::error_code code, std::string text, std::int64_t ceiling = 0) {
@@ -262,10 +317,11 @@ class Runtime::Impl final : public CeilingListener {
   std::mutex writer_mutex_;  // guards file_ writes and the fields below
   std::condition_variable wake_;
   bool stop_ = false;
-  bool wanted_ = false;
+  std::atomic<bool> wanted_{false};  // set without the lock by a waiting generator
   bool replaced_ = false;
   int failures_ = 0;
-  std::thread thread_;
+  std::unique_ptr<std::thread> thread_;
+  detail::ForkGuard fork_guard_;
 };
 
 Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

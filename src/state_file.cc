@@ -324,6 +324,15 @@ std::error_code StateFile::advance(std::int64_t ceiling_ms, std::string* message
 }
 
 std::error_code StateFile::write_clean_shutdown(std::int64_t last_issued_ms, std::string* message) {
+  // Every id of this term lies after the floor, so a lower value can only come from a caller that
+  // lost track of what was issued; writing it would roll the ceiling back.
+  if (last_issued_ms < floor_ms_) {
+    if (message != nullptr) {
+      *message = "refusing to record last timestamp " + rfc3339(last_issued_ms) +
+                 " below the floor " + rfc3339(floor_ms_) + " of state file " + path_;
+    }
+    return make_error_code(errc::invalid_argument);
+  }
   return write_record(last_issued_ms, true, message);
 }
 

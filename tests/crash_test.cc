@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cosid/runtime.h"
+#include "cosid/state_file.h"
 
 namespace cosid {
 namespace {
@@ -81,6 +82,46 @@ TEST(CrashTest, SigkillAtRandomMomentsNeverRepeatsAnId) {
   EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "duplicate id";
   EXPECT_GT(issued, static_cast<std::size_t>(cycles));
   std::printf("crash test: %d kills, %zu ids, no duplicate\n", cycles, issued);
+  (void)std::system(("rm -rf " + dir).c_str());
+}
+
+// A child forked from a process that holds a Runtime gets a copy of its generator and of its
+// state file's descriptor. Issuing from the copy would repeat the parent's ids, and closing it
+// would write a ceiling over the parent's: the child gets errc::forked_process and writes nothing.
+TEST(ForkTest, ChildOfAProcessWithARuntimeCannotIssueOrWrite) {
+  char pattern[] = "/tmp/cosid-fork-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  Options options;
+  options.slot = 2;
+  options.state_file = dir + "/state";
+  std::error_code ec;
+  auto runtime = Runtime::open(options, {}, ec);
+  ASSERT_TRUE(runtime) << ec.message();
+  Generator* generator = runtime->generator("default", ec);
+  ASSERT_NE(generator->next(ec), 0u);
+
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::error_code child_ec;
+    const bool refused = generator->next(child_ec) == 0 && child_ec == errc::forked_process;
+    const bool no_new_generator =
+        runtime->generator("other", child_ec) == nullptr && child_ec == errc::forked_process;
+    const bool closed_quietly = !runtime->close();
+    runtime.release();  // its destructor belongs to the parent
+    _exit(refused && no_new_generator && closed_quietly ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  // The parent goes on, and its state file was not touched by the child.
+  EXPECT_NE(generator->next(ec), 0u);
+  EXPECT_FALSE(ec) << ec.message();
+  StateFileView view;
+  ASSERT_TRUE(read_state_file(posix_file_system(), options.state_file, view, ec));
+  EXPECT_FALSE(view.records[view.current].clean_shutdown);
+  EXPECT_FALSE(runtime->close());
   (void)std::system(("rm -rf " + dir).c_str());
 }
 

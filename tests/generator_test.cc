@@ -140,7 +140,7 @@ TEST(Generator, AsksTheBindingForACeilingWhenWaitingAtIt) {
 }
 
 TEST(Generator, CeilingRaisedByAnotherThreadWhileWaiting) {
-  ManualClock clock(kNow + 11, OnSleep::kAdvanceMonotonic);
+  ManualClock clock(kNow + 11, OnSleep::kYield);  // time stands still until raised
   Binding binding(1, kNow - 1, kNow + 10);
   auto generator =
       make_generator(layouts::kDefault, binding, clock,

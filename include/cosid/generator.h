@@ -17,6 +17,8 @@
 //   t past the layout's last timestamp       errc::timestamp_overflow at once
 //   close() was called                       errc::closed at once
 //   the binding was invalidated              errc::slot_lost at once
+//   called in a child forked after create()  errc::forked_process at once: the child holds a
+//                                            copy of the parent's state and would repeat its ids
 //
 // The sequence does not restart at 0 on each new tick: it continues and wraps to 0 only once it
 // has passed half its range (as CosId does), so `id % n` stays balanced at low rates.
@@ -40,6 +42,9 @@
 #include "cosid/layout.h"
 
 namespace cosid {
+namespace detail {
+class ForkGuard;
+}  // namespace detail
 
 // How long next() may wait, measured on the clock's monotonic time, before it gives up.
 struct WaitBounds {
@@ -66,6 +71,7 @@ class Generator {
                                            const WaitBounds& bounds = {});
 #endif
 
+  ~Generator();
   Generator(const Generator&) = delete;
   Generator& operator=(const Generator&) = delete;
 
@@ -103,6 +109,7 @@ class Generator {
   const std::uint64_t sequence_mask_;    // max sequence
   const std::uint32_t reset_threshold_;  // a new tick restarts the sequence from here on
   const std::int64_t floor_ms_;          // max(binding floor, the last ms before the epoch)
+  const std::unique_ptr<detail::ForkGuard> fork_guard_;  // a forked child must not issue
 
   // The state word: bit 63 closed; bits [stamp_shift_, 63) the stamp, which is the last timestamp
   // issued plus one (0: none issued yet); bits [0, stamp_shift_) the sequence of that id.

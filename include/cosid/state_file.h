@@ -97,7 +97,7 @@ class StateFile {
   // Clean shutdown: records exactly `last_issued_ms` (which may be below the durable ceiling)
   // with the clean-shutdown flag, so the next start need not wait out the ceiling.
   // REQUIRES: no id will be issued under this file any more, and every id issued was at or before
-  // `last_issued_ms`.
+  // `last_issued_ms`. A value below floor_ms() is refused with errc::invalid_argument.
   std::error_code write_clean_shutdown(std::int64_t last_issued_ms, std::string* message = nullptr);
 
   // Checks that `path` still names the locked file: not removed, renamed, replaced or linked.
