@@ -220,7 +220,7 @@ std::uint64_t Generator::next(std::error_code& ec, std::string* message) noexcep
         code = errc::ceiling_reached;
         break;
     }
-    if (!waiter.pause(clock_, bound_ms * 1000000)) {
+    if (!waiter.pause(clock_, detail::to_nanos(std::chrono::milliseconds(bound_ms)))) {
       return fail({code, now, reference_ms, waiter.waited_ms()}, ec, message);
     }
     now = clock_.now_ms();

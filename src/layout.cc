@@ -62,6 +62,13 @@ bool Layout::validate(std::error_code& ec, std::string* message) const noexcept 
                     " bits; an id has 63 (the sign bit stays 0): take " +
                     std::to_string(total - kMaxIdBits) + " bits from a field");
   }
+  // Slots and sequences are 32-bit values in IdParts and the generator.
+  if (slot_bits > 32 || sequence_bits > 32) {
+    return fail(errc::layout_too_wide, ec, message,
+                "layout " + describe(*this) + ": the " + (slot_bits > 32 ? "slot" : "sequence") +
+                    " field has more than 32 bits; use at most 32 and give the rest to another "
+                    "field");
+  }
   // The epoch and the last tick must both be representable as int64 Unix milliseconds, and the
   // epoch must not lie before 1970 (Unix time is the clock's whole range).
   const std::int64_t per_tick = unit_ms(unit);

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>  // renameat2, RENAME_NOREPLACE
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -91,8 +92,15 @@ class PosixFileSystem final : public FileSystem {
     return retry_on_eintr([&] { return ::fdatasync(fd); }) < 0 ? last_error() : std::error_code();
   }
 
-  std::error_code link(int dir, const std::string& from, const std::string& to) override {
-    return ::linkat(dir, from.c_str(), dir, to.c_str(), 0) < 0 ? last_error() : std::error_code();
+  std::error_code rename_noreplace(int dir, const std::string& from,
+                                   const std::string& to) override {
+    if (::renameat2(dir, from.c_str(), dir, to.c_str(), RENAME_NOREPLACE) == 0) return {};
+    if (errno != EINVAL && errno != ENOSYS) return last_error();
+    // No RENAME_NOREPLACE here (some network and FUSE file systems): link, which also never
+    // replaces, then drop the temporary name.
+    if (::linkat(dir, from.c_str(), dir, to.c_str(), 0) < 0) return last_error();
+    (void)::unlinkat(dir, from.c_str(), 0);
+    return {};
   }
 
   std::error_code unlink(int dir, const std::string& name) override {

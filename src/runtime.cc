@@ -67,6 +67,16 @@ class Runtime::Impl final : public CeilingListener {
                ": nothing protects against a clock set back across a restart; set state-file");
     }
     floor = std::max(floor, options_.layout.epoch_ms() - 1);
+    if (floor >= options_.layout.end_ms() - 1) {
+      ec = make_error_code(errc::timestamp_overflow);
+      if (message != nullptr) {
+        *message = "the floor " + std::to_string(floor) + " of slot " +
+                   std::to_string(options_.slot) + " lies at or past the end of the layout (" +
+                   rfc3339(options_.layout.end_ms()) +
+                   "): no id can be issued; check not-before and the state file's ceiling";
+      }
+      return false;
+    }
     if (!wait_for_floor(floor, ec, message)) return false;
 
     std::int64_t ceiling = options_.layout.end_ms() - 1;
@@ -106,7 +116,15 @@ class Runtime::Impl final : public CeilingListener {
 
   std::error_code maintain(std::string* message) {
     std::lock_guard<std::mutex> lock(writer_mutex_);
-    if (!file_ || replaced_) return {};
+    if (!file_) return {};
+    if (replaced_) {
+      if (message != nullptr) {
+        *message = "state file " + options_.state_file +
+                   " was removed or replaced while in use: no more ceilings are written; restore "
+                   "the file and restart";
+      }
+      return make_error_code(errc::state_file_replaced);
+    }
     // Without the background thread, this is where the file's identity (recipe step A7) is
     // checked: never write ceilings into a file a restart will not read.
     if (!environment_.background_thread && !check_identity_locked()) {
@@ -199,7 +217,7 @@ class Runtime::Impl final : public CeilingListener {
                  "; waiting for it");
         reported = true;
       }
-      if (clock_.monotonic_ns() - start > options_.start_wait.count() * 1000000) {
+      if (clock_.monotonic_ns() - start > detail::to_nanos(options_.start_wait)) {
         ec = make_error_code(errc::clock_behind_floor);
         if (message != nullptr) {
           *message = "the clock " + rfc3339(now) + " is " + std::to_string(usable_ms - now) +

@@ -92,7 +92,9 @@ bool create_in(FileSystem& fs, Clock& clock, int dir_fd, const std::string& name
   std::error_code io = fs.write_at(raw_fd, image, sizeof image, 0);
   // fsync, not fdatasync: the size and block map must be durable before the name is.
   if (!io) io = fs.sync(raw_fd);
-  if (!io) io = fs.link(dir_fd, temp, name);
+  // One atomic step to the final name, never over an existing file: a state file is never
+  // replaced (its ceiling could roll back), and no crash can leave it with two names.
+  if (!io) io = fs.rename_noreplace(dir_fd, temp, name);
   if (io) {
     (void)fs.unlink(dir_fd, temp);
     if (io == std::errc::file_exists)
@@ -101,7 +103,6 @@ bool create_in(FileSystem& fs, Clock& clock, int dir_fd, const std::string& name
                 "cannot create state file " + path + ": " + io.message() +
                     ": check free space and permissions of its directory");
   }
-  (void)fs.unlink(dir_fd, temp);
   // The directory entry must be durable too, or a power loss could make the file vanish and the
   // next start fall back to not-before.
   if (std::error_code dir_io = fs.sync(dir_fd)) {
@@ -349,9 +350,14 @@ std::error_code StateFile::write_record(std::int64_t ceiling_ms, bool clean, std
   if (!io) io = fs_.sync_data(fd_);
   if (io) {
     if (message != nullptr) {
-      *message = "writing state file " + path_ + " failed: " + io.message() +
-                 "; ids continue up to the durable ceiling " + rfc3339(durable_ceiling_ms_) +
-                 " and then stop: free space or fix the disk (the write is retried)";
+      *message =
+          clean
+              ? "recording the clean shutdown in state file " + path_ + " failed: " + io.message() +
+                    "; harmless: the file keeps a ceiling at or past every id issued, "
+                    "so the next start waits until the clock passes it"
+              : "writing state file " + path_ + " failed: " + io.message() +
+                    "; ids continue up to the durable ceiling " + rfc3339(durable_ceiling_ms_) +
+                    " and then stop: free space or fix the disk (the write is retried)";
     }
     return io;
   }

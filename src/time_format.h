@@ -1,10 +1,12 @@
-// Internal: UTC calendar arithmetic and the two textual time forms cosid prints.
+// Internal: UTC calendar arithmetic, the two textual time forms cosid prints, and the
+// conversion of wait bounds to nanoseconds.
 //
 // Proleptic Gregorian calendar, UTC, no leap seconds (as Unix time). Pure functions; no locale, no
 // time zone database, no allocation.
 #ifndef COSID_SRC_TIME_FORMAT_H_
 #define COSID_SRC_TIME_FORMAT_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 
@@ -27,6 +29,13 @@ CivilTime civil_from_unix_ms(std::int64_t unix_ms) noexcept;
 // REQUIRES: every field in its calendar range (day valid for the month).
 std::int64_t unix_ms_from_civil(const CivilTime& civil) noexcept;
 int days_in_month(std::int64_t year, int month) noexcept;
+
+// A wait bound in nanoseconds, saturating instead of overflowing for absurdly large bounds (a
+// bound of centuries is "forever", not undefined behaviour).
+constexpr std::int64_t to_nanos(std::chrono::milliseconds bound) noexcept {
+  constexpr std::int64_t kMaxMs = INT64_MAX / 1000000;
+  return bound.count() >= kMaxMs ? INT64_MAX : bound.count() < 0 ? 0 : bound.count() * 1000000;
+}
 
 // Longest output of the formatters below, with room to spare.
 inline constexpr std::size_t kMaxTimeChars = 40;

@@ -444,9 +444,15 @@ TEST(CliLayout, Overrides) {
   EXPECT_EQ(wide.exit_code, 0);
   EXPECT_EQ(field(wide.out, "runs_out"), "2305844586416893952");
   EXPECT_EQ(field(wide.out, "limit_per_second"), "2000");
-  const RunResult widest_sequence =
+  // The widest sequence, 32 bits, in seconds: the limit is written exactly.
+  const RunResult widest_sequence = run_cosid({"layout", "--unit", "s", "--timestamp-bits", "30",
+                                               "--slot-bits", "1", "--sequence-bits", "32"});
+  EXPECT_EQ(widest_sequence.exit_code, 0) << widest_sequence.err;
+  EXPECT_EQ(field(widest_sequence.out, "limit_per_second"), "4294967296");
+  const RunResult too_wide =
       run_cosid({"layout", "--timestamp-bits", "1", "--slot-bits", "1", "--sequence-bits", "61"});
-  EXPECT_EQ(field(widest_sequence.out, "limit_per_second"), "2305843009213693952000");
+  EXPECT_EQ(too_wide.exit_code, 2);
+  EXPECT_NE(too_wide.err.find("more than 32 bits"), std::string::npos) << too_wide.err;
 }
 
 TEST(CliLayout, InvalidLayoutsAreUsageErrors) {

@@ -79,6 +79,17 @@ TEST(Layout, AtMost63Bits) {
   EXPECT_ERRC(ec, errc::layout_too_wide);
 }
 
+TEST(Layout, SlotAndSequenceHoldAtMost32Bits) {
+  std::error_code ec;
+  std::string message;
+  EXPECT_TRUE(make(29, 2, 32).validate(ec)) << ec.message();
+  EXPECT_FALSE(make(28, 2, 33).validate(ec, &message));
+  EXPECT_ERRC(ec, errc::layout_too_wide);
+  EXPECT_NE(message.find("sequence field has more than 32 bits"), std::string::npos) << message;
+  EXPECT_FALSE(make(28, 33, 2).validate(ec));
+  EXPECT_ERRC(ec, errc::layout_too_wide);
+}
+
 TEST(Layout, EpochBefore1970IsRefused) {
   std::error_code ec;
   std::string message;

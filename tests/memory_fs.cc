@@ -220,9 +220,10 @@ std::error_code MemoryFs::sync_data(int fd) {
   return {};
 }
 
-std::error_code MemoryFs::link(int dir, const std::string& from, const std::string& to) {
+std::error_code MemoryFs::rename_noreplace(int dir, const std::string& from,
+                                           const std::string& to) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (auto ec = inject(Op::kLink)) return ec;
+  if (auto ec = inject(Op::kRename)) return ec;
   Handle* d = handle(dir);
   if (d == nullptr) return errno_code(EBADF);
   auto& entries = directories_[d->directory].current;
@@ -230,6 +231,7 @@ std::error_code MemoryFs::link(int dir, const std::string& from, const std::stri
   if (it == entries.end()) return errno_code(ENOENT);
   if (entries.count(to) != 0) return errno_code(EEXIST);
   entries[to] = it->second;
+  entries.erase(it);
   return {};
 }
 

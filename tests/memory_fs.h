@@ -28,7 +28,7 @@ class MemoryFs : public FileSystem {
     kWrite,
     kSync,
     kSyncData,
-    kLink,
+    kRename,
     kUnlink,
     kStat,
     kLock,
@@ -62,7 +62,8 @@ class MemoryFs : public FileSystem {
                            std::int64_t offset) override;
   std::error_code sync(int fd) override;
   std::error_code sync_data(int fd) override;
-  std::error_code link(int dir, const std::string& from, const std::string& to) override;
+  std::error_code rename_noreplace(int dir, const std::string& from,
+                                   const std::string& to) override;
   std::error_code unlink(int dir, const std::string& name) override;
   std::error_code stat(int fd, FileInfo& info) override;
   std::error_code stat_at(int dir, const std::string& name, FileInfo& info) override;

@@ -69,6 +69,25 @@ TEST_F(StateFileTest, MissingFileIsCreatedWithFloorNotBefore) {
   EXPECT_EQ(fs_.names("state"), std::vector<std::string>{"cosid.state"});
 }
 
+// Creation interrupted at any step, then a power loss: the next open finds either no file (and
+// creates it) or the complete one, never a second name or a partial file under the final name.
+TEST_F(StateFileTest, CreationInterruptedAtAnyStepRecovers) {
+  for (const Op op : {Op::kCreate, Op::kWrite, Op::kSync, Op::kRename}) {
+    for (int nth = 1; nth <= 2; ++nth) {
+      MemoryFs fs;
+      fs.fail(op, EIO, nth);
+      std::error_code ec;
+      { auto first = StateFile::open(fs, clock_, kPath, owner(), {}, ec); }
+      fs.crash();
+      fs.clear_faults();
+      auto file = StateFile::open(fs, clock_, kPath, owner(), {}, ec, &message_);
+      ASSERT_TRUE(file) << "op " << static_cast<int>(op) << " #" << nth << ": " << message_;
+      EXPECT_EQ(fs.names("state"), std::vector<std::string>{"cosid.state"})
+          << "op " << static_cast<int>(op) << " #" << nth;
+    }
+  }
+}
+
 TEST_F(StateFileTest, RequireStateFileRefusesToCreate) {
   StateFileOpenOptions options;
   options.create_if_missing = false;

@@ -48,8 +48,12 @@ class FileSystem {
   virtual std::error_code sync(int fd) = 0;
   // fdatasync(fd): data and the metadata needed to read it, for overwrites in place.
   virtual std::error_code sync_data(int fd) = 0;
-  // linkat(dir, from, dir, to, 0): publishes a file under a new name, never replacing one.
-  virtual std::error_code link(int dir, const std::string& from, const std::string& to) = 0;
+  // renameat2(dir, from, dir, to, RENAME_NOREPLACE): moves a file to its final name in one step,
+  // never replacing an existing one (EEXIST). Where the file system lacks RENAME_NOREPLACE the
+  // POSIX implementation links and then unlinks `from`; a crash between the two can then leave
+  // the file with a second name, which the next open refuses as state_file_replaced.
+  virtual std::error_code rename_noreplace(int dir, const std::string& from,
+                                           const std::string& to) = 0;
   // unlinkat(dir, name, 0).
   virtual std::error_code unlink(int dir, const std::string& name) = 0;
   virtual std::error_code stat(int fd, FileInfo& info) = 0;

@@ -53,7 +53,8 @@ struct Layout {
   int slot_bits = 10;
   int sequence_bits = 12;
 
-  // Checks the layout: every field at least 1 bit, at most 63 bits in all, the epoch not before
+  // Checks the layout: every field at least 1 bit, slot and sequence at most 32 bits each, at most
+  // 63 bits in all, the epoch not before
   // 1970 and the last timestamp representable in int64 milliseconds. On failure sets `ec`
   // (layout_field_empty, layout_too_wide or layout_epoch_invalid) and, if `message` is not null,
   // stores a sentence naming the values and the fix. Returns true iff the layout is valid.

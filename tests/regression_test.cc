@@ -1,0 +1,357 @@
+// Regression tests for bugs an adversarial review found; each names the bug it guards against.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "cosid/binding.h"
+#include "cosid/generator.h"
+#include "cosid/runtime.h"
+#include "cosid/state_file.h"
+#include "memory_fs.h"
+#include "state_record.h"
+#include "test_util.h"
+
+namespace cosid {
+namespace {
+
+using std::chrono::milliseconds;
+using testing::MemoryFs;
+using Op = MemoryFs::Op;
+
+constexpr std::int64_t kNow = 1796005378123;
+constexpr char kPath[] = "var/state";
+
+struct Current {
+  bool valid = false;
+  StateRecord record;
+};
+
+// The current record of the durable image: what a restart after a power loss would read.
+Current durable_current(MemoryFs& fs) {
+  const auto image = fs.durable(kPath);
+  Current out;
+  if (image.size() != detail::kStateFileSize) return out;
+  StateRecord a;
+  StateRecord b;
+  const bool va = detail::decode_block(image.data(), a) == detail::BlockStatus::kValid;
+  const bool vb = detail::decode_block(image.data() + detail::kStateBlockSize, b) ==
+                  detail::BlockStatus::kValid;
+  out.valid = va || vb;
+  out.record = (va && vb) ? (b.generation > a.generation ? b : a) : (va ? a : b);
+  return out;
+}
+
+std::int64_t time_of(const Layout& layout, std::uint64_t id) {
+  return layout.tick_end_ms(layout.parse(id).timestamp);
+}
+
+// A FileSystem that forwards to a MemoryFs and lets a test stop a sync_data call (of a chosen
+// thread, or of any thread) until released, and see whether another thread wrote meanwhile.
+class HookFs : public FileSystem {
+ public:
+  explicit HookFs(MemoryFs& fs) : fs_(fs) {}
+
+  // The next sync_data call blocks (up to `max_block`) until release() is called.
+  void arm(milliseconds max_block) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    armed_ = true;
+    max_block_ = max_block;
+  }
+  void release() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    released_ = true;
+    cv_.notify_all();
+  }
+  bool wait_blocked(milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return cv_.wait_for(lock, timeout, [this] { return blocked_; });
+  }
+  bool overlapped() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return overlapped_;
+  }
+
+  std::error_code open_directory(const std::string& path, int& fd) override {
+    return fs_.open_directory(path, fd);
+  }
+  std::error_code open_existing(int dir, const std::string& name, int& fd) override {
+    return fs_.open_existing(dir, name, fd);
+  }
+  std::error_code create_exclusive(int dir, const std::string& name, int& fd) override {
+    return fs_.create_exclusive(dir, name, fd);
+  }
+  std::error_code read_at(int fd, void* data, std::size_t size, std::int64_t offset) override {
+    return fs_.read_at(fd, data, size, offset);
+  }
+  std::error_code write_at(int fd, const void* data, std::size_t size,
+                           std::int64_t offset) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (blocked_ && std::this_thread::get_id() != blocked_thread_) {
+        // Another thread writes the state file while one is inside its sync: two writers.
+        overlapped_ = true;
+        cv_.notify_all();
+      }
+    }
+    return fs_.write_at(fd, data, size, offset);
+  }
+  std::error_code sync(int fd) override { return fs_.sync(fd); }
+  std::error_code sync_data(int fd) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (armed_) {
+      armed_ = false;
+      blocked_ = true;
+      blocked_thread_ = std::this_thread::get_id();
+      cv_.notify_all();
+      cv_.wait_for(lock, max_block_, [this] { return released_ || overlapped_; });
+      // Give an overlapping writer time to get further (its own sync), as a slow disk would.
+      if (overlapped_) cv_.wait_for(lock, milliseconds(50), [this] { return released_; });
+      blocked_ = false;
+    }
+    lock.unlock();
+    return fs_.sync_data(fd);
+  }
+  std::error_code rename_noreplace(int dir, const std::string& from,
+                                   const std::string& to) override {
+    return fs_.rename_noreplace(dir, from, to);
+  }
+  std::error_code unlink(int dir, const std::string& name) override {
+    return fs_.unlink(dir, name);
+  }
+  std::error_code stat(int fd, FileInfo& info) override { return fs_.stat(fd, info); }
+  std::error_code stat_at(int dir, const std::string& name, FileInfo& info) override {
+    return fs_.stat_at(dir, name, info);
+  }
+  std::error_code lock(int fd) override { return fs_.lock(fd); }
+  void close(int fd) override { fs_.close(fd); }
+
+ private:
+  MemoryFs& fs_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool armed_ = false;
+  bool blocked_ = false;
+  bool released_ = false;
+  bool overlapped_ = false;
+  std::thread::id blocked_thread_;
+  milliseconds max_block_{0};
+};
+
+class RuntimeRegression : public ::testing::Test {
+ protected:
+  RuntimeRegression() {
+    options_.slot = 3;
+    options_.namespace_name = "orders";
+    options_.state_file = kPath;
+    options_.ahead = milliseconds(100);
+    options_.start_wait = milliseconds(150);
+    environment_.clock = &clock_;
+    environment_.fs = &fs_;
+    environment_.background_thread = false;
+    environment_.bounds = WaitBounds{milliseconds(20), milliseconds(20), milliseconds(20)};
+  }
+
+  std::unique_ptr<Runtime> open() {
+    ec_.clear();
+    message_.clear();
+    return Runtime::open(options_, environment_, ec_, &message_);
+  }
+
+  Options options_;
+  RuntimeEnvironment environment_;
+  MemoryFs fs_;
+  ManualClock clock_{kNow};
+  std::error_code ec_;
+  std::string message_;
+};
+
+// runtime.cc:162/243/255: when start() fails after the state file was opened (clock behind the
+// floor, first advance failing), ~Impl runs close(), which finds no binding, takes last = 0 and
+// writes a *clean-shutdown record with ceiling 0*. The file's ceiling is rolled back to 0, so the
+// next start's floor is only not-before and it reissues every timestamp of the previous run.
+TEST_F(RuntimeRegression, FailedStartMustNotRollTheCeilingBackWithACleanShutdownOfZero) {
+  std::int64_t last_issued = 0;
+  std::uint64_t first_id = 0;
+  {
+    auto runtime = open();
+    ASSERT_TRUE(runtime) << message_;
+    Generator* generator = runtime->generator("default", ec_);
+    ASSERT_NE(generator, nullptr);
+    for (int i = 0; i < 30; ++i) {
+      clock_.advance(milliseconds(1));
+      const std::uint64_t id = generator->next(ec_, &message_);
+      ASSERT_NO_ERROR(ec_) << message_;
+      if (first_id == 0) first_id = id;
+      last_issued = time_of(layouts::kDefault, id);
+    }
+    fs_.crash();  // power loss: no clean shutdown reaches the disk
+  }
+  const Current before = durable_current(fs_);
+  ASSERT_TRUE(before.valid);
+  ASSERT_GE(before.record.ceiling_ms, last_issued);
+
+  // The clock is stepped back an hour: the restart must refuse (it does) ...
+  clock_.set_ms(kNow - 3600000);
+  EXPECT_FALSE(open());
+  EXPECT_ERRC(ec_, errc::clock_behind_floor);
+
+  // ... and must leave the ceiling on disk alone.
+  const Current after = durable_current(fs_);
+  ASSERT_TRUE(after.valid);
+  EXPECT_GE(after.record.ceiling_ms, last_issued)
+      << "a failed start rewrote the state file with ceiling " << after.record.ceiling_ms
+      << (after.record.clean_shutdown ? " (clean-shutdown flag)" : "");
+
+  // The consequence: the clock is corrected back to where the first run started, and the next
+  // start reissues the very same ids.
+  clock_.set_ms(kNow);
+  auto again = open();
+  if (again) {
+    EXPECT_GE(again->floor_ms(), last_issued);
+    Generator* generator = again->generator("default", ec_);
+    ASSERT_NE(generator, nullptr);
+    clock_.advance(milliseconds(1));
+    const std::uint64_t id = generator->next(ec_);
+    if (!ec_) {
+      EXPECT_NE(id, first_id) << "the first id of the previous run was issued again";
+      EXPECT_GT(time_of(layouts::kDefault, id), last_issued);
+    }
+  }
+}
+
+// Same root cause, via a first advance that fails with ENOSPC: the clean write of ceiling 0
+// that follows succeeds.
+TEST_F(RuntimeRegression, FailedFirstAdvanceMustNotRollTheCeilingBack) {
+  std::int64_t ceiling = 0;
+  {
+    auto runtime = open();
+    ASSERT_TRUE(runtime) << message_;
+    clock_.advance(milliseconds(5));
+    (void)runtime->generator("default", ec_)->next(ec_);
+    ASSERT_NO_ERROR(ec_);
+    fs_.crash();
+  }
+  ceiling = durable_current(fs_).record.ceiling_ms;
+  fs_.fail(Op::kSyncData, ENOSPC, 2);  // the confirm write passes, the first advance fails
+  EXPECT_FALSE(open());
+  EXPECT_EQ(ec_, std::errc::no_space_on_device);
+  EXPECT_GE(durable_current(fs_).record.ceiling_ms, ceiling);
+}
+
+// runtime.cc:255-257: close() writes the clean-shutdown record and resets file_ without holding
+// writer_mutex_, while maintain() (and, inline, on_ceiling_wanted) uses file_ under that mutex.
+// A maintain() during close() writes the StateFile from a second thread at the same time
+// (StateFile is single-threaded; also a use-after-free once file_.reset() runs).
+TEST_F(RuntimeRegression, CloseMustNotWriteTheStateFileConcurrentlyWithMaintain) {
+  HookFs hook(fs_);
+  environment_.fs = &hook;
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << message_;
+  (void)runtime->generator("default", ec_)->next(ec_);
+  ASSERT_NO_ERROR(ec_);
+  clock_.advance(milliseconds(60));  // less than ahead/2 remains: maintain() wants to write
+
+  hook.arm(milliseconds(1000));  // the clean-shutdown sync stalls
+  std::thread closer([&] { (void)runtime->close(); });
+  ASSERT_TRUE(hook.wait_blocked(milliseconds(2000)));
+  std::thread maintainer([&] { (void)runtime->maintain(); });
+  maintainer.join();
+  hook.release();
+  closer.join();
+  EXPECT_FALSE(hook.overlapped()) << "maintain() wrote the state file while close() was writing it";
+  // And the file must end with the clean record close() wrote.
+  const Current after = durable_current(fs_);
+  EXPECT_TRUE(after.record.clean_shutdown);
+}
+
+// runtime.cc:262-275 with the background thread: on_ceiling_wanted() locks writer_mutex_, which
+// run_writer() holds across the whole fdatasync of an advance. A generator waiting at the ceiling
+// then blocks inside next() for as long as the disk stalls, far past WaitBounds::ceiling, instead
+// of failing with ceiling_reached (binding.h: the listener "must not block").
+TEST_F(RuntimeRegression, WaitingGeneratorMustNotBlockBehindASlowSyncPastItsBound) {
+  HookFs hook(fs_);
+  environment_.fs = &hook;
+  environment_.background_thread = true;
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << message_;
+  Generator* generator = runtime->generator("default", ec_);
+  ASSERT_NE(generator, nullptr);
+
+  hook.arm(milliseconds(3000));    // the next advance's sync hangs for 3 s
+  clock_.advance(milliseconds(60));  // the writer thread starts an advance
+  ASSERT_TRUE(hook.wait_blocked(milliseconds(2000)));
+  clock_.advance(milliseconds(50));  // past the ceiling
+
+  std::atomic<bool> done{false};
+  std::error_code next_ec;
+  std::thread caller([&] {
+    (void)generator->next(next_ec);
+    done = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  while (!done && std::chrono::steady_clock::now() - start < milliseconds(1000)) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  const bool returned_in_time = done;
+  hook.release();
+  caller.join();
+  EXPECT_TRUE(returned_in_time) << "next() with a 20 ms ceiling bound blocked behind the sync";
+  (void)runtime->close();
+}
+
+// runtime.cc:227-233: without the background thread, nothing ever runs check_identity (recipe
+// step A7, runtime.h kStateFileReplaced): maintain() keeps writing ceilings into a file that was
+// removed, so the ids it allows are recorded nowhere a restart will look.
+TEST_F(RuntimeRegression, InlineMaintainMustNoticeARemovedStateFile) {
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << message_;
+  const std::int64_t ceiling = runtime->ceiling_ms();
+  fs_.remove(kPath);
+  for (int i = 0; i < 10; ++i) {  // several seconds of renewals
+    clock_.advance(milliseconds(60));
+    (void)runtime->maintain(&message_);
+  }
+  EXPECT_EQ(runtime->ceiling_ms(), ceiling)
+      << "the ceiling kept rising on a state file nobody can find any more";
+}
+
+// generator.cc:386-393: for a second-unit layout the clock can lie *after* the floor while its
+// tick still begins at or before it; the message then states a negative gap
+// ("the clock (...) is -199 ms at or before the window's floor").
+TEST(GeneratorRegression, BehindFloorMessageInSecondsLayoutStatesNoNegativeGap) {
+  const Layout layout = layouts::kSeconds;
+  const std::int64_t second = 1796005378000;  // a whole second
+  ManualClock clock(second + 700, ManualClock::OnSleep::kAdvanceMonotonic);
+  Binding binding(1, second + 500, second + 10000);  // floor mid-second, clock 200 ms after it
+  std::error_code ec;
+  auto generator = Generator::create(layout, binding, clock,
+                                     WaitBounds{milliseconds(5), milliseconds(5), milliseconds(5)},
+                                     ec);
+  ASSERT_TRUE(generator);
+  std::string message;
+  EXPECT_EQ(generator->next(ec, &message), 0u);
+  EXPECT_ERRC(ec, errc::clock_behind_floor);
+  EXPECT_EQ(message.find(" -"), std::string::npos) << message;
+}
+
+// runtime.cc:286-300: the same negative gap in Runtime::open's wait for the floor.
+TEST_F(RuntimeRegression, WaitForFloorMessageInSecondsLayoutStatesNoNegativeGap) {
+  const std::int64_t second = 1796005378000;
+  clock_.set_ms(second + 700);
+  clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceMonotonic);  // the wall clock stands still
+  options_.layout = layouts::kSeconds;
+  options_.ahead = milliseconds(2000);
+  options_.not_before_ms = second + 500;
+  EXPECT_FALSE(open());
+  EXPECT_ERRC(ec_, errc::clock_behind_floor);
+  EXPECT_EQ(message_.find(" -"), std::string::npos) << message_;
+}
+
+}  // namespace
+}  // namespace cosid
+
