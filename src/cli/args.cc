@@ -101,6 +101,18 @@ bool parse_args(const std::vector<std::string_view>& args, const std::vector<Opt
   return true;
 }
 
+bool one_positional(const ParsedArgs& args, const char* what, const char* hint, std::string& value,
+                    std::string& error) {
+  const std::vector<std::string>& given = args.positionals();
+  if (given.size() == 1) {
+    value = given.front();
+    return true;
+  }
+  error = given.empty() ? std::string("no ") + what + " given: " + hint
+                        : "unexpected argument " + quote(given[1]) + ": give one " + what;
+  return false;
+}
+
 bool parse_decimal(std::string_view text, std::uint64_t max, std::uint64_t& value) {
   if (text.empty()) return false;
   std::uint64_t result = 0;

@@ -51,6 +51,12 @@ class ParsedArgs {
 bool parse_args(const std::vector<std::string_view>& args, const std::vector<OptionSpec>& options,
                 ParsedArgs& parsed, std::string& error);
 
+// The single positional argument of a command that takes exactly one (`what` names it, such as
+// "FILE"; `hint` says what to give when it is missing). Returns false with a usage message when
+// there is none or more than one.
+bool one_positional(const ParsedArgs& args, const char* what, const char* hint, std::string& value,
+                    std::string& error);
+
 // Strict unsigned decimal: one or more ASCII digits and nothing else (no sign, no space, no "0x"),
 // at most `max`. Returns false on anything else.
 bool parse_decimal(std::string_view text, std::uint64_t max, std::uint64_t& value);

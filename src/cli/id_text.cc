@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "cli/args.h"
+#include "cli/layout_flags.h"
 
 namespace cosid {
 namespace cli {
@@ -17,20 +18,22 @@ std::string does_not_fit(std::uint64_t id, const Layout& layout) {
 
 }  // namespace
 
-bool parse_format_flag(const std::string& name, bool& automatic, IdFormat& format,
-                       std::string& error) {
-  automatic = name == "auto";
-  if (automatic || parse_format(name, format)) return true;
+bool id_reading_from_flags(const ParsedArgs& args, IdReading& reading, std::string& error) {
+  if (!layout_from_flags(args, reading.layout, error)) return false;
+  const std::string name = args.value_or("format", "auto");
+  reading.automatic = name == "auto";
+  if (reading.automatic || parse_format(name, reading.format)) return true;
   error = "--format: unknown format " + quote(name) + ": use one of " + kReadFormats;
   return false;
 }
 
-bool decode_id(std::string_view text, bool automatic, IdFormat format, const Layout& layout,
-               std::uint64_t& id, std::string& message) {
+bool decode_id(std::string_view text, const IdReading& reading, std::uint64_t& id,
+               std::string& message) {
+  const Layout& layout = reading.layout;
   std::error_code ec;
   message.clear();
   const std::uint64_t decoded =
-      decode(text, automatic ? detect_format(text) : format, layout, ec, &message);
+      decode(text, reading.automatic ? detect_format(text) : reading.format, layout, ec, &message);
   if (ec) {
     if (message.empty()) message = ec.message();
     return false;

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "cli/args.h"
 #include "cli/output_format.h"
 #include "cosid/codec.h"
 #include "cosid/layout.h"
@@ -18,15 +19,22 @@ namespace cli {
 // The formats --format takes when reading ids, for messages and help.
 inline constexpr const char* kReadFormats = "auto, decimal, radix62, radix36, friendly";
 
-// The --format value of a command that reads ids: auto (`automatic` set) or one codec (`format`
-// set). On an unknown name returns false with a usage message.
-bool parse_format_flag(const std::string& name, bool& automatic, IdFormat& format,
-                       std::string& error);
+// How a command that reads ids reads them: the layout flags and --format (auto, the default, or
+// one codec).
+struct IdReading {
+  Layout layout;
+  bool automatic = true;  // detect_format() per id
+  IdFormat format = IdFormat::kDecimal;
+};
 
-// Decodes `text` (detect_format() when `automatic`) and checks the id fits `layout`. On failure
-// returns false with a message saying why (without the text itself).
-bool decode_id(std::string_view text, bool automatic, IdFormat format, const Layout& layout,
-               std::uint64_t& id, std::string& message);
+// Reads the layout flags and --format of `args`. On a bad value returns false with a usage
+// message.
+bool id_reading_from_flags(const ParsedArgs& args, IdReading& reading, std::string& error);
+
+// Decodes `text` as `reading` says and checks the id fits its layout. On failure returns false
+// with a message saying why (without the text itself).
+bool decode_id(std::string_view text, const IdReading& reading, std::uint64_t& id,
+               std::string& message);
 
 // The fields of an id: id (decimal, as a string), timestamp_ms (the first millisecond of its
 // tick), time (the same in RFC 3339), slot and sequence.

@@ -31,11 +31,8 @@ constexpr const char* kDescription =
 int run_not_before(Invocation& invocation) {
   const ParsedArgs& args = invocation.args;
   std::string error;
-  Layout layout;
-  bool automatic = true;
-  IdFormat format = IdFormat::kDecimal;
-  if (!layout_from_flags(args, layout, error) ||
-      !parse_format_flag(args.value_or("format", "auto"), automatic, format, error)) {
+  IdReading reading;
+  if (!id_reading_from_flags(args, reading, error)) {
     return usage_error(invocation.err, kName, std::string(kName) + ": " + error);
   }
   if (!args.has("from-id")) {
@@ -50,9 +47,10 @@ int run_not_before(Invocation& invocation) {
   const std::string text = args.value_or("from-id", "");
   std::uint64_t id = 0;
   std::string message;
-  if (!decode_id(text, automatic, format, layout, id, message)) {
+  if (!decode_id(text, reading, id, message)) {
     return runtime_error(invocation.err, std::string(kName) + ": " + quote(text) + ": " + message);
   }
+  const Layout& layout = reading.layout;
   const std::int64_t not_before_ms = layout.tick_end_ms(layout.parse(id).timestamp);
   const std::string line = args.has("json")
                                ? Record()

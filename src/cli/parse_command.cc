@@ -44,11 +44,8 @@ std::string describe(std::uint64_t id, const Layout& layout, bool json) {
 int run_parse(Invocation& invocation) {
   const ParsedArgs& args = invocation.args;
   std::string error;
-  Layout layout;
-  bool automatic = true;
-  IdFormat format = IdFormat::kDecimal;
-  if (!layout_from_flags(args, layout, error) ||
-      !parse_format_flag(args.value_or("format", "auto"), automatic, format, error)) {
+  IdReading reading;
+  if (!id_reading_from_flags(args, reading, error)) {
     return usage_error(invocation.err, kName, std::string(kName) + ": " + error);
   }
   if (args.positionals().empty()) {
@@ -61,12 +58,12 @@ int run_parse(Invocation& invocation) {
   for (const std::string& text : args.positionals()) {
     std::string message;
     std::uint64_t id = 0;
-    if (!decode_id(text, automatic, format, layout, id, message)) {
+    if (!decode_id(text, reading, id, message)) {
       status =
           runtime_error(invocation.err, std::string(kName) + ": " + quote(text) + ": " + message);
       continue;
     }
-    const std::string line = describe(id, layout, json);
+    const std::string line = describe(id, reading.layout, json);
     std::fwrite(line.data(), 1, line.size(), invocation.out);
   }
   return status;

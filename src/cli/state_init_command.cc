@@ -36,13 +36,10 @@ const char* no_environment(const char* /*name*/) { return nullptr; }
 
 int run_state_init(Invocation& invocation) {
   const ParsedArgs& args = invocation.args;
-  if (args.positionals().size() != 1) {
-    return usage_error(
-        invocation.err, kName,
-        std::string(kName) + ": " +
-            (args.positionals().empty()
-                 ? std::string("no FILE given: name the state file to create")
-                 : "unexpected argument " + quote(args.positionals()[1]) + ": give one FILE"));
+  std::string path;
+  std::string error;
+  if (!one_positional(args, "FILE", "name the state file to create", path, error)) {
+    return usage_error(invocation.err, kName, std::string(kName) + ": " + error);
   }
   if (!args.has("slot")) {
     return usage_error(invocation.err, kName,
@@ -59,7 +56,7 @@ int run_state_init(Invocation& invocation) {
     return runtime_error(invocation.err,
                          std::string(kName) + ": " + (message.empty() ? ec.message() : message));
   }
-  const std::string& path = args.positionals().front();
+
   const StateFileOwner owner{options.slot, options.layout, options.namespace_name};
   SystemClock clock;
   if (!create_state_file(posix_file_system(), clock, path, owner, options.not_before_ms, ec,

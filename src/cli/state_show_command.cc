@@ -93,15 +93,12 @@ std::string to_text(const std::string& path, const StateFileView& view) {
 
 int run_state_show(Invocation& invocation) {
   const ParsedArgs& args = invocation.args;
-  if (args.positionals().size() != 1) {
-    return usage_error(
-        invocation.err, kName,
-        std::string(kName) + ": " +
-            (args.positionals().empty()
-                 ? std::string("no FILE given: name the state file to show")
-                 : "unexpected argument " + quote(args.positionals()[1]) + ": give one FILE"));
+  std::string path;
+  std::string error;
+  if (!one_positional(args, "FILE", "name the state file to show", path, error)) {
+    return usage_error(invocation.err, kName, std::string(kName) + ": " + error);
   }
-  const std::string& path = args.positionals().front();
+
   StateFileView view;
   std::error_code ec;
   std::string message;
