@@ -11,13 +11,17 @@ namespace {
 
 constexpr std::uint64_t kClosedBit = std::uint64_t{1} << 63;
 
-// Rounds of busy waiting before a waiter starts to yield: a used-up millisecond tick usually ends
-// within a few hundred nanoseconds of the last id, so the first rounds only spin.
+// Rounds of busy waiting before a waiter sleeps: a contended word or a tick about to end clears
+// within a few hundred nanoseconds, and a sleep costs more than that.
 constexpr int kSpinRounds = 64;
-// Past this much waiting a waiter sleeps instead of yielding, so a long wait (a clock set back, a
-// ceiling that is not raised) does not burn a core.
-constexpr std::int64_t kYieldPhaseNs = 1000000;
-constexpr std::chrono::microseconds kSleepStep{100};
+// Then it sleeps in short steps, so that it wakes soon after a millisecond tick ends (a wake-up
+// within the first tenth of the new tick leaves it ample time to issue its whole sequence) without
+// burning a core while it waits.
+constexpr std::chrono::microseconds kShortSleep{50};
+// Past this much waiting (a clock set back, a ceiling not raised, a second-unit tick used up) the
+// steps grow: precision matters less than the system calls saved.
+constexpr std::int64_t kShortSleepPhaseNs = 2000000;
+constexpr std::chrono::microseconds kLongSleep{1000};
 
 inline void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
@@ -56,10 +60,8 @@ class Waiter {
     ++rounds_;
     if (rounds_ <= kSpinRounds) {
       cpu_relax();
-    } else if (waited_ns_ < kYieldPhaseNs) {
-      clock.sleep_for(std::chrono::nanoseconds(0));
     } else {
-      clock.sleep_for(kSleepStep);
+      clock.sleep_for(waited_ns_ < kShortSleepPhaseNs ? kShortSleep : kLongSleep);
     }
     return true;
   }
@@ -83,7 +85,7 @@ struct Generator::Failure {
 };
 
 std::unique_ptr<Generator> Generator::create(const Layout& layout, Binding& binding, Clock& clock,
-                                             const WaitBounds& bounds, std::error_code& ec,
+                                             const GeneratorOptions& options, std::error_code& ec,
                                              std::string* message) {
   if (!layout.validate_at(clock.now_ms(), ec, message)) return nullptr;
   if (binding.slot() > layout.max_slot()) {
@@ -97,15 +99,15 @@ std::unique_ptr<Generator> Generator::create(const Layout& layout, Binding& bind
     return nullptr;
   }
   ec.clear();
-  return std::unique_ptr<Generator>(new Generator(layout, binding, clock, bounds));
+  return std::unique_ptr<Generator>(new Generator(layout, binding, clock, options));
 }
 
 #if COSID_HAS_EXCEPTIONS
 std::unique_ptr<Generator> Generator::create(const Layout& layout, Binding& binding, Clock& clock,
-                                             const WaitBounds& bounds) {
+                                             const GeneratorOptions& options) {
   std::error_code ec;
   std::string message;
-  auto generator = create(layout, binding, clock, bounds, ec, &message);
+  auto generator = create(layout, binding, clock, options, ec, &message);
   if (!generator) detail::throw_error(ec, message);
   return generator;
 }
@@ -119,11 +121,11 @@ std::uint64_t Generator::next() {
 }
 #endif
 
-Generator::Generator(const Layout& layout, Binding& binding, Clock& clock, const WaitBounds& bounds)
+Generator::Generator(const Layout& layout, Binding& binding, Clock& clock, const GeneratorOptions& options)
     : layout_(layout),
       binding_(binding),
       clock_(clock),
-      bounds_(bounds),
+      options_(options),
       stamp_shift_(layout.sequence_bits),
       sequence_mask_(layout.max_sequence()),
       reset_threshold_((layout.max_sequence() >> 1) + 1),
@@ -134,6 +136,26 @@ Generator::Generator(const Layout& layout, Binding& binding, Clock& clock, const
 Generator::~Generator() = default;
 
 std::uint64_t Generator::next(std::error_code& ec, std::string* message) noexcept {
+  std::uint64_t got = 0;
+  return reserve(1, got, ec, message);
+}
+
+std::size_t Generator::next_batch(std::uint64_t* ids, std::size_t count, std::error_code& ec,
+                                  std::string* message) noexcept {
+  if (count == 0) {
+    ec.clear();
+    return 0;
+  }
+  std::uint64_t got = 0;
+  const std::uint64_t first = reserve(count, got, ec, message);
+  if (ec) return 0;
+  // The sequence is the id's lowest field, so one tick's consecutive sequences are consecutive ids.
+  for (std::uint64_t i = 0; i < got; ++i) ids[i] = first + i;
+  return static_cast<std::size_t>(got);
+}
+
+std::uint64_t Generator::reserve(std::uint64_t want, std::uint64_t& got, std::error_code& ec,
+                                 std::string* message) noexcept {
   // Relaxed loads and CAS on state_: the word is the only data the callers share, and all
   // read-modify-writes of one atomic are totally ordered whatever the memory order. That order
   // alone makes each (tick, sequence) go to one caller and makes close() see every id issued
@@ -162,8 +184,18 @@ std::uint64_t Generator::next(std::error_code& ec, std::string* message) noexcep
         // Same tick, or the clock went back: go on in the last tick while its sequence lasts.
         tick = last;
         next_sequence = sequence + 1;
+      } else if (options_.max_drift.count() > 0 &&
+                 layout_.tick_start_ms(last + 1) - now <= options_.max_drift.count() &&
+                 layout_.tick_end_ms(last + 1) <= binding_.ceiling_ms()) {
+        // Bounded drift: borrow the next tick, within max_drift of the clock and the durable
+        // ceiling (checked again below with the floor and the layout's end).
+        tick = last + 1;
+        next_sequence = 0;
       } else {
-        wait = now_tick == last ? Wait::kClockStalled : Wait::kClockBackwards;
+        // Behind the last tick by no more than the drift allows: the generator ran ahead on
+        // purpose and waits for the clock to catch up, which is not a clock set back.
+        const bool drifted = layout_.tick_start_ms(last) - now <= options_.max_drift.count();
+        wait = now_tick == last || drifted ? Wait::kClockStalled : Wait::kClockBackwards;
         reference_ms = layout_.tick_start_ms(last);
       }
     }
@@ -188,11 +220,15 @@ std::uint64_t Generator::next(std::error_code& ec, std::string* message) noexcep
     }
 
     if (wait == Wait::kNone) {
+      // Up to `want` consecutive sequences of this tick, as many as it has left.
+      const std::uint64_t left = sequence_mask_ - next_sequence + 1;
+      const std::uint64_t take = want < left ? want : left;
       const std::uint64_t desired =
-          (static_cast<std::uint64_t>(tick + 1) << stamp_shift_) | next_sequence;
+          (static_cast<std::uint64_t>(tick + 1) << stamp_shift_) | (next_sequence + take - 1);
       if (state_.compare_exchange_weak(word, desired, std::memory_order_relaxed,
                                        std::memory_order_relaxed)) {
         ec.clear();
+        got = take;
         return layout_.compose(tick, binding_.slot(), static_cast<std::uint32_t>(next_sequence));
       }
       continue;  // another caller moved the word; `word` holds its value, `now` is still fresh
@@ -202,21 +238,21 @@ std::uint64_t Generator::next(std::error_code& ec, std::string* message) noexcep
     errc code = errc::ceiling_reached;
     switch (wait) {
       case Wait::kClockBackwards:
-        bound_ms = bounds_.clock_backwards.count();
+        bound_ms = options_.clock_backwards.count();
         code = errc::clock_backwards;
         break;
       case Wait::kClockStalled:
         // A used-up tick normally ends within one tick: allow that on top of the bound.
-        bound_ms = bounds_.clock_backwards.count() + unit_ms(layout_.unit);
+        bound_ms = options_.clock_backwards.count() + unit_ms(layout_.unit);
         code = errc::clock_stalled;
         break;
       case Wait::kBehindFloor:
-        bound_ms = bounds_.behind_floor.count();
+        bound_ms = options_.behind_floor.count();
         code = errc::clock_behind_floor;
         break;
       case Wait::kCeiling:
       case Wait::kNone:
-        bound_ms = bounds_.ceiling.count();
+        bound_ms = options_.ceiling.count();
         code = errc::ceiling_reached;
         break;
     }

@@ -107,7 +107,7 @@ class Runtime::Impl final : public CeilingListener {
     }
     (void)name;  // every name shares the one generator: see runtime.h
     if (!generator_) {
-      generator_ = Generator::create(options_.layout, *binding_, clock_, environment_.bounds, ec);
+      generator_ = Generator::create(options_.layout, *binding_, clock_, environment_.generator, ec);
       if (!generator_) return nullptr;
     }
     ec.clear();

@@ -17,7 +17,7 @@ using std::chrono::milliseconds;
 using OnSleep = ManualClock::OnSleep;
 
 constexpr std::int64_t kNow = 1796005378123;  // 2026-11-30T02:22:58.123Z
-constexpr WaitBounds kShortBounds{milliseconds(20), milliseconds(20), milliseconds(20)};
+constexpr GeneratorOptions kShortBounds{milliseconds(20), milliseconds(20), milliseconds(20)};
 
 // A ceiling listener that records what generators asked for.
 class RecordingListener : public CeilingListener {
@@ -27,7 +27,7 @@ class RecordingListener : public CeilingListener {
 };
 
 std::unique_ptr<Generator> make_generator(const Layout& layout, Binding& binding, Clock& clock,
-                                          const WaitBounds& bounds = kShortBounds) {
+                                          const GeneratorOptions& bounds = kShortBounds) {
   std::error_code ec;
   std::string message;
   auto generator = Generator::create(layout, binding, clock, bounds, ec, &message);
@@ -144,7 +144,7 @@ TEST(Generator, CeilingRaisedByAnotherThreadWhileWaiting) {
   Binding binding(1, kNow - 1, kNow + 10);
   auto generator =
       make_generator(layouts::kDefault, binding, clock,
-                     WaitBounds{milliseconds(20), milliseconds(20), milliseconds(60000)});
+                     GeneratorOptions{milliseconds(20), milliseconds(20), milliseconds(60000)});
   std::thread raiser([&] {
     while (clock.sleeps() < 10) std::this_thread::yield();
     binding.raise_ceiling(kNow + 20);
@@ -252,7 +252,7 @@ TEST(Generator, ClockSetBackWhileRunning) {
     ManualClock clock(kNow);
     Binding binding(3, kNow - 4000000, kNow + 1000);
     auto generator = make_generator(
-        layout, binding, clock, WaitBounds{milliseconds(50), milliseconds(50), milliseconds(50)});
+        layout, binding, clock, GeneratorOptions{milliseconds(50), milliseconds(50), milliseconds(50)});
     std::error_code ec;
     std::string message;
     const std::uint64_t first = generator->next(ec);
@@ -372,6 +372,76 @@ TEST(Generator, ThrowingOverloadCarriesTheMessage) {
   }
   EXPECT_THROW(Generator::create(Layout{0, TimeUnit::kMillisecond, 0, 1, 1}, binding, clock),
                Error);
+}
+
+TEST(Generator, BatchReservesConsecutiveIdsOfOneTick) {
+  const Layout layout{1577203200000, TimeUnit::kMillisecond, 41, 18, 4};  // 16 ids per tick
+  ManualClock clock(kNow);
+  Binding binding(3, kNow - 1, kNow + 1000);
+  auto generator = make_generator(layout, binding, clock);
+  std::error_code ec;
+  std::uint64_t ids[32] = {};
+  ASSERT_EQ(generator->next_batch(ids, 10, ec), 10u);
+  ASSERT_NO_ERROR(ec);
+  for (std::size_t i = 1; i < 10; ++i) EXPECT_EQ(ids[i], ids[0] + i);
+  EXPECT_EQ(layout.parse(ids[0]).sequence, 0u);
+  // Six sequences are left in this tick: a batch of 10 gets those six.
+  std::uint64_t more[32] = {};
+  ASSERT_EQ(generator->next_batch(more, 10, ec), 6u);
+  EXPECT_EQ(more[0], ids[9] + 1);
+  EXPECT_EQ(layout.parse(more[5]).sequence, 15u);
+  // The next batch waits for the next tick (sleeping advances the clock) and starts it.
+  ASSERT_EQ(generator->next_batch(more, 3, ec), 3u);
+  EXPECT_EQ(unix_ms_of(layout, more[0]), kNow + 1);
+  EXPECT_EQ(generator->next_batch(more, 0, ec), 0u);
+  EXPECT_NO_ERROR(ec);
+  // A single next() follows the batch without overlap.
+  EXPECT_EQ(generator->next(ec), more[2] + 1);
+}
+
+// Bounded drift: a used-up tick moves on to the next one before the clock gets there, at most
+// max_drift ahead of the clock and never past the ceiling.
+TEST(Generator, DriftBorrowsTicksWithinTheBoundAndTheCeiling) {
+  const Layout layout{1577203200000, TimeUnit::kMillisecond, 41, 18, 4};  // 16 ids per tick
+  ManualClock clock(kNow, OnSleep::kAdvanceMonotonic);                      // a frozen clock
+  Binding binding(3, kNow - 1, kNow + 2);
+  GeneratorOptions options = kShortBounds;
+  options.max_drift = milliseconds(5);
+  auto generator = make_generator(layout, binding, clock, options);
+  std::error_code ec;
+  std::uint64_t previous = 0;
+  // Ticks kNow, kNow + 1 and kNow + 2 (the ceiling): 48 ids without the clock moving.
+  for (int i = 0; i < 48; ++i) {
+    const std::uint64_t id = generator->next(ec);
+    ASSERT_NO_ERROR(ec) << i;
+    EXPECT_GT(id, previous);
+    EXPECT_EQ(unix_ms_of(layout, id), kNow + i / 16);
+    previous = id;
+  }
+  // The ceiling stops the drift: the generator waits for the clock, which does not move.
+  (void)generator->next(ec);
+  EXPECT_ERRC(ec, errc::clock_stalled);
+  // Raising the ceiling lets it drift on, up to now + max_drift.
+  binding.raise_ceiling(kNow + 1000);
+  for (int i = 0; i < 32; ++i) {  // ticks kNow + 3 and kNow + 4
+    (void)generator->next(ec);
+    ASSERT_NO_ERROR(ec);
+  }
+  EXPECT_EQ(unix_ms_of(layout, generator->next(ec)), kNow + 5);
+  for (int i = 0; i < 15; ++i) (void)generator->next(ec);
+  (void)generator->next(ec);
+  EXPECT_ERRC(ec, errc::clock_stalled);  // kNow + 6 would be more than 5 ms ahead
+}
+
+TEST(Generator, BatchFailsLikeNext) {
+  ManualClock clock(kNow);
+  Binding binding(0, kNow - 1, kNow + 1000);
+  auto generator = make_generator(layouts::kDefault, binding, clock);
+  generator->close();
+  std::error_code ec;
+  std::uint64_t ids[4] = {};
+  EXPECT_EQ(generator->next_batch(ids, 4, ec), 0u);
+  EXPECT_ERRC(ec, errc::closed);
 }
 
 // The sequence goes on across ticks and restarts only past half its range, so the low bits of

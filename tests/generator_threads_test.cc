@@ -57,6 +57,40 @@ TEST(GeneratorThreads, FourThreadsAMillionIdsEachAreUniqueAndOrderedPerThread) {
   }
 }
 
+// Batches and single ids from several threads never overlap.
+TEST(GeneratorThreads, BatchesAndSingleIdsFromFourThreadsAreUnique) {
+  SystemClock clock;
+  const std::int64_t now = clock.now_ms();
+  Binding binding(7, now - 1, now + kDay);
+  std::error_code ec;
+  auto generator = Generator::create(layouts::kDefault, binding, clock, {}, ec);
+  ASSERT_TRUE(generator) << ec.message();
+  std::vector<std::vector<std::uint64_t>> ids(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<std::uint64_t>& mine = ids[static_cast<std::size_t>(t)];
+      std::error_code thread_ec;
+      std::uint64_t batch[64];
+      while (mine.size() < 200000) {
+        if (t % 2 == 0) {
+          const std::size_t got = generator->next_batch(batch, 64, thread_ec);
+          ASSERT_FALSE(thread_ec) << thread_ec.message();
+          mine.insert(mine.end(), batch, batch + got);
+        } else {
+          mine.push_back(generator->next(thread_ec));
+          ASSERT_FALSE(thread_ec) << thread_ec.message();
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  std::vector<std::uint64_t> all;
+  for (const auto& mine : ids) all.insert(all.end(), mine.begin(), mine.end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "duplicate id";
+}
+
 // close() racing next() on 4 threads: every id returned lies at or before the timestamp close()
 // reports, and no call succeeds after close() has returned.
 TEST(GeneratorThreads, CloseRacingFourThreadsCoversEveryIssuedId) {

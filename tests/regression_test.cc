@@ -153,7 +153,7 @@ class RuntimeRegression : public ::testing::Test {
     environment_.clock = &clock_;
     environment_.fs = &fs_;
     environment_.background_thread = false;
-    environment_.bounds = WaitBounds{milliseconds(20), milliseconds(20), milliseconds(20)};
+    environment_.generator = GeneratorOptions{milliseconds(20), milliseconds(20), milliseconds(20)};
   }
 
   std::unique_ptr<Runtime> open() {
@@ -271,7 +271,7 @@ TEST_F(RuntimeRegression, CloseMustNotWriteTheStateFileConcurrentlyWithMaintain)
 
 // runtime.cc:262-275 with the background thread: on_ceiling_wanted() locks writer_mutex_, which
 // run_writer() holds across the whole fdatasync of an advance. A generator waiting at the ceiling
-// then blocks inside next() for as long as the disk stalls, far past WaitBounds::ceiling, instead
+// then blocks inside next() for as long as the disk stalls, far past GeneratorOptions::ceiling, instead
 // of failing with ceiling_reached (binding.h: the listener "must not block").
 TEST_F(RuntimeRegression, WaitingGeneratorMustNotBlockBehindASlowSyncPastItsBound) {
   HookFs hook(fs_);
@@ -330,7 +330,7 @@ TEST(GeneratorRegression, BehindFloorMessageInSecondsLayoutStatesNoNegativeGap) 
   Binding binding(1, second + 500, second + 10000);  // floor mid-second, clock 200 ms after it
   std::error_code ec;
   auto generator = Generator::create(layout, binding, clock,
-                                     WaitBounds{milliseconds(5), milliseconds(5), milliseconds(5)},
+                                     GeneratorOptions{milliseconds(5), milliseconds(5), milliseconds(5)},
                                      ec);
   ASSERT_TRUE(generator);
   std::string message;

@@ -67,7 +67,7 @@ class RuntimeTest : public ::testing::Test {
     environment_.fs = &fs_;
     environment_.listener = &listener_;
     environment_.background_thread = false;  // deterministic: renewals happen inline
-    environment_.bounds = WaitBounds{milliseconds(20), milliseconds(20), milliseconds(20)};
+    environment_.generator = GeneratorOptions{milliseconds(20), milliseconds(20), milliseconds(20)};
   }
 
   std::unique_ptr<Runtime> open() {
@@ -268,7 +268,7 @@ TEST_F(RuntimeTest, BackgroundThreadKeepsTheCeilingAhead) {
 
 TEST_F(RuntimeTest, WaitingGeneratorWakesTheBackgroundThread) {
   environment_.background_thread = true;
-  environment_.bounds.ceiling = milliseconds(5000);
+  environment_.generator.ceiling = milliseconds(5000);
   clock_.set_on_sleep(ManualClock::OnSleep::kYield);
   auto runtime = open();
   ASSERT_TRUE(runtime) << message_;

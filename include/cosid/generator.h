@@ -7,7 +7,8 @@
 // tick lies inside). No id outside the window is ever returned; instead next() waits, within a
 // bound, and then fails:
 //
-//   the sequence of the tick is used up      wait for the next tick (short spin, then yield)
+//   the sequence of the tick is used up      wait for the next tick (short spin, then short
+//                                            sleeps), or borrow it if max_drift allows
 //   the clock went back while running        keep issuing from the last tick while its sequence
 //                                            lasts, then wait; errc::clock_backwards past the bound
 //   the clock stands still                   errc::clock_stalled past the bound
@@ -30,6 +31,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -46,14 +48,20 @@ namespace detail {
 class ForkGuard;
 }  // namespace detail
 
-// How long next() may wait, measured on the clock's monotonic time, before it gives up.
-struct WaitBounds {
-  // For the clock to come back after it went back while running.
+struct GeneratorOptions {
+  // How long next() may wait, measured on the clock's monotonic time, before it gives up:
+  // for the clock to come back after it went back while running,
   std::chrono::milliseconds clock_backwards{1000};
-  // For the clock to pass the window's floor.
+  // for the clock to pass the window's floor,
   std::chrono::milliseconds behind_floor{1000};
-  // For the ceiling to be raised past the tick the clock has reached.
+  // for the ceiling to be raised past the tick the clock has reached.
   std::chrono::milliseconds ceiling{1000};
+  // Bounded drift, off at 0: when a tick's sequence is used up, go on in the next tick before the
+  // clock reaches it, but never to a tick that starts later than now + max_drift and never past
+  // the durable ceiling. Ids stay unique and increasing, and a restart's floor (the durable
+  // ceiling) still lies past every borrowed tick. It turns bursts above 2^sequence_bits per tick
+  // into a short lead over the clock instead of a wait.
+  std::chrono::milliseconds max_drift{0};
 };
 
 class Generator {
@@ -63,12 +71,12 @@ class Generator {
   // does not fit the layout; then returns null and, if `message` is not null, explains.
   // REQUIRES: `binding` and `clock` outlive the generator.
   [[nodiscard]] static std::unique_ptr<Generator> create(const Layout& layout, Binding& binding,
-                                                         Clock& clock, const WaitBounds& bounds,
+                                                         Clock& clock, const GeneratorOptions& options,
                                                          std::error_code& ec,
                                                          std::string* message = nullptr);
 #if COSID_HAS_EXCEPTIONS
   static std::unique_ptr<Generator> create(const Layout& layout, Binding& binding, Clock& clock,
-                                           const WaitBounds& bounds = {});
+                                           const GeneratorOptions& options = {});
 #endif
 
   ~Generator();
@@ -84,6 +92,13 @@ class Generator {
   std::uint64_t next();
 #endif
 
+  // Up to `count` consecutive ids of one tick, reserved with one compare-and-swap and written to
+  // `ids`: fewer when the tick has fewer sequences left (call again for the rest). Returns how
+  // many were written, at least 1 on success; 0 with `ec` set on the failures of next().
+  // REQUIRES: `ids` holds `count` values.
+  [[nodiscard]] std::size_t next_batch(std::uint64_t* ids, std::size_t count, std::error_code& ec,
+                                       std::string* message = nullptr) noexcept;
+
   // Closes the generator: every later next() fails with errc::closed. Returns the last timestamp
   // this generator issued, in Unix ms (for a second-unit layout, the last millisecond of its tick),
   // or the binding's floor if it issued none: the largest timestamp it could have used. Exact even
@@ -96,14 +111,19 @@ class Generator {
  private:
   struct Failure;
 
-  Generator(const Layout& layout, Binding& binding, Clock& clock, const WaitBounds& bounds);
+  Generator(const Layout& layout, Binding& binding, Clock& clock, const GeneratorOptions& options);
+
+  // Reserves up to `want` (>= 1) consecutive sequences of one tick; returns the first id and sets
+  // `got` to how many. The hot path of next() and next_batch().
+  std::uint64_t reserve(std::uint64_t want, std::uint64_t& got, std::error_code& ec,
+                        std::string* message) noexcept;
 
   std::uint64_t fail(const Failure& failure, std::error_code& ec, std::string* message) const;
 
   const Layout layout_;
   Binding& binding_;
   Clock& clock_;
-  const WaitBounds bounds_;
+  const GeneratorOptions options_;
   // Derived from the layout and the binding once, so next() does no shifting of layout fields.
   const int stamp_shift_;                // where the stamp starts in state_
   const std::uint64_t sequence_mask_;    // max sequence

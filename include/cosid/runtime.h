@@ -68,7 +68,7 @@ struct RuntimeEnvironment {
   // With false, no thread is started: the ceiling is renewed by maintain() and, when a generator
   // reaches it, by the waiting thread itself. For tools that want no threads.
   bool background_thread = true;
-  WaitBounds bounds;  // for the generators
+  GeneratorOptions generator;  // wait bounds and drift of the generators
 };
 
 class Runtime {

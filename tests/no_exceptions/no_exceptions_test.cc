@@ -87,7 +87,7 @@ void generator_issues_and_closes() {
   std::error_code ec;
   std::string message;
   const std::unique_ptr<cosid::Generator> generator =
-      cosid::Generator::create(layout, binding, clock, cosid::WaitBounds{}, ec, &message);
+      cosid::Generator::create(layout, binding, clock, cosid::GeneratorOptions{}, ec, &message);
   if (generator == nullptr) {
     std::fprintf(stderr, "Generator::create failed: %s: %s\n", ec.message().c_str(),
                  message.c_str());
