@@ -31,11 +31,6 @@ inline void cpu_relax() noexcept {
 #endif
 }
 
-std::string rfc3339(std::int64_t unix_ms) {
-  char buf[detail::kMaxTimeChars];
-  return std::string(buf, detail::format_rfc3339_ms(unix_ms, buf));
-}
-
 template <typename... Args>
 std::string format(const char* pattern, Args... args) {
   char buf[512];
@@ -121,7 +116,8 @@ std::uint64_t Generator::next() {
 }
 #endif
 
-Generator::Generator(const Layout& layout, Binding& binding, Clock& clock, const GeneratorOptions& options)
+Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
+                     const GeneratorOptions& options)
     : layout_(layout),
       binding_(binding),
       clock_(clock),
@@ -169,7 +165,10 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::uint64_t& got, std::er
     if (fork_guard_->forked()) return fail({errc::forked_process, now}, ec, message);
     if (!binding_.valid()) return fail({errc::slot_lost, now}, ec, message);
 
-    const std::int64_t now_tick = layout_.tick_of(now);
+    // For a millisecond layout the tick is the millisecond: tick_of()'s division by the unit (a
+    // 64-bit idiv, since the unit is not known at compile time) is skipped on the hot path.
+    const std::int64_t now_tick =
+        layout_.unit == TimeUnit::kMillisecond ? now - layout_.epoch : layout_.tick_of(now);
     const std::uint64_t stamp = word >> stamp_shift_;  // the closed bit is 0 here
     const std::uint64_t sequence = word & sequence_mask_;
     std::int64_t tick = now_tick;
@@ -297,40 +296,41 @@ std::uint64_t Generator::fail(const Failure& failure, std::error_code& ec,
       break;
     case errc::timestamp_overflow:
       *message =
-          "the clock (" + rfc3339(failure.now_ms) + ") is past the end of layout " +
+          "the clock (" + detail::format_instant(failure.now_ms) + ") is past the end of layout " +
           format("%d/%d/%d", layout_.timestamp_bits, layout_.slot_bits, layout_.sequence_bits) +
-          ", which runs out at " + rfc3339(failure.reference_ms) +
+          ", which runs out at " + detail::format_instant(failure.reference_ms) +
           ": move to a layout with a later epoch or more timestamp bits";
       break;
     case errc::clock_backwards:
       *message = format("the clock moved back by %lld ms while running (now ",
                         ll(failure.reference_ms - failure.now_ms)) +
-                 rfc3339(failure.now_ms) + ", last id at " + rfc3339(failure.reference_ms) +
+                 detail::format_instant(failure.now_ms) + ", last id at " +
+                 detail::format_instant(failure.reference_ms) +
                  format(
                      ") and did not return within %lld ms: ids resume once the clock passes "
                      "the last id; check what steps the clock (NTP in step mode, a manual set)",
                      ll(failure.waited_ms));
       break;
     case errc::clock_stalled:
-      *message = "the clock stayed at " + rfc3339(failure.now_ms) +
+      *message = "the clock stayed at " + detail::format_instant(failure.now_ms) +
                  format(
                      " for %lld ms while the sequence of its tick was used up: the clock is "
                      "frozen; check the time source",
                      ll(failure.waited_ms));
       break;
     case errc::clock_behind_floor:
-      *message = "the clock (" + rfc3339(failure.now_ms) + ") is " +
+      *message = "the clock (" + detail::format_instant(failure.now_ms) + ") is " +
                  format("%lld ms short of the first tick after the window's floor ",
                         ll(failure.reference_ms - failure.now_ms)) +
-                 rfc3339(floor_ms_) +
+                 detail::format_instant(floor_ms_) +
                  format(
                      " after waiting %lld ms: a previous holder of slot %u may have issued "
                      "ids up to the floor; wait for the clock to pass it or correct the clock",
                      ll(failure.waited_ms), binding_.slot());
       break;
     case errc::ceiling_reached:
-      *message = "the clock (" + rfc3339(failure.now_ms) + ") reached the durable ceiling " +
-                 rfc3339(failure.reference_ms) +
+      *message = "the clock (" + detail::format_instant(failure.now_ms) +
+                 ") reached the durable ceiling " + detail::format_instant(failure.reference_ms) +
                  format(
                      " and it was not raised within %lld ms: making the next ceiling durable "
                      "is failing or slow; see the state file or lease errors reported before",

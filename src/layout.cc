@@ -36,11 +36,6 @@ std::string describe(const Layout& layout) {
   return buf;
 }
 
-std::string rfc3339(std::int64_t unix_ms) {
-  char buf[detail::kMaxTimeChars];
-  return std::string(buf, detail::format_rfc3339_ms(unix_ms, buf));
-}
-
 }  // namespace
 
 bool Layout::validate(std::error_code& ec, std::string* message) const noexcept {
@@ -91,8 +86,8 @@ bool Layout::validate_at(std::int64_t now_unix_ms, std::error_code& ec,
   if (!validate(ec, message)) return false;
   if (epoch_ms() > now_unix_ms) {
     return fail(errc::layout_epoch_in_future, ec, message,
-                "layout " + describe(*this) + " starts at " + rfc3339(epoch_ms()) +
-                    ", after the clock's now " + rfc3339(now_unix_ms) +
+                "layout " + describe(*this) + " starts at " + detail::format_instant(epoch_ms()) +
+                    ", after the clock's now " + detail::format_instant(now_unix_ms) +
                     ": choose an epoch in the past (check the unit: ms or s)");
   }
   return true;

@@ -15,7 +15,6 @@ constexpr std::int64_t kMsPerHour = 60 * kMsPerMinute;
 constexpr std::uint64_t kMaxInt64 =
     static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
 // 9999-12-31T23:59:59.999Z: the last instant with a four-digit year.
-constexpr std::int64_t kLastFourDigitYearMs = 253402300799999;
 constexpr std::size_t kMaxQuotedChars = 64;
 
 bool set_why(std::string* why, const std::string& text) {
@@ -208,12 +207,6 @@ bool parse_instant(std::string_view text, std::int64_t& unix_ms, std::string* wh
   if (!parse_uint(text, kMaxInt64, value, why)) return false;
   unix_ms = static_cast<std::int64_t>(value);
   return true;
-}
-
-std::string format_instant(std::int64_t unix_ms) {
-  if (unix_ms < 0 || unix_ms > kLastFourDigitYearMs) return std::to_string(unix_ms);
-  char buf[kMaxTimeChars];
-  return std::string(buf, format_rfc3339_ms(unix_ms, buf));
 }
 
 std::string quote(std::string_view text) {

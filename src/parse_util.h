@@ -24,6 +24,8 @@
 #include <string>
 #include <string_view>
 
+#include "time_format.h"  // format_instant, which parse_instant reads back
+
 namespace cosid {
 namespace detail {
 
@@ -43,10 +45,6 @@ std::string format_duration(std::chrono::milliseconds value);
 
 // An instant as Unix milliseconds (>= 0).
 bool parse_instant(std::string_view text, std::int64_t& unix_ms, std::string* why) noexcept;
-
-// RFC 3339 UTC with milliseconds ("2026-11-30T02:22:58.123Z") for years up to 9999, Unix
-// milliseconds beyond. parse_instant reads it back to the same value. REQUIRES: unix_ms >= 0.
-std::string format_instant(std::int64_t unix_ms);
 
 // `text` in double quotes for a message: quotes, backslashes and control bytes escaped, and cut
 // after 64 characters (saying how long it was), so that a message stays one readable line.

@@ -24,11 +24,6 @@ constexpr milliseconds kMaxIdle{200};
 // writer loop, which wakes at least every kMaxIdle: about once a second, at the cost of two stats.
 constexpr int kIdentityRounds = 5;
 
-std::string rfc3339(std::int64_t unix_ms) {
-  char buf[detail::kMaxTimeChars];
-  return std::string(buf, detail::format_rfc3339_ms(unix_ms, buf));
-}
-
 }  // namespace
 
 class Runtime::Impl final : public CeilingListener {
@@ -57,7 +52,8 @@ class Runtime::Impl final : public CeilingListener {
       floor = file_->floor_ms();
       if (file_->created()) {
         emit(EventKind::kStateFileCreated, {},
-             "created state file " + options_.state_file + " with floor " + rfc3339(floor) +
+             "created state file " + options_.state_file + " with floor " +
+                 detail::format_instant(floor) +
                  " (not-before): if this slot issued ids before, their state file is lost and "
                  "not-before must lie after the last of them");
       }
@@ -72,7 +68,7 @@ class Runtime::Impl final : public CeilingListener {
       if (message != nullptr) {
         *message = "the floor " + std::to_string(floor) + " of slot " +
                    std::to_string(options_.slot) + " lies at or past the end of the layout (" +
-                   rfc3339(options_.layout.end_ms()) +
+                   detail::format_instant(options_.layout.end_ms()) +
                    "): no id can be issued; check not-before and the state file's ceiling";
       }
       return false;
@@ -107,7 +103,8 @@ class Runtime::Impl final : public CeilingListener {
     }
     (void)name;  // every name shares the one generator: see runtime.h
     if (!generator_) {
-      generator_ = Generator::create(options_.layout, *binding_, clock_, environment_.generator, ec);
+      generator_ =
+          Generator::create(options_.layout, *binding_, clock_, environment_.generator, ec);
       if (!generator_) return nullptr;
     }
     ec.clear();
@@ -177,8 +174,8 @@ class Runtime::Impl final : public CeilingListener {
   // Called by a generator that waits at the ceiling (on its thread).
   void on_ceiling_wanted(std::int64_t needed_ms) noexcept override {
     emit(EventKind::kWaitingAtCeiling, {},
-         "a generator waits at the ceiling " + rfc3339(binding_->ceiling_ms()) + " for " +
-             rfc3339(needed_ms),
+         "a generator waits at the ceiling " + detail::format_instant(binding_->ceiling_ms()) +
+             " for " + detail::format_instant(needed_ms),
          needed_ms);
     // Never block here: the writer holds writer_mutex_ across a whole fdatasync, and a waiting
     // generator must give up at its own bound however slow the disk is. Relaxed order on wanted_
@@ -212,18 +209,19 @@ class Runtime::Impl final : public CeilingListener {
       const std::int64_t now = clock_.now_ms();
       if (!reported) {
         emit(EventKind::kWaitingForFloor, {},
-             "the clock " + rfc3339(now) + " is " + std::to_string(usable_ms - now) +
-                 " ms short of the first tick after the floor " + rfc3339(floor) +
+             "the clock " + detail::format_instant(now) + " is " + std::to_string(usable_ms - now) +
+                 " ms short of the first tick after the floor " + detail::format_instant(floor) +
                  "; waiting for it");
         reported = true;
       }
       if (clock_.monotonic_ns() - start > detail::to_nanos(options_.start_wait)) {
         ec = make_error_code(errc::clock_behind_floor);
         if (message != nullptr) {
-          *message = "the clock " + rfc3339(now) + " is " + std::to_string(usable_ms - now) +
-                     " ms short of the first tick after the floor " + rfc3339(floor) + " of slot " +
-                     std::to_string(options_.slot) + " after waiting " +
-                     std::to_string(options_.start_wait.count()) +
+          *message = "the clock " + detail::format_instant(now) + " is " +
+                     std::to_string(usable_ms - now) +
+                     " ms short of the first tick after the floor " +
+                     detail::format_instant(floor) + " of slot " + std::to_string(options_.slot) +
+                     " after waiting " + std::to_string(options_.start_wait.count()) +
                      " ms: ids up to the floor may exist; correct the clock, or wait and retry";
         }
         return false;
@@ -271,7 +269,8 @@ class Runtime::Impl final : public CeilingListener {
                std::to_string(failures_) + " failures");
       failures_ = 0;
     }
-    emit(EventKind::kCeilingAdvanced, {}, "ceiling " + rfc3339(file_->durable_ceiling_ms()),
+    emit(EventKind::kCeilingAdvanced, {},
+         "ceiling " + detail::format_instant(file_->durable_ceiling_ms()),
          file_->durable_ceiling_ms());
     return {};
   }

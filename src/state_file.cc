@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 
 #include "state_record.h"
 #include "time_format.h"
@@ -19,11 +20,6 @@ bool fail(std::error_code& ec, std::string* message, std::error_code code,
   ec = code;
   if (message != nullptr) *message = text;
   return false;
-}
-
-std::string rfc3339(std::int64_t unix_ms) {
-  char buf[detail::kMaxTimeChars];
-  return std::string(buf, detail::format_rfc3339_ms(unix_ms, buf));
 }
 
 // Splits "dir/name" into its directory ("." when there is none) and its last component.
@@ -72,12 +68,21 @@ StateRecord record_for(const StateFileOwner& owner, std::uint64_t generation,
 bool create_in(FileSystem& fs, Clock& clock, int dir_fd, const std::string& name,
                const std::string& path, const StateFileOwner& owner, std::int64_t floor_ms,
                std::error_code& ec, std::string* message) {
-  // A name no other creator uses and no reader mistakes for the state file.
-  const std::string temp =
+  // A name no other creator uses and no reader mistakes for the state file. A temporary left by a
+  // creator that crashed (after a reboot the same pid and clock reading can recur) may hold the
+  // name: then take the next one, since EEXIST from here would read as "another creator
+  // published the state file" and the open that follows would fail.
+  const std::string base =
       name + ".tmp." + std::to_string(getpid()) + "." +
       std::to_string(static_cast<std::uint64_t>(clock.monotonic_ns()) % 1000000007u);
+  std::string temp = base;
   int raw_fd = -1;
-  if (std::error_code io = fs.create_exclusive(dir_fd, temp, raw_fd)) {
+  std::error_code created = fs.create_exclusive(dir_fd, temp, raw_fd);
+  for (int attempt = 1; attempt < 16 && created == std::errc::file_exists; ++attempt) {
+    temp = base + "." + std::to_string(attempt);
+    created = fs.create_exclusive(dir_fd, temp, raw_fd);
+  }
+  if (std::error_code io = created) {
     return fail(ec, message, io,
                 "cannot create state file " + path + " (temporary " + temp + "): " + io.message() +
                     ": make its directory writable by this user");
@@ -295,10 +300,13 @@ std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const s
 
   // O7, the confirm write: the chosen record may exist only in the page cache (a restart after a
   // failed sync, without a reboot). Rewriting it byte for byte and syncing makes it durable
-  // before the other block is ever touched.
+  // before the other block is ever touched. The same holds for the file's directory entry: when
+  // the directory sync of a creation failed (in this open, or in an earlier run), the name may
+  // exist only in the page cache, and a power loss would take the file and its ceilings with it.
   io = fs.write_at(file->fd_, image + current * kStateBlockSize, kStateBlockSize,
                    static_cast<std::int64_t>(current * kStateBlockSize));
   if (!io) io = fs.sync_data(file->fd_);
+  if (!io) io = fs.sync(file->dir_fd_);
   if (io) {
     fail(ec, message, io,
          "cannot rewrite state file " + path + ": " + io.message() +
@@ -329,8 +337,9 @@ std::error_code StateFile::write_clean_shutdown(std::int64_t last_issued_ms, std
   // lost track of what was issued; writing it would roll the ceiling back.
   if (last_issued_ms < floor_ms_) {
     if (message != nullptr) {
-      *message = "refusing to record last timestamp " + rfc3339(last_issued_ms) +
-                 " below the floor " + rfc3339(floor_ms_) + " of state file " + path_;
+      *message = "refusing to record last timestamp " + detail::format_instant(last_issued_ms) +
+                 " below the floor " + detail::format_instant(floor_ms_) + " of state file " +
+                 path_;
     }
     return make_error_code(errc::invalid_argument);
   }
@@ -338,6 +347,18 @@ std::error_code StateFile::write_clean_shutdown(std::int64_t last_issued_ms, std
 }
 
 std::error_code StateFile::write_record(std::int64_t ceiling_ms, bool clean, std::string* message) {
+  // The generation must never wrap: a record of generation 0 written next to one of 2^64 - 1
+  // would lose to it on the next open, which would then read the older, lower ceiling. No real
+  // file gets there (one write per second for 5 * 10^11 years); a damaged or forged one can.
+  if (last_generation_ == std::numeric_limits<std::uint64_t>::max()) {
+    if (message != nullptr) {
+      *message = "state file " + path_ +
+                 " has used up its generation counter (it holds generation 2^64 - 1, so it was "
+                 "damaged or forged): nothing more can be written; move it aside and create a new "
+                 "one with `cosid state init` and a not-before after the last id issued";
+    }
+    return std::make_error_code(std::errc::value_too_large);
+  }
   // A generation is never reused, even after a failed write that may have reached the disk.
   const StateRecord record =
       record_for(owner_, ++last_generation_, ceiling_ms, clock_.now_ms(), clean);
@@ -350,14 +371,14 @@ std::error_code StateFile::write_record(std::int64_t ceiling_ms, bool clean, std
   if (!io) io = fs_.sync_data(fd_);
   if (io) {
     if (message != nullptr) {
-      *message =
-          clean
-              ? "recording the clean shutdown in state file " + path_ + " failed: " + io.message() +
-                    "; harmless: the file keeps a ceiling at or past every id issued, "
-                    "so the next start waits until the clock passes it"
-              : "writing state file " + path_ + " failed: " + io.message() +
-                    "; ids continue up to the durable ceiling " + rfc3339(durable_ceiling_ms_) +
-                    " and then stop: free space or fix the disk (the write is retried)";
+      *message = clean ? "recording the clean shutdown in state file " + path_ +
+                             " failed: " + io.message() +
+                             "; harmless: the file keeps a ceiling at or past every id issued, "
+                             "so the next start waits until the clock passes it"
+                       : "writing state file " + path_ + " failed: " + io.message() +
+                             "; ids continue up to the durable ceiling " +
+                             detail::format_instant(durable_ceiling_ms_) +
+                             " and then stop: free space or fix the disk (the write is retried)";
     }
     return io;
   }

@@ -6,9 +6,10 @@ namespace {
 
 constexpr std::int64_t kMsPerDay = 86400000;
 
-// Floor division and the matching non-negative remainder.
+// Floor division and the matching non-negative remainder. REQUIRES: b > 0. Defined for every a,
+// INT64_MIN included (negating a would overflow there).
 constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) noexcept {
-  return a >= 0 ? a / b : -((-a + b - 1) / b);
+  return a / b - (a % b < 0 ? 1 : 0);
 }
 
 // Writes `value` as exactly `width` decimal digits, most significant first.
@@ -38,7 +39,8 @@ std::int64_t days_from_civil(std::int64_t year, int month, int day) noexcept {
 
 CivilTime civil_from_unix_ms(std::int64_t unix_ms) noexcept {
   const std::int64_t days = floor_div(unix_ms, kMsPerDay);
-  std::int64_t ms_of_day = unix_ms - days * kMsPerDay;
+  std::int64_t ms_of_day = unix_ms % kMsPerDay;  // not unix_ms - days * kMsPerDay: can overflow
+  if (ms_of_day < 0) ms_of_day += kMsPerDay;
 
   const std::int64_t z = days + 719468;
   const std::int64_t era = floor_div(z, 146097);
@@ -103,6 +105,13 @@ std::size_t format_compact_ms(std::int64_t unix_ms, char* out) noexcept {
   p = put_digits(p, c.second, 2);
   p = put_digits(p, c.millisecond, 3);
   return static_cast<std::size_t>(p - out);
+}
+
+std::string format_instant(std::int64_t unix_ms) {
+  constexpr std::int64_t kLastMsOfYear9999 = 253402300799999;
+  if (unix_ms < 0 || unix_ms > kLastMsOfYear9999) return std::to_string(unix_ms);
+  char buf[kMaxTimeChars];
+  return std::string(buf, format_rfc3339_ms(unix_ms, buf));
 }
 
 }  // namespace detail

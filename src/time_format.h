@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace cosid {
 namespace detail {
@@ -39,6 +40,11 @@ constexpr std::int64_t to_nanos(std::chrono::milliseconds bound) noexcept {
 
 // Longest output of the formatters below, with room to spare.
 inline constexpr std::size_t kMaxTimeChars = 40;
+
+// An instant for a message or a config value: RFC 3339 UTC with milliseconds
+// ("2026-11-30T02:22:58.123Z") from 1970 to the year 9999, plain Unix milliseconds outside that
+// range (a damaged ceiling or a far layout end), so no value ever prints as a wrong date.
+std::string format_instant(std::int64_t unix_ms);
 
 // "2026-11-30T02:22:58.123Z". Writes no NUL; returns the number of characters.
 // REQUIRES: the year is in 0..9999.

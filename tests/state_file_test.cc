@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 
 #include "memory_fs.h"
 #include "state_record.h"
@@ -86,6 +87,24 @@ TEST_F(StateFileTest, CreationInterruptedAtAnyStepRecovers) {
           << "op " << static_cast<int>(op) << " #" << nth;
     }
   }
+}
+
+// Found by fuzz/lifecycle_fuzzer (corpus regression-directory-sync-lost): the directory sync of a
+// creation failed, a retry opened the file (its name only in the page cache), issued ids, and a
+// power loss took the file away: the next start fell back to not-before and repeated the ids.
+// Now every open syncs the directory too.
+TEST_F(StateFileTest, OpenMakesTheDirectoryEntryDurable) {
+  fs_.fail(Op::kSync, EIO, 2);  // 1: the temporary file, 2: the directory after the rename
+  EXPECT_FALSE(open());
+  auto file = open();  // the file is there now, in the page cache only
+  ASSERT_TRUE(file) << message_;
+  ASSERT_FALSE(file->advance(kNow + 5000));
+  file.reset();
+  fs_.crash();
+  file = open();
+  ASSERT_TRUE(file) << message_;
+  EXPECT_FALSE(file->created());
+  EXPECT_EQ(file->floor_ms(), kNow + 5000);
 }
 
 TEST_F(StateFileTest, RequireStateFileRefusesToCreate) {
@@ -272,6 +291,45 @@ TEST_F(StateFileTest, FileOfAnotherSlotLayoutOrNamespaceIsRefused) {
   EXPECT_FALSE(open(owner(4, "billing")));
   EXPECT_ERRC(ec_, errc::state_file_mismatch);
   EXPECT_NE(message_.find("another namespace"), std::string::npos) << message_;
+}
+
+// Found by fuzz/state_record_fuzzer (corpus regression-generation-wrap): a record of generation
+// 2^64 - 1 made the next write wrap to generation 0, and the next open picked the old record
+// again, with its lower ceiling. Now the write is refused and the file left as it was.
+TEST_F(StateFileTest, GenerationNeverWraps) {
+  StateRecord record;
+  record.generation = std::numeric_limits<std::uint64_t>::max();
+  record.ceiling_ms = kNow;
+  record.slot = owner().slot;
+  record.layout_fingerprint = detail::layout_fingerprint(owner().layout);
+  record.namespace_hash = detail::namespace_hash(owner().namespace_name);
+  std::vector<unsigned char> image(detail::kStateFileSize, 0);
+  detail::encode_block(record, image.data());
+  fs_.set_both(kPath, image);
+
+  auto file = open();
+  ASSERT_TRUE(file) << message_;
+  EXPECT_EQ(file->floor_ms(), kNow);
+  std::string why;
+  EXPECT_EQ(file->advance(kNow + 1000, &why), std::errc::value_too_large);
+  EXPECT_NE(why.find("generation"), std::string::npos) << why;
+  EXPECT_EQ(file->durable_ceiling_ms(), kNow);
+  EXPECT_EQ(file->write_clean_shutdown(kNow, &why), std::errc::value_too_large);
+  file.reset();
+  EXPECT_EQ(fs_.durable(kPath), image);
+
+  // One generation short of the end: one more write, then none.
+  record.generation = std::numeric_limits<std::uint64_t>::max() - 1;
+  detail::encode_block(record, image.data());
+  fs_.set_both(kPath, image);
+  file = open();
+  ASSERT_TRUE(file) << message_;
+  EXPECT_FALSE(file->advance(kNow + 1000, &why)) << why;
+  EXPECT_EQ(file->advance(kNow + 2000, &why), std::errc::value_too_large);
+  file.reset();
+  file = open();
+  ASSERT_TRUE(file) << message_;
+  EXPECT_EQ(file->floor_ms(), kNow + 1000);
 }
 
 TEST_F(StateFileTest, SecondOpenIsRefusedWhileTheFirstHoldsTheLock) {

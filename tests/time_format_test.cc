@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 #include <string>
 
@@ -35,6 +36,20 @@ TEST(TimeFormat, CivilRoundTripOverFourCenturies) {
     const std::int64_t ms = instant(random);
     EXPECT_EQ(unix_ms_from_civil(civil_from_unix_ms(ms)), ms);
   }
+}
+
+// Found by fuzz/layout_fuzzer (corpus regression-validate-at-int64-min): a "now" of INT64_MIN in
+// Layout::validate_at's message overflowed floor_div (UBSan). Out of range the text means little,
+// but formatting any int64 must be defined.
+TEST(TimeFormat, ExtremeValuesAreDefined) {
+  for (const std::int64_t ms : {std::numeric_limits<std::int64_t>::min(),
+                                std::numeric_limits<std::int64_t>::min() + 1,
+                                std::numeric_limits<std::int64_t>::max()}) {
+    EXPECT_FALSE(rfc3339(ms).empty());
+    EXPECT_FALSE(compact(ms).empty());
+  }
+  EXPECT_EQ(rfc3339(-86400000), "1969-12-31T00:00:00.000Z");
+  EXPECT_EQ(rfc3339(-86400001), "1969-12-30T23:59:59.999Z");
 }
 
 TEST(TimeFormat, DaysInMonth) {

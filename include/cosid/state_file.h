@@ -91,7 +91,9 @@ class StateFile {
   // ever attempted in this term, so a failed write that reached the disk anyway is never newer
   // than a smaller ceiling. On failure the durable ceiling stays as it was, and the next call
   // rewrites the whole record into the same block (never a sync alone: after a failed sync the
-  // kernel may report the next one clean without the data being on disk).
+  // kernel may report the next one clean without the data being on disk). Fails with
+  // std::errc::value_too_large, writing nothing, once the generation counter is used up (only a
+  // damaged or forged file gets there).
   std::error_code advance(std::int64_t ceiling_ms, std::string* message = nullptr);
 
   // Clean shutdown: records exactly `last_issued_ms` (which may be below the durable ceiling)

@@ -1,0 +1,124 @@
+// Fuzzes option resolution (cosid/options.h) from a config text and an environment:
+//  - resolve_options never crashes; a refusal carries a cosid error code and a bounded message;
+//  - accepted options pass validate_options (and their layout validate());
+//  - to_config_text(options), resolved again with an empty environment, gives equal options
+//    (with an explicit slot: a slot taken from the host name is written as the number);
+//  - the settings list has one entry per key of kConfigKeys, in order.
+//
+// Input: the config text up to the first NUL byte; after it, NUL-separated NAME=VALUE entries of
+// the environment (COSID_CONFIG is dropped: the text is the config). HOSTNAME, when not set by the
+// input, is "cosid-7", so that gethostname() is never asked.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "cosid/error.h"
+#include "cosid/options.h"
+#include "fuzz_util.h"
+
+namespace {
+
+std::string describe(const cosid::Options& o) {
+  const cosid::Layout& l = o.layout;
+  return "ns=" + o.namespace_name + " slot=" + std::to_string(o.slot) +
+         " source=" + std::to_string(static_cast<int>(o.slot_source)) + " state=" + o.state_file +
+         " ahead=" + std::to_string(o.ahead.count()) + " nb=" + std::to_string(o.not_before_ms) +
+         " req=" + std::to_string(o.require_state_file) + " wait=" + std::to_string(o.start_wait.count()) +
+         " epoch=" + std::to_string(l.epoch) + " unit=" + cosid::to_string(l.unit) +
+         " bits=" + std::to_string(l.timestamp_bits) + "/" + std::to_string(l.slot_bits) + "/" +
+         std::to_string(l.sequence_bits);
+}
+
+bool same(const cosid::Options& a, const cosid::Options& b) {
+  return a.namespace_name == b.namespace_name && a.layout == b.layout && a.slot == b.slot &&
+         a.state_file == b.state_file && a.ahead == b.ahead && a.not_before_ms == b.not_before_ms &&
+         a.require_state_file == b.require_state_file && a.start_wait == b.start_wait;
+}
+
+bool is_cosid_error(const std::error_code& ec) {
+  return ec && ec.category() == cosid::error_category();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size > 64 * 1024) return 0;  // a config file is small; bigger inputs only slow the search
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  const std::size_t nul = input.find('\0');
+  const std::string text(input.substr(0, nul));
+
+  std::map<std::string, std::string> env;
+  if (nul != std::string_view::npos) {
+    std::string_view rest = input.substr(nul + 1);
+    while (!rest.empty()) {
+      const std::size_t end = rest.find('\0');
+      const std::string_view entry = rest.substr(0, end);
+      const std::size_t eq = entry.find('=');
+      if (eq != std::string_view::npos && eq > 0) {
+        env[std::string(entry.substr(0, eq))] = std::string(entry.substr(eq + 1));
+      }
+      if (end == std::string_view::npos) break;
+      rest = rest.substr(end + 1);
+    }
+  }
+  env.erase("COSID_CONFIG");
+
+  cosid::OptionSources sources;
+  sources.config_file = "fuzz.yaml";
+  sources.config_text = text;
+  sources.env = [&env](const char* name) -> const char* {
+    const auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  };
+  const auto host = env.find("HOSTNAME");
+  if (host == env.end() || host->second.empty()) sources.hostname = "cosid-7";
+
+  cosid::Options options;
+  std::vector<cosid::Setting> settings;
+  std::error_code ec;
+  std::string message;
+  if (!cosid::resolve_options(sources, options, settings, ec, &message)) {
+    CHECK_MSG(is_cosid_error(ec), ec.message() + ": " + message);
+    CHECK_MSG(!message.empty() && message.size() < 4096, message);
+    return 0;
+  }
+  CHECK_MSG(!ec, message);
+  // The short form agrees.
+  cosid::Options short_form;
+  std::error_code short_ec;
+  CHECK_MSG(cosid::resolve_options(sources, short_form, short_ec) && same(short_form, options),
+            describe(options));
+
+  std::error_code valid_ec;
+  std::string valid_message;
+  CHECK_MSG(cosid::validate_options(options, valid_ec, &valid_message),
+            describe(options) + ": " + valid_message);
+  CHECK_MSG(options.layout.validate(valid_ec), describe(options));
+  CHECK_MSG(options.start_wait == options.ahead + std::chrono::seconds(1), describe(options));
+
+  CHECK_MSG(settings.size() == std::size(cosid::kConfigKeys), describe(options));
+  for (std::size_t i = 0; i < settings.size(); ++i) {
+    CHECK_MSG(settings[i].key == cosid::kConfigKeys[i], settings[i].key);
+    CHECK_MSG(!settings[i].origin.empty(), settings[i].key);
+  }
+
+  const std::string again_text = cosid::to_config_text(options);
+  cosid::OptionSources again_sources;
+  again_sources.config_file = "again.yaml";
+  again_sources.config_text = again_text;
+  again_sources.env = [](const char*) -> const char* { return nullptr; };
+  again_sources.hostname = "cosid-7";
+  cosid::Options again;
+  std::error_code again_ec;
+  std::string again_message;
+  CHECK_MSG(cosid::resolve_options(again_sources, again, again_ec, &again_message),
+            again_text + "\n=> " + again_message);
+  CHECK_MSG(same(again, options), describe(options) + "\n  vs " + describe(again) + "\n" + again_text);
+  CHECK_MSG(again.slot_source == cosid::SlotSource::kExplicit, again_text);
+  CHECK_MSG(cosid::to_config_text(again) == again_text, again_text);
+  return 0;
+}
