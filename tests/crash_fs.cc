@@ -1,0 +1,44 @@
+#include "crash_fs.h"
+
+#include "state_record.h"
+
+namespace cosid::testing {
+
+ImageState decode_image(const std::vector<unsigned char>& image) {
+  ImageState out;
+  if (image.size() != detail::kStateFileSize) return out;
+  for (int b = 0; b < 2; ++b) {
+    out.block_valid[b] =
+        detail::decode_block(image.data() + static_cast<std::size_t>(b) * detail::kStateBlockSize,
+                             out.blocks[b]) == detail::BlockStatus::kValid;
+  }
+  if (out.block_valid[0] || out.block_valid[1]) {
+    out.valid = true;
+    out.block = !out.block_valid[1]                                    ? 0
+                : !out.block_valid[0]                                  ? 1
+                : out.blocks[1].generation > out.blocks[0].generation ? 1
+                                                                       : 0;
+    out.record = out.blocks[out.block];
+  }
+  return out;
+}
+
+bool Auditor::check(std::uint64_t id, const std::string& context) {
+  ++checked_;
+  // The last millisecond of the id's tick: every millisecond of it must lie inside the window.
+  const std::int64_t t = layout_.tick_end_ms(layout_.parse(id).timestamp);
+  const std::uint64_t version = fs_.durable_version();
+  if (version != version_) {
+    state_ = decode_image(fs_.durable(path_));
+    version_ = version;
+  }
+  const ImageState& state = state_;
+  if (state.valid && t <= state.record.ceiling_ms) return true;
+  violations_.push_back(context + ": id " + std::to_string(id) + " has t=" + std::to_string(t) +
+                        (state.valid ? " above the durable ceiling " +
+                                           std::to_string(state.record.ceiling_ms)
+                                     : std::string(" but the durable file has no valid record")));
+  return false;
+}
+
+}  // namespace cosid::testing
