@@ -1,18 +1,52 @@
-// Real processes: a child issues ids from a Runtime on a real state file and streams them through
-// a pipe; the parent kills it with SIGKILL at a random moment and starts another. No id may ever
-// repeat. A pipe keeps what was written before the kill, so the parent sees every id the child
-// handed out.
+// Real processes (reliability.md §8.1 C-02, C-03; §8.2 K-02; §8.8): a forked child issues ids
+// from a Runtime on a real state file and streams them through a pipe; the parent stops it
+// (SIGKILL at a random moment, or SIGTERM for a clean shutdown) and starts another. A pipe keeps
+// what was written before the kill, so the parent sees every id the child handed out.
+//
+// The checks, over every id of a test: no id repeats, and every id of an incarnation is greater
+// than every id of the incarnations before it (same slot, so that is "its timestamp lies after the
+// previous holder's ceiling": P3). Every restart must succeed, except where a test sets the clock
+// back by more than the start can wait, where it must fail with errc::clock_behind_floor and issue
+// nothing.
+//
+// Scenarios:
+//   CrashTest.SigkillAtRandomMomentsNeverRepeatsAnId    C-02: real file, 1 to 4 issuing threads
+//   CrashTest.BufferedUntilSyncSigkillNeverRepeatsAnId  C-03: the buffer-until-fsync shim, each
+//                                                       child's clock 0 to ahead back (so a lost
+//                                                       ceiling shows)
+//   CrashTest.KillInsideSyncNeverRepeatsAnId            C-03: the shim kills the child inside its
+//                                                       k-th sync with a random subset applied
+//   ClockBackTest/*                                     K-02: the clock set back between restarts
+//                                                       (through the Clock seam), after a crash
+//                                                       and after a clean stop
+//
+// Figures (cycles, ids, restart-to-first-id p50/max against ahead) are printed, never asserted.
+//
+// Knobs (environment):
+//   COSID_CRASH_CYCLES  kill cycles of the C-02 loop; the shim kill loop runs a fifth as many,
+//                       the kill-inside-sync loop a tenth (each of its cycles is two children).
+//                       Default 500, or 50 in a sanitizer build (COSID_TEST_SANITIZED, set by
+//                       tests/CMakeLists.txt from COSID_SANITIZE). 10,000 before a release.
+//   COSID_CRASH_SEED    the seed of every random choice (default 12345); printed on failure.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "buffering_fs.h"
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
 
@@ -20,70 +54,432 @@ namespace cosid {
 namespace {
 
 using std::chrono::milliseconds;
+using Steady = std::chrono::steady_clock;
 
-[[noreturn]] void run_child(const std::string& path, int out) {
+#ifdef COSID_TEST_SANITIZED
+constexpr int kDefaultCycles = 50;
+#else
+constexpr int kDefaultCycles = 500;
+#endif
+
+constexpr milliseconds kAhead{200};
+
+// Exit statuses of the child.
+constexpr int kChildStopped = 0;      // SIGTERM: closed cleanly
+constexpr int kChildOpenFailed = 3;   // Runtime::open failed with anything else
+constexpr int kChildNextFailed = 4;   // next() failed
+constexpr int kChildWriteFailed = 5;  // the pipe broke
+constexpr int kChildClockBehind = 7;  // Runtime::open failed with errc::clock_behind_floor
+
+int env_int(const char* name, int fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? std::atoi(value) : fallback;
+}
+
+int crash_cycles() { return env_int("COSID_CRASH_CYCLES", kDefaultCycles); }
+std::uint32_t crash_seed() {
+  return static_cast<std::uint32_t>(env_int("COSID_CRASH_SEED", 12345));
+}
+
+// The system clock, offset by a fixed amount (negative: set back). Monotonic time is untouched.
+class OffsetClock final : public Clock {
+ public:
+  explicit OffsetClock(std::int64_t offset_ms) : offset_ms_(offset_ms) {}
+  std::int64_t now_ms() noexcept override { return system_.now_ms() + offset_ms_; }
+  std::int64_t monotonic_ns() noexcept override { return system_.monotonic_ns(); }
+  void sleep_for(std::chrono::nanoseconds duration) noexcept override {
+    system_.sleep_for(duration);
+  }
+
+ private:
+  SystemClock system_;
+  const std::int64_t offset_ms_;
+};
+
+// What one child runs with. The child is forked, not exec'd: this struct is its argv.
+struct ChildConfig {
+  std::string path;
+  int threads = 1;
+  std::int64_t clock_offset_ms = 0;
+  milliseconds start_wait{5000};
+  bool shim = false;     // run over the buffer-until-fsync file system
+  int kill_at_sync = 0;  // with the shim: die inside this sync (0: never)
+  testing_fs::BufferingFileSystem::TearMode tear =
+      testing_fs::BufferingFileSystem::TearMode::kWrites;
+  std::uint64_t seed = 0;  // for the shim's subset
+};
+
+volatile sig_atomic_t g_child_stop = 0;
+extern "C" void on_child_term(int) { g_child_stop = 1; }
+
+[[noreturn]] void run_child(const ChildConfig& config, int out) {
+  struct sigaction action;
+  std::memset(&action, 0, sizeof action);
+  action.sa_handler = on_child_term;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+
   Options options;
   options.slot = 1;
-  options.state_file = path;
-  options.ahead = milliseconds(200);
-  options.start_wait = milliseconds(5000);
+  options.state_file = config.path;
+  options.ahead = kAhead;
+  options.start_wait = config.start_wait;
+  OffsetClock clock(config.clock_offset_ms);
+  testing_fs::BufferingFileSystem shim(config.kill_at_sync, config.tear, config.seed);
+  RuntimeEnvironment environment;
+  environment.clock = &clock;
+  if (config.shim) environment.fs = &shim;
   std::error_code ec;
-  auto runtime = Runtime::open(options, {}, ec);
-  if (!runtime) _exit(3);
-  Generator* generator = runtime->generator("default", ec);
-  for (;;) {
-    const std::uint64_t id = generator->next(ec);
-    if (ec) _exit(4);
-    // 8 bytes are below PIPE_BUF: each write lands whole or not at all.
-    if (write(out, &id, sizeof id) != static_cast<ssize_t>(sizeof id)) _exit(5);
+  std::string message;
+  auto runtime = Runtime::open(options, environment, ec, &message);
+  if (!runtime) {
+    if (ec == errc::clock_behind_floor) _exit(kChildClockBehind);
+    std::fprintf(stderr, "child: open failed: %s\n", message.c_str());
+    _exit(kChildOpenFailed);
   }
+  Generator* generator = runtime->generator("default", ec);
+  std::atomic<int> failure{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < config.threads; ++t) {
+    threads.emplace_back([&] {
+      std::error_code next_ec;
+      while (g_child_stop == 0 && failure.load() == 0) {
+        const std::uint64_t id = generator->next(next_ec);
+        if (next_ec) {
+          failure = kChildNextFailed;
+          break;
+        }
+        // 8 bytes are below PIPE_BUF: each write lands whole or not at all.
+        if (write(out, &id, sizeof id) != static_cast<ssize_t>(sizeof id)) {
+          failure = kChildWriteFailed;
+          break;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  if (failure.load() != 0) _exit(failure.load());
+  // SIGTERM: the ordered shutdown writes the exact last timestamp with the clean flag.
+  _exit(runtime->close() ? kChildOpenFailed : kChildStopped);
+}
+
+// How one child ended, and what it sent.
+struct Incarnation {
+  std::vector<std::uint64_t> ids;
+  int status = 0;           // from waitpid
+  double first_id_ms = -1;  // fork to first id; -1 if none came
+};
+
+enum class Stop { kKill, kTerm, kItself };
+
+// Appends every whole id readable from `fd` until `deadline`, or until the first id when
+// `until_first`. Returns false at end of file.
+bool pump(int fd, std::vector<std::uint64_t>& ids, std::string& carry, Steady::time_point deadline,
+          bool until_first) {
+  const std::size_t before = ids.size();
+  for (;;) {
+    if (until_first && ids.size() > before) return true;
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - Steady::now()).count();
+    if (left <= 0) return true;
+    pollfd p{fd, POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(left));
+    if (ready <= 0) continue;
+    char buffer[64 * 1024];
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n <= 0) return false;
+    carry.append(buffer, static_cast<std::size_t>(n));
+    const std::size_t whole = carry.size() / sizeof(std::uint64_t);
+    for (std::size_t i = 0; i < whole; ++i) {
+      std::uint64_t id = 0;
+      std::memcpy(&id, carry.data() + i * sizeof id, sizeof id);
+      ids.push_back(id);
+    }
+    carry.erase(0, whole * sizeof(std::uint64_t));
+  }
+}
+
+// Runs one child: waits for its first id, lets it issue for `run_for` more, stops it as `stop`
+// says and collects everything it sent. With Stop::kItself the child is expected to die on its
+// own (kill inside a sync, or a failed start); it is killed after 10 s anyway.
+Incarnation run_incarnation(const ChildConfig& config, milliseconds run_for, Stop stop) {
+  Incarnation result;
+  int fds[2];
+  if (pipe(fds) != 0) return result;
+  const Steady::time_point start = Steady::now();
+  const pid_t child = fork();
+  if (child == 0) {
+    close(fds[0]);
+    run_child(config, fds[1]);
+  }
+  close(fds[1]);
+  std::string carry;
+  bool open = pump(fds[0], result.ids, carry, start + std::chrono::seconds(10), true);
+  if (!result.ids.empty()) {
+    result.first_id_ms = std::chrono::duration<double, std::milli>(Steady::now() - start).count();
+  }
+  if (open && stop != Stop::kItself && !result.ids.empty()) {
+    open = pump(fds[0], result.ids, carry, Steady::now() + run_for, false);
+    kill(child, stop == Stop::kKill ? SIGKILL : SIGTERM);
+    // A clean stop ends in well under 10 s; one that hangs is killed, which the status shows.
+    if (open)
+      open = pump(fds[0], result.ids, carry, Steady::now() + std::chrono::seconds(10), false);
+  } else if (open) {
+    open = pump(fds[0], result.ids, carry, Steady::now() + std::chrono::seconds(10), false);
+  }
+  // Still running: a hang. SIGALRM (no handler) tells it apart from a kill the test meant.
+  if (open) kill(child, SIGALRM);
+  while (pump(fds[0], result.ids, carry, Steady::now() + std::chrono::seconds(10), false)) {
+  }
+  close(fds[0]);
+  while (waitpid(child, &result.status, 0) < 0) {
+  }
+  return result;
+}
+
+std::string describe(int status) {
+  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+  return "exit status " + std::to_string(WEXITSTATUS(status));
+}
+
+// Every id of a test, by incarnation, with the checks of the header comment.
+class History {
+ public:
+  // Adds an incarnation's ids; an id at or below the largest id before it is a failure.
+  void add(const std::vector<std::uint64_t>& ids, const std::string& where) {
+    if (!ids.empty()) {
+      const std::uint64_t low = *std::min_element(ids.begin(), ids.end());
+      if (max_ != 0 && low <= max_) ++out_of_order_;
+      EXPECT_TRUE(max_ == 0 || low > max_)
+          << where << ": an id " << low << " not above the previous incarnations' largest " << max_;
+      max_ = std::max(max_, *std::max_element(ids.begin(), ids.end()));
+    }
+    all_.insert(all_.end(), ids.begin(), ids.end());
+  }
+  void add_wait(double ms) { waits_.push_back(ms); }
+  std::size_t ids() const { return all_.size(); }
+  // Sorts and reports the first repeated id, if any.
+  void expect_no_duplicate() {
+    std::sort(all_.begin(), all_.end());
+    const auto repeat = std::adjacent_find(all_.begin(), all_.end());
+    for (std::size_t i = 1; i < all_.size(); ++i) duplicates_ += all_[i] == all_[i - 1] ? 1u : 0u;
+    EXPECT_EQ(repeat, all_.end()) << "duplicate id " << (repeat == all_.end() ? 0 : *repeat);
+  }
+  std::string wait_figures() const {
+    if (waits_.empty()) return "no restart issued";
+    std::vector<double> sorted = waits_;
+    std::sort(sorted.begin(), sorted.end());
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "restart-to-first-id p50 %.1f ms, p90 %.1f ms, max %.1f ms (ahead %lld ms)",
+                  sorted[sorted.size() / 2], sorted[sorted.size() * 9 / 10], sorted.back(),
+                  static_cast<long long>(kAhead.count()));
+    return text;
+  }
+
+ private:
+  std::vector<std::uint64_t> all_;
+  std::vector<double> waits_;
+  std::uint64_t max_ = 0;
+
+ public:
+  std::size_t out_of_order_ = 0;  // incarnations with an id not above every earlier one
+  std::size_t duplicates_ = 0;
+};
+
+class TempDir {
+ public:
+  TempDir() {
+    char pattern[] = "/tmp/cosid-crash-XXXXXX";
+    if (mkdtemp(pattern) != nullptr) path_ = pattern;
+  }
+  ~TempDir() {
+    if (!path_.empty()) (void)std::system(("rm -rf " + path_).c_str());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A clock offset of a uniform 0 to ahead back.
+std::int64_t up_to_ahead_back(std::mt19937& random) {
+  return -std::uniform_int_distribution<std::int64_t>(0, kAhead.count())(random);
+}
+
+// C-02 and C-03 (SIGKILL at random): `cycles` kills at a uniform 0-50 ms after the first id.
+// With `jitter`, each child's clock is also set back by a uniform 0 to ahead: with a correct clock
+// a restart issues after the previous ids whatever the file says, so only a clock behind the
+// previous run's ids shows whether the durable ceiling really survived the kill.
+void kill_loop(int cycles, bool shim, bool jitter, const char* name) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::uint32_t seed = crash_seed();
+  SCOPED_TRACE("COSID_CRASH_SEED=" + std::to_string(seed));
+  std::mt19937 random(seed);
+  History history;
+  const Steady::time_point start = Steady::now();
+  int per_threads[5] = {0, 0, 0, 0, 0};
+  for (int cycle = 0; cycle < cycles; ++cycle) {
+    ChildConfig config;
+    config.path = dir.path() + "/state";
+    config.threads = std::uniform_int_distribution<int>(1, 4)(random);
+    config.shim = shim;
+    config.seed = random();
+    if (jitter) config.clock_offset_ms = up_to_ahead_back(random);
+    ++per_threads[config.threads];
+    const milliseconds run_for(std::uniform_int_distribution<int>(0, 50)(random));
+    const Incarnation run = run_incarnation(config, run_for, Stop::kKill);
+    const std::string where = std::string(name) + " cycle " + std::to_string(cycle) + " (" +
+                              std::to_string(config.threads) + " threads)";
+    ASSERT_FALSE(run.ids.empty()) << where << ": the restart issued nothing, "
+                                  << describe(run.status);
+    ASSERT_TRUE(WIFSIGNALED(run.status) && WTERMSIG(run.status) == SIGKILL)
+        << where << ": the child ended on its own, " << describe(run.status);
+    history.add(run.ids, where);
+    if (cycle > 0) history.add_wait(run.first_id_ms);
+  }
+  history.expect_no_duplicate();
+  const double seconds = std::chrono::duration<double>(Steady::now() - start).count();
+  std::printf(
+      "%s: %d kills (threads 1/2/3/4: %d/%d/%d/%d), %zu ids, %zu duplicates, %zu restarts "
+      "out of order: %s; %.1f s\n",
+      name, cycles, per_threads[1], per_threads[2], per_threads[3], per_threads[4], history.ids(),
+      history.duplicates_, history.out_of_order_, history.wait_figures().c_str(), seconds);
 }
 
 TEST(CrashTest, SigkillAtRandomMomentsNeverRepeatsAnId) {
-  char pattern[] = "/tmp/cosid-crash-XXXXXX";
-  ASSERT_NE(mkdtemp(pattern), nullptr);
-  const std::string dir = pattern;
-  const std::string path = dir + "/state";
-  const int cycles =
-      std::getenv("COSID_CRASH_CYCLES") ? std::atoi(std::getenv("COSID_CRASH_CYCLES")) : 50;
-  std::mt19937 random(12345);
-  std::vector<std::uint64_t> all;
-  for (int cycle = 0; cycle < cycles; ++cycle) {
-    int pipe_fds[2];
-    ASSERT_EQ(pipe(pipe_fds), 0);
-    const pid_t child = fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-      close(pipe_fds[0]);
-      run_child(path, pipe_fds[1]);
-    }
-    close(pipe_fds[1]);
-    // Wait for the first id, so that every kill lands while ids are being issued.
-    std::uint64_t id = 0;
-    ASSERT_EQ(read(pipe_fds[0], &id, sizeof id), static_cast<ssize_t>(sizeof id))
-        << "child failed to start in cycle " << cycle;
-    all.push_back(id);
-    std::this_thread::sleep_for(milliseconds(std::uniform_int_distribution<int>(0, 50)(random)));
-    kill(child, SIGKILL);
-    std::uint64_t buffer[4096];
-    for (;;) {
-      const ssize_t n = read(pipe_fds[0], buffer, sizeof buffer);
-      if (n <= 0) break;
-      all.insert(all.end(), buffer, buffer + n / static_cast<ssize_t>(sizeof id));
-    }
-    close(pipe_fds[0]);
-    int status = 0;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-        << "cycle " << cycle << ": the child exited on its own with status " << status;
-  }
-  const std::size_t issued = all.size();
-  std::sort(all.begin(), all.end());
-  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "duplicate id";
-  EXPECT_GT(issued, static_cast<std::size_t>(cycles));
-  std::printf("crash test: %d kills, %zu ids, no duplicate\n", cycles, issued);
-  (void)std::system(("rm -rf " + dir).c_str());
+  kill_loop(crash_cycles(), false, false, "C-02 real file");
 }
+
+TEST(CrashTest, BufferedUntilSyncSigkillNeverRepeatsAnId) {
+  kill_loop(std::max(1, crash_cycles() / 5), true, true,
+            "C-03 buffer-until-fsync shim, clock back 0 to ahead");
+}
+
+// C-03, kill inside a sync: each child runs over the shim told to die inside its k-th sync (k
+// from 1 to 8: the syncs of creation, of the open's rewrite, of the first ceiling and of the next
+// refreshes), with a random subset of the pending writes, or of their 512-byte sectors, applied.
+// Some children die before their first id; the next one must start all the same. Every child's
+// clock is set back by a uniform 0 to ahead, as in the shim's kill loop.
+TEST(CrashTest, KillInsideSyncNeverRepeatsAnId) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::uint32_t seed = crash_seed();
+  SCOPED_TRACE("COSID_CRASH_SEED=" + std::to_string(seed));
+  std::mt19937 random(seed);
+  History history;
+  const int cycles = std::max(1, crash_cycles() / 10);
+  int before_first_id = 0;
+  int torn_sectors = 0;
+  const Steady::time_point start = Steady::now();
+  for (int cycle = 0; cycle < cycles; ++cycle) {
+    ChildConfig config;
+    config.path = dir.path() + "/state";
+    config.threads = std::uniform_int_distribution<int>(1, 4)(random);
+    config.shim = true;
+    config.kill_at_sync = std::uniform_int_distribution<int>(1, 8)(random);
+    const bool sectors = random() % 2 == 0;
+    torn_sectors += sectors ? 1 : 0;
+    config.tear = sectors ? testing_fs::BufferingFileSystem::TearMode::kSectors
+                          : testing_fs::BufferingFileSystem::TearMode::kWrites;
+    config.seed = random();
+    config.clock_offset_ms = up_to_ahead_back(random);
+    const Incarnation run = run_incarnation(config, milliseconds(0), Stop::kItself);
+    const std::string where = "kill-in-sync cycle " + std::to_string(cycle) + " (sync " +
+                              std::to_string(config.kill_at_sync) +
+                              (sectors ? ", sectors)" : ", writes)");
+    ASSERT_TRUE(WIFSIGNALED(run.status) && WTERMSIG(run.status) == SIGKILL)
+        << where << ": the child did not die inside its sync, " << describe(run.status);
+    if (run.ids.empty()) ++before_first_id;
+    history.add(run.ids, where);
+    // Then a normal start on what the kill left, killed at random: it must succeed.
+    config.kill_at_sync = 0;
+    config.clock_offset_ms = up_to_ahead_back(random);
+    const Incarnation next = run_incarnation(
+        config, milliseconds(std::uniform_int_distribution<int>(0, 50)(random)), Stop::kKill);
+    ASSERT_FALSE(next.ids.empty())
+        << where << ": the start after it issued nothing, " << describe(next.status);
+    history.add(next.ids, where + ", the start after it");
+    history.add_wait(next.first_id_ms);
+  }
+  history.expect_no_duplicate();
+  const double seconds = std::chrono::duration<double>(Steady::now() - start).count();
+  std::printf(
+      "C-03 kill inside sync: %d self-kills (%d torn by sector, %d before the first id) "
+      "each followed by a start and a SIGKILL, %zu ids, %zu duplicates, %zu restarts out of "
+      "order: %s; %.1f s\n",
+      cycles, torn_sectors, before_first_id, history.ids(), history.duplicates_,
+      history.out_of_order_, history.wait_figures().c_str(), seconds);
+}
+
+// K-02 [KILL]: the clock set back by `step` between two runs, after a crash and after a clean
+// stop. A step the start can wait out (start_wait 2 s: the gap is at most step + ahead) gives a
+// restart whose ids lie after the earlier ones; a larger one must fail with clock_behind_floor and
+// issue nothing, and the start after the clock is right again must succeed.
+struct ClockStep {
+  const char* name;
+  std::int64_t step_ms;
+};
+
+class ClockBackTest : public ::testing::TestWithParam<ClockStep> {};
+
+constexpr milliseconds kClockTestStartWait{2000};
+
+TEST_P(ClockBackTest, RestartWithTheClockSetBackNeverRepeatsAnId) {
+  const ClockStep step = GetParam();
+  const bool waitable = step.step_ms + kAhead.count() < kClockTestStartWait.count();
+  for (const Stop stop : {Stop::kKill, Stop::kTerm}) {
+    const char* how = stop == Stop::kKill ? "after SIGKILL" : "after SIGTERM";
+    SCOPED_TRACE(std::string("clock back ") + step.name + " " + how);
+    TempDir dir;
+    ASSERT_FALSE(dir.path().empty());
+    std::mt19937 random(crash_seed());
+    History history;
+    ChildConfig config;
+    config.path = dir.path() + "/state";
+    config.threads = 2;
+    config.start_wait = kClockTestStartWait;
+    const Incarnation first = run_incarnation(
+        config, milliseconds(std::uniform_int_distribution<int>(0, 50)(random)), stop);
+    ASSERT_FALSE(first.ids.empty()) << describe(first.status);
+    if (stop == Stop::kTerm) {
+      ASSERT_TRUE(WIFEXITED(first.status) && WEXITSTATUS(first.status) == kChildStopped)
+          << describe(first.status);
+    }
+    history.add(first.ids, "first run");
+
+    config.clock_offset_ms = -step.step_ms;
+    const Incarnation back = run_incarnation(config, milliseconds(20), Stop::kKill);
+    if (waitable) {
+      ASSERT_FALSE(back.ids.empty())
+          << "the restart with the clock back issued nothing, " << describe(back.status);
+      history.add(back.ids, "restart with the clock back");
+    } else {
+      EXPECT_TRUE(WIFEXITED(back.status) && WEXITSTATUS(back.status) == kChildClockBehind)
+          << "expected clock_behind_floor, got " << describe(back.status);
+      EXPECT_TRUE(back.ids.empty()) << "issued " << back.ids.size() << " ids";
+    }
+    config.clock_offset_ms = 0;
+    const Incarnation fixed = run_incarnation(config, milliseconds(20), Stop::kKill);
+    ASSERT_FALSE(fixed.ids.empty())
+        << "the restart with the clock right issued nothing, " << describe(fixed.status);
+    history.add(fixed.ids, "restart with the clock right");
+    history.expect_no_duplicate();
+    std::printf(
+        "K-02 clock back %s %s: %s, restart with the clock back %s after %.1f ms; "
+        "%zu ids, %zu duplicates, %zu restarts out of order\n",
+        step.name, how, waitable ? "waitable" : "beyond start_wait",
+        back.ids.empty() ? "refused" : "issued", back.first_id_ms, history.ids(),
+        history.duplicates_, history.out_of_order_);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Steps, ClockBackTest,
+    ::testing::Values(ClockStep{"1ms", 1}, ClockStep{"10ms", 10}, ClockStep{"1s", 1000},
+                      ClockStep{"ahead", kAhead.count()}, ClockStep{"1h", 3600LL * 1000},
+                      ClockStep{"1day", 86400LL * 1000}, ClockStep{"1year", 365LL * 86400 * 1000}),
+    [](const ::testing::TestParamInfo<ClockStep>& param) { return std::string(param.param.name); });
 
 // A child forked from a process that holds a Runtime gets a copy of its generator and of its
 // state file's descriptor. Issuing from the copy would repeat the parent's ids, and closing it
