@@ -156,8 +156,10 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::uint64_t& got, std::er
   // read-modify-writes of one atomic are totally ordered whatever the memory order. That order
   // alone makes each (tick, sequence) go to one caller and makes close() see every id issued
   // before it; nothing else is published through the word.
-  std::uint64_t word = state_.load(std::memory_order_relaxed);
+  // The clock first: the shorter the time between reading the word and the CAS, the less often
+  // another caller moves it in between.
   std::int64_t now = clock_.now_ms();
+  std::uint64_t word = state_.load(std::memory_order_relaxed);
   Waiter waiter;
   bool asked_for_ceiling = false;
   for (;;) {

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -742,6 +743,53 @@ TEST(CliConfigCheck, ShowsEverySettingAndItsOrigin) {
   const RunResult bad = run_cosid({"config", "check", "--slot", "x"}, Environment().envp());
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_EQ(bad.err.rfind("cosid: config check: ", 0), 0u) << bad.err;
+}
+
+// cosid bench: only the shape of the output and the exit status; the numbers depend on the machine.
+TEST(CliBench, PrintsOneJsonLineAndVerifies) {
+  const TempDir dir;
+  const RunResult result =
+      run_cosid({"bench", "--seconds", "1", "--threads", "2", "--verify"},
+                Environment({"TMPDIR=" + dir.file("")}).envp());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+  ASSERT_EQ(count_lines(result.out), 1) << result.out;
+  EXPECT_EQ(result.out.rfind("{\"threads\":2,\"seconds\":1,\"ids\":", 0), 0u) << result.out;
+  for (const std::string key : {"\"ids_per_s\":", "\"limit_per_s\":4096000,", "\"ratio\":",
+                                "\"cpu_s\":", "\"cpu_s_per_million_ids\":"}) {
+    EXPECT_NE(result.out.find(key), std::string::npos) << key << " in " << result.out;
+  }
+  EXPECT_EQ(result.out.substr(result.out.size() - 2), "}\n");
+  // The temporary state file and its directory are gone: TMPDIR is empty again.
+  EXPECT_EQ(rmdir(dir.file("").c_str()), 0) << "bench left files in " << dir.file("");
+  mkdir(dir.file("").c_str(), 0700);  // for TempDir's own clean-up
+}
+
+TEST(CliBench, BatchDriftAndAGivenStateFile) {
+  const TempDir dir;
+  const RunResult result = run_cosid({"bench", "--seconds", "1", "--batch", "64", "--max-drift",
+                                      "5ms", "--state-file", dir.file("state"), "--verify"},
+                                     Environment().envp());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out.rfind("{\"threads\":1,\"seconds\":1,", 0), 0u) << result.out;
+  EXPECT_EQ(access(dir.file("state").c_str(), F_OK), 0);  // a given state file is kept
+}
+
+TEST(CliBench, UsageErrors) {
+  expect_usage_error({"bench", "--threads", "0"}, "bench: --threads: give at least 1 thread",
+                     "bench");
+  expect_usage_error({"bench", "--seconds", "0"}, "bench: --seconds: give at least 1 second",
+                     "bench");
+  EXPECT_EQ(run_cosid({"bench", "--threads", "x"}).exit_code, 2);
+  EXPECT_EQ(run_cosid({"bench", "--batch", "0"}).exit_code, 2);
+  EXPECT_EQ(run_cosid({"bench", "--max-drift", "5"}).exit_code, 2);
+  EXPECT_EQ(run_cosid({"bench", "extra"}).exit_code, 2);
+  const RunResult help = run_cosid({"bench", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  for (const std::string word : {"Usage: cosid bench", "--threads", "--seconds", "--batch",
+                                 "--max-drift", "--state-file", "--verify", "limit_per_s"}) {
+    EXPECT_NE(help.out.find(word), std::string::npos) << word;
+  }
 }
 
 }  // namespace

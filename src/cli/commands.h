@@ -15,6 +15,7 @@ const Command& state_show_command();    // cosid state show: print a state file
 const Command& state_init_command();    // cosid state init: create a state file
 const Command& not_before_command();    // cosid not-before: the not-before after an id
 const Command& config_check_command();  // cosid config check: the effective settings
+const Command& bench_command();         // cosid bench: ids per second against the limit
 
 }  // namespace cli
 }  // namespace cosid

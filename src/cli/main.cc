@@ -23,7 +23,7 @@ namespace {
 std::vector<const Command*> all_commands() {
   return {&next_command(),        &parse_command(),      &layout_command(),
           &state_show_command(),  &state_init_command(), &not_before_command(),
-          &config_check_command()};
+          &config_check_command(), &bench_command()};
 }
 
 constexpr const char* kToolDescription =

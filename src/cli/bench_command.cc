@@ -1,0 +1,404 @@
+// cosid bench: measures how many ids a Runtime on a real state file issues per second, on N
+// threads, against the layout's sequence limit.
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/layout_flags.h"
+#include "cli/output_format.h"
+#include "cosid/generator.h"
+#include "cosid/options.h"
+#include "cosid/runtime.h"
+#include "parse_util.h"
+
+namespace cosid {
+namespace cli {
+namespace {
+
+constexpr const char* kName = "bench";
+
+constexpr const char* kDescription =
+    "Measures the generator: opens a Runtime on slot 0 over a real state file (a new temporary\n"
+    "file in $TMPDIR or /tmp, removed afterwards, unless --state-file names one), with the\n"
+    "background thread that renews the ceiling, and lets N threads call next() (or next_batch()\n"
+    "with --batch K > 1) for S seconds. Then it prints one JSON line:\n"
+    "\n"
+    "  "
+    "{\"threads\":N,\"seconds\":S,\"ids\":...,\"ids_per_s\":...,\"limit_per_s\":...,\"ratio\":...,"
+    "\n"
+    "   \"cpu_s\":...,\"cpu_s_per_million_ids\":...}\n"
+    "\n"
+    "  ids_per_s              ids issued per second of wall time, all threads together\n"
+    "  limit_per_s            the layout's sequence limit: 2^sequence_bits ids per tick\n"
+    "                         (4096000 for the default layout)\n"
+    "  ratio                  ids_per_s / limit_per_s; above 1 only with --max-drift\n"
+    "  cpu_s                  CPU seconds (user + system) the process used while measuring\n"
+    "  cpu_s_per_million_ids  cpu_s per million ids: what waiting at the limit costs\n"
+    "\n"
+    "--verify keeps every id and checks afterwards that none was issued twice. A failed next()\n"
+    "or a duplicate is reported and the exit status is 1. The figures depend on the machine and\n"
+    "its load: compare them within one run. A run of S seconds touches up to S + 1 ticks, so for\n"
+    "a layout that counts seconds give many seconds, or the ratio can approach (S + 1) / S.\n";
+
+constexpr std::uint64_t kMaxThreads = 1024;
+constexpr std::uint64_t kMaxSeconds = 3600;
+constexpr std::uint64_t kMaxBatch = 1u << 20;
+// --verify reserves room for the ids up front, estimating no more than this many ids per second
+// and thread when the layout's limit is higher (a wide sequence); the vectors grow past it if
+// they must.
+constexpr double kVerifyRatePerThread = 50e6;
+
+// Prints the runtime's warnings that matter here; a temporary file's creation is not one.
+class WarningPrinter final : public EventListener {
+ public:
+  WarningPrinter(std::FILE* err, bool report_created)
+      : err_(err), report_created_(report_created) {}
+  void on_event(const Event& event) noexcept override {
+    switch (event.kind) {
+      case EventKind::kStateFileCreated:
+        if (!report_created_) break;
+        [[fallthrough]];
+      case EventKind::kStateWriteFailed:
+      case EventKind::kStateFileReplaced:
+      case EventKind::kWaitingForFloor:
+        std::fprintf(err_, "cosid: warning: %s\n", event.message.c_str());
+        std::fflush(err_);
+        break;
+      default:
+        break;
+    }
+  }
+
+ private:
+  std::FILE* err_;
+  const bool report_created_;
+};
+
+// A new directory under $TMPDIR (or /tmp) for the state file, removed with everything the state
+// file left in it when the object goes away.
+class TempStateDir {
+ public:
+  bool create(std::string& error) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string dir = (tmp != nullptr && *tmp != '\0') ? tmp : "/tmp";
+    if (dir.back() != '/') dir += '/';
+    dir += "cosid-bench-XXXXXX";
+    if (mkdtemp(&dir[0]) == nullptr) {
+      error = "cannot create a temporary directory " + quote(dir) + ": " +
+              std::generic_category().message(errno) +
+              ". Set TMPDIR to a writable directory or give --state-file";
+      return false;
+    }
+    dir_ = dir;
+    return true;
+  }
+  std::string state_file() const { return dir_ + "/state"; }
+  ~TempStateDir() {
+    if (dir_.empty()) return;
+    // The state file and anything else it left (the temporary file it is created through).
+    if (DIR* dir = opendir(dir_.c_str())) {
+      while (const struct dirent* entry = readdir(dir)) {
+        const std::string name = entry->d_name;
+        if (name != "." && name != "..") unlink((dir_ + "/" + name).c_str());
+      }
+      closedir(dir);
+    }
+    rmdir(dir_.c_str());
+  }
+
+ private:
+  std::string dir_;
+};
+
+double cpu_seconds() {
+  struct rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  const auto seconds = [](const struct timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+std::string fixed(double value, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return buf;
+}
+
+// The first failure any worker saw; the others stop at once.
+struct FirstError {
+  std::mutex mutex;
+  std::string message;
+  bool set = false;
+  void record(const std::error_code& ec, const std::string& text) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (set) return;
+    set = true;
+    message = text.empty() ? ec.message() : text;
+  }
+};
+
+struct Worker {
+  std::uint64_t ids = 0;
+  std::vector<std::uint64_t> kept;  // with --verify
+};
+
+void run_worker(Generator& generator, std::uint64_t batch, bool verify, std::atomic<int>& ready,
+                const std::atomic<bool>& go, const std::atomic<bool>& stop, FirstError& first_error,
+                std::atomic<bool>& failed, Worker& worker) {
+  std::vector<std::uint64_t> buffer(static_cast<std::size_t>(batch));
+  std::error_code ec;
+  std::string message;
+  ready.fetch_add(1, std::memory_order_acq_rel);
+  while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+  std::uint64_t ids = 0;
+  while (!stop.load(std::memory_order_relaxed)) {
+    if (batch == 1) {
+      const std::uint64_t id = generator.next(ec, &message);
+      if (ec) {
+        first_error.record(ec, message);
+        failed.store(true, std::memory_order_relaxed);
+        break;
+      }
+      ++ids;
+      if (verify) worker.kept.push_back(id);
+    } else {
+      const std::size_t got = generator.next_batch(buffer.data(), buffer.size(), ec, &message);
+      if (ec) {
+        first_error.record(ec, message);
+        failed.store(true, std::memory_order_relaxed);
+        break;
+      }
+      ids += got;
+      if (verify)
+        worker.kept.insert(worker.kept.end(), buffer.begin(),
+                           buffer.begin() + static_cast<std::ptrdiff_t>(got));
+    }
+  }
+  worker.ids = ids;
+}
+
+int run_bench(Invocation& invocation) {
+  const ParsedArgs& args = invocation.args;
+  std::string error;
+  std::uint64_t threads = 1;
+  std::uint64_t seconds = 1;
+  std::uint64_t batch = 1;
+  std::chrono::milliseconds max_drift{0};
+  Layout layout;
+  const auto usage = [&](const std::string& text) {
+    return usage_error(invocation.err, kName, std::string(kName) + ": " + text);
+  };
+  if ((args.has("threads") && !parse_option_number("threads", args.value_or("threads", ""),
+                                                   kMaxThreads, threads, error)) ||
+      (args.has("seconds") && !parse_option_number("seconds", args.value_or("seconds", ""),
+                                                   kMaxSeconds, seconds, error)) ||
+      (args.has("batch") &&
+       !parse_option_number("batch", args.value_or("batch", ""), kMaxBatch, batch, error))) {
+    return usage(error);
+  }
+  if (threads == 0) return usage("--threads: give at least 1 thread");
+  if (seconds == 0) return usage("--seconds: give at least 1 second");
+  if (batch == 0) return usage("--batch: give at least 1 id per call");
+  if (args.has("max-drift")) {
+    const std::string text = args.value_or("max-drift", "");
+    std::string why;
+    if (!detail::parse_duration(text, max_drift, &why)) {
+      return usage("--max-drift: " + quote(text) + ": " + why);
+    }
+  }
+  if (!layout_from_flags(args, layout, error)) return usage(error);
+  if (!args.positionals().empty()) {
+    return usage("unexpected argument " + quote(args.positionals().front()));
+  }
+
+  TempStateDir temp_dir;
+  Options options;
+  options.layout = layout;
+  options.slot = 0;
+  if (args.has("state-file")) {
+    options.state_file = args.value_or("state-file", "");
+  } else {
+    if (!temp_dir.create(error))
+      return runtime_error(invocation.err, std::string(kName) + ": " + error);
+    options.state_file = temp_dir.state_file();
+  }
+  if (max_drift >= options.ahead) {
+    return usage("--max-drift: " + quote(args.value_or("max-drift", "")) +
+                 ": must be shorter than the ceiling's lead, " +
+                 detail::format_duration(options.ahead));
+  }
+  options.start_wait = options.ahead + std::chrono::seconds(1);
+
+  std::error_code ec;
+  std::string message;
+  WarningPrinter warnings(invocation.err, args.has("state-file"));
+  RuntimeEnvironment environment;
+  environment.listener = &warnings;
+  environment.generator.max_drift = max_drift;
+  const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, ec, &message);
+  if (runtime == nullptr) {
+    return runtime_error(invocation.err,
+                         std::string(kName) + ": " + (message.empty() ? ec.message() : message));
+  }
+  Generator* generator = runtime->generator("default", ec);
+  if (generator == nullptr) {
+    (void)runtime->close();
+    return runtime_error(invocation.err, std::string(kName) + ": " + ec.message());
+  }
+
+  const double ticks_per_second = 1000.0 / static_cast<double>(unit_ms(layout.unit));
+  const double per_tick = static_cast<double>(std::uint64_t{1} << layout.sequence_bits);
+  const double limit_per_s = per_tick * ticks_per_second;
+  const bool verify = args.has("verify");
+
+  std::vector<Worker> workers(static_cast<std::size_t>(threads));
+  if (verify) {
+    // At most the limit over the run and the drift, plus a tick; a wide sequence is capped by
+    // what a thread can do. Split evenly, with a margin: a thread may get more than its share.
+    const double span_s = static_cast<double>(seconds) +
+                          static_cast<double>(max_drift.count()) / 1000.0 + 1.0 / ticks_per_second;
+    const double total = std::min(limit_per_s * span_s,
+                                  kVerifyRatePerThread * static_cast<double>(threads) * span_s);
+    const auto each = static_cast<std::size_t>(total / static_cast<double>(threads) * 1.25) +
+                      static_cast<std::size_t>(batch);
+    for (Worker& worker : workers) worker.kept.reserve(each);
+  }
+
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::atomic<bool> stop{false};
+  std::atomic<bool> failed{false};
+  FirstError first_error;
+  std::vector<std::thread> pool;
+  pool.reserve(workers.size());
+  for (Worker& worker : workers) {
+    pool.emplace_back(run_worker, std::ref(*generator), batch, verify, std::ref(ready),
+                      std::cref(go), std::cref(stop), std::ref(first_error), std::ref(failed),
+                      std::ref(worker));
+  }
+  while (ready.load(std::memory_order_acquire) < static_cast<int>(threads)) {
+    std::this_thread::yield();
+  }
+  const double cpu_before = cpu_seconds();
+  const auto start = std::chrono::steady_clock::now();
+  go.store(true, std::memory_order_release);
+  const auto deadline = start + std::chrono::seconds(seconds);
+  while (!failed.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  stop.store(true, std::memory_order_relaxed);
+  const auto end = std::chrono::steady_clock::now();
+  for (std::thread& thread : pool) thread.join();
+  const double cpu_s = cpu_seconds() - cpu_before;
+
+  std::string close_message;
+  if (const std::error_code close_error = runtime->close(&close_message)) {
+    std::fprintf(invocation.err, "cosid: warning: %s\n",
+                 close_message.empty() ? close_error.message().c_str() : close_message.c_str());
+  }
+  if (first_error.set) {
+    return runtime_error(invocation.err, std::string(kName) + ": " + first_error.message);
+  }
+
+  std::uint64_t ids = 0;
+  for (const Worker& worker : workers) ids += worker.ids;
+  if (verify) {
+    std::vector<std::uint64_t> all;
+    all.reserve(static_cast<std::size_t>(ids));
+    for (Worker& worker : workers) {
+      // Each thread's own ids must increase: the generator issues them in order.
+      if (std::adjacent_find(worker.kept.begin(), worker.kept.end(),
+                             [](std::uint64_t a, std::uint64_t b) { return a >= b; }) !=
+          worker.kept.end()) {
+        return runtime_error(invocation.err,
+                             std::string(kName) +
+                                 ": --verify: a thread received an id not greater than its "
+                                 "previous one: the generator is broken. Please report it");
+      }
+      all.insert(all.end(), worker.kept.begin(), worker.kept.end());
+      std::vector<std::uint64_t>().swap(worker.kept);
+    }
+    std::sort(all.begin(), all.end());
+    const auto duplicate = std::adjacent_find(all.begin(), all.end());
+    if (duplicate != all.end()) {
+      return runtime_error(invocation.err, std::string(kName) + ": --verify: id " +
+                                               std::to_string(*duplicate) +
+                                               " was issued twice: the generator is broken. "
+                                               "Please report it");
+    }
+  }
+
+  const double elapsed = std::chrono::duration<double>(end - start).count();
+  const double ids_per_s = static_cast<double>(ids) / elapsed;
+  Record record;
+  record.add_number("threads", threads)
+      .add_number("seconds", seconds)
+      .add_number("ids", ids)
+      .add_number("ids_per_s", static_cast<std::uint64_t>(ids_per_s + 0.5))
+      .add_number("limit_per_s", static_cast<std::uint64_t>(limit_per_s))
+      .add_number("ratio", fixed(ids_per_s / limit_per_s, 4))
+      .add_number("cpu_s", fixed(cpu_s, 3))
+      .add_number("cpu_s_per_million_ids",
+                  fixed(ids == 0 ? 0.0 : cpu_s * 1e6 / static_cast<double>(ids), 4));
+  const std::string line = record.to_json_line();
+  std::fwrite(line.data(), 1, line.size(), invocation.out);
+  return finish_output(kExitOk, invocation.out, invocation.err);
+}
+
+}  // namespace
+
+const Command& bench_command() {
+  static const Command command{
+      kName,
+      "measure ids per second against the layout's sequence limit",
+      "cosid bench [--threads N] [--seconds S] [--batch K] [--max-drift DUR] [OPTION]...",
+      kDescription,
+      {
+          {"Options",
+           {
+               {"threads", '\0', "N", "call the generator from N threads (default 1)"},
+               {"seconds", '\0', "S", "measure for S whole seconds (default 1)"},
+               {"batch", '\0', "K",
+                "take up to K ids a call with next_batch() (default 1: next())"},
+               {"max-drift", '\0', "DUR",
+                "let a used-up tick borrow ticks up to DUR ahead, such as 5ms (default 0ms)"},
+               {"state-file", '\0', "PATH",
+                "state file for slot 0 (default: a temporary one, removed after)"},
+               {"verify", '\0', nullptr, "keep every id and check that none was issued twice"},
+               help_option(),
+           }},
+          layout_flags_group(),
+      },
+      {
+          {kExitOk, "the measurement ran and its JSON line was printed"},
+          {kExitFailure,
+           "the runtime did not open, next() failed, --verify found a duplicate, or a write "
+           "failed"},
+          usage_exit_status(),
+      },
+      run_bench,
+  };
+  return command;
+}
+
+}  // namespace cli
+}  // namespace cosid
