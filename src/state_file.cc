@@ -240,7 +240,14 @@ std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const s
 
   // O4 to O6: read both blocks and pick the valid record with the highest generation.
   unsigned char image[kStateFileSize];
-  if ((io = fs.read_at(file->fd_, image, sizeof image, 0))) {
+  // Where the file system allows, read what is on the device: a record that only reached the
+  // page cache before a failed sync (a restart without a reboot) is then never relied on, and
+  // nothing needs to be rewritten at open. Elsewhere read through the page cache and confirm
+  // below (O7).
+  io = fs.read_durable(file->fd_, image, sizeof image, 0);
+  const bool direct = io != std::errc::invalid_argument;
+  if (!direct) io = fs.read_at(file->fd_, image, sizeof image, 0);
+  if (io) {
     fail(ec, message, io, "cannot read state file " + path + ": " + io.message());
     return nullptr;
   }
@@ -298,14 +305,18 @@ std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const s
     return nullptr;
   }
 
-  // O7, the confirm write: the chosen record may exist only in the page cache (a restart after a
-  // failed sync, without a reboot). Rewriting it byte for byte and syncing makes it durable
-  // before the other block is ever touched. The same holds for the file's directory entry: when
-  // the directory sync of a creation failed (in this open, or in an earlier run), the name may
-  // exist only in the page cache, and a power loss would take the file and its ceilings with it.
-  io = fs.write_at(file->fd_, image + current * kStateBlockSize, kStateBlockSize,
-                   static_cast<std::int64_t>(current * kStateBlockSize));
-  if (!io) io = fs.sync_data(file->fd_);
+  // O7, the confirm write, only when the blocks were read through the page cache: the chosen
+  // record may exist only there (a restart after a failed sync, without a reboot). Rewriting it
+  // byte for byte and syncing makes it durable before the other block is ever touched. (Not done
+  // after a direct read: a power loss during the rewrite could turn the only record covering the
+  // ids already issued into garbage.) The directory entry is synced in either case: when the
+  // directory sync of a creation failed (in this open, or in an earlier run), the name may exist
+  // only in the page cache, and a power loss would take the file and its ceilings with it.
+  if (!direct) {
+    io = fs.write_at(file->fd_, image + current * kStateBlockSize, kStateBlockSize,
+                     static_cast<std::int64_t>(current * kStateBlockSize));
+    if (!io) io = fs.sync_data(file->fd_);
+  }
   if (!io) io = fs.sync(file->dir_fd_);
   if (io) {
     fail(ec, message, io,

@@ -39,6 +39,10 @@ class BufferingFileSystem final : public FileSystem {
   std::error_code open_existing(int dir, const std::string& name, int& fd) override;
   std::error_code create_exclusive(int dir, const std::string& name, int& fd) override;
   std::error_code read_at(int fd, void* data, std::size_t size, std::int64_t offset) override;
+  // The real file holds only what was synced: read it past the pending writes.
+  std::error_code read_durable(int fd, void* data, std::size_t size, std::int64_t offset) override {
+    return real_.read_durable(fd, data, size, offset);
+  }
   std::error_code write_at(int fd, const void* data, std::size_t size,
                            std::int64_t offset) override;
   std::error_code sync(int fd) override;

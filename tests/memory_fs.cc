@@ -418,6 +418,23 @@ std::error_code MemoryFs::read_at(int fd, void* data, std::size_t size, std::int
   return {};
 }
 
+std::error_code MemoryFs::read_durable(int fd, void* data, std::size_t size, std::int64_t offset) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto ec = inject(Op::kReadDurable)) return ec;
+  if (!direct_reads_) return errno_code(EINVAL);
+  Handle* h = handle(fd);
+  if (h == nullptr || !h->inode) return errno_code(EBADF);
+  const auto& bytes = h->inode->durable;
+  if (static_cast<std::size_t>(offset) + size > bytes.size()) return errno_code(EIO);
+  std::memcpy(data, bytes.data() + offset, size);
+  return {};
+}
+
+void MemoryFs::set_direct_reads(bool on) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  direct_reads_ = on;
+}
+
 std::error_code MemoryFs::write_at(int fd, const void* data, std::size_t size,
                                    std::int64_t offset) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -459,9 +476,9 @@ std::error_code MemoryFs::sync_file(Inode& inode, Op op) {
   for (const Write& w : inode.pending) {
     const std::vector<std::size_t> cuts = sector_cuts(w.offset, w.data.size());
     for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
-      const bool reached = failed_sync_.applied == FailedSync::Applied::kAll ||
-                           (failed_sync_.applied == FailedSync::Applied::kRandomSectors &&
-                            random() % 2 == 0);
+      const bool reached =
+          failed_sync_.applied == FailedSync::Applied::kAll ||
+          (failed_sync_.applied == FailedSync::Applied::kRandomSectors && random() % 2 == 0);
       if (reached) apply_range(inode.durable, w.offset, w.data, cuts[i], cuts[i + 1]);
     }
   }

@@ -37,6 +37,7 @@ class MemoryFs : public FileSystem {
     kOpen,
     kCreate,
     kRead,
+    kReadDurable,
     kWrite,
     kSync,
     kSyncData,
@@ -130,6 +131,9 @@ class MemoryFs : public FileSystem {
   std::error_code open_existing(int dir, const std::string& name, int& fd) override;
   std::error_code create_exclusive(int dir, const std::string& name, int& fd) override;
   std::error_code read_at(int fd, void* data, std::size_t size, std::int64_t offset) override;
+  // Reads the durable bytes; with set_direct_reads(false), fails with EINVAL like tmpfs.
+  std::error_code read_durable(int fd, void* data, std::size_t size, std::int64_t offset) override;
+  void set_direct_reads(bool on);
   std::error_code write_at(int fd, const void* data, std::size_t size,
                            std::int64_t offset) override;
   std::error_code sync(int fd) override;
@@ -188,6 +192,7 @@ class MemoryFs : public FileSystem {
   std::shared_ptr<Inode> find(const std::string& path) const;
   std::uint64_t links(const Inode& inode) const;
 
+  bool direct_reads_ = true;
   mutable std::mutex mutex_;
   std::map<std::string, Directory> directories_;
   std::map<int, Handle> handles_;

@@ -41,6 +41,12 @@ class FileSystem {
   virtual std::error_code create_exclusive(int dir, const std::string& name, int& fd) = 0;
   // pread of exactly `size` bytes; a short read is reported as EIO.
   virtual std::error_code read_at(int fd, void* data, std::size_t size, std::int64_t offset) = 0;
+  // Like read_at, but reads what is on the device, bypassing the page cache (O_DIRECT), so that
+  // bytes which only reached the page cache before a failed sync are never mistaken for durable
+  // ones. EINVAL where the file system cannot (tmpfs): then the caller reads through the page
+  // cache and must make what it relies on durable itself.
+  virtual std::error_code read_durable(int fd, void* data, std::size_t size,
+                                       std::int64_t offset) = 0;
   // pwrite of exactly `size` bytes; a short write is reported as EIO.
   virtual std::error_code write_at(int fd, const void* data, std::size_t size,
                                    std::int64_t offset) = 0;
