@@ -63,8 +63,10 @@ struct StateFileOpenOptions {
 class StateFile {
  public:
   // Opens and locks the state file at `path`, creating it if missing and allowed, checks it
-  // belongs to `owner`, picks the current record, and rewrites it in place with a sync (a restart
-  // after a failed sync may otherwise rely on bytes that exist only in the page cache).
+  // belongs to `owner`, and picks the current record from what is on the device (read past the
+  // page cache, so a record that only reached the cache before a failed sync is never relied on).
+  // Where the file system cannot read past the cache (tmpfs) it rewrites the chosen record in
+  // place with a sync instead. Nothing else is written until the first advance.
   // Fails with errc::state_file_missing, state_file_corrupt, state_file_mismatch,
   // state_file_locked, state_file_replaced, or an errno from `fs` (generic category); then returns
   // null and, if `message` is not null, says which file, what is wrong and what to do.
