@@ -24,6 +24,7 @@
 #include "cli/commands.h"
 #include "cli/layout_flags.h"
 #include "cli/output_format.h"
+#include "cli/warning_printer.h"
 #include "cosid/generator.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
@@ -65,32 +66,6 @@ constexpr std::uint64_t kMaxBatch = 1u << 20;
 // and thread when the layout's limit is higher (a wide sequence); the vectors grow past it if
 // they must.
 constexpr double kVerifyRatePerThread = 50e6;
-
-// Prints the runtime's warnings that matter here; a temporary file's creation is not one.
-class WarningPrinter final : public EventListener {
- public:
-  WarningPrinter(std::FILE* err, bool report_created)
-      : err_(err), report_created_(report_created) {}
-  void on_event(const Event& event) noexcept override {
-    switch (event.kind) {
-      case EventKind::kStateFileCreated:
-        if (!report_created_) break;
-        [[fallthrough]];
-      case EventKind::kStateWriteFailed:
-      case EventKind::kStateFileReplaced:
-      case EventKind::kWaitingForFloor:
-        std::fprintf(err_, "cosid: warning: %s\n", event.message.c_str());
-        std::fflush(err_);
-        break;
-      default:
-        break;
-    }
-  }
-
- private:
-  std::FILE* err_;
-  const bool report_created_;
-};
 
 // A new directory under $TMPDIR (or /tmp) for the state file, removed with everything the state
 // file left in it when the object goes away.

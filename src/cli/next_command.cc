@@ -15,6 +15,7 @@
 #include "cli/config_flags.h"
 #include "cli/id_text.h"
 #include "cli/layout_flags.h"
+#include "cli/warning_printer.h"
 #include "cosid/codec.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
@@ -56,29 +57,6 @@ void install_stop_handlers() {
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
 }
-
-// Prints the runtime's warnings to standard error.
-class WarningPrinter final : public EventListener {
- public:
-  explicit WarningPrinter(std::FILE* err) : err_(err) {}
-  void on_event(const Event& event) noexcept override {
-    switch (event.kind) {
-      case EventKind::kStateFileCreated:
-      case EventKind::kNoStateFile:
-      case EventKind::kStateWriteFailed:
-      case EventKind::kStateFileReplaced:
-      case EventKind::kWaitingForFloor:
-        std::fprintf(err_, "cosid: warning: %s\n", event.message.c_str());
-        std::fflush(err_);
-        break;
-      default:
-        break;
-    }
-  }
-
- private:
-  std::FILE* err_;
-};
 
 // The --format value: `json` set, or one codec in `format`.
 bool parse_write_format(const std::string& name, bool& json, IdFormat& format, std::string& error) {
