@@ -109,8 +109,11 @@ struct ChildConfig {
   std::uint64_t seed = 0;  // for the shim's subset
 };
 
-volatile sig_atomic_t g_child_stop = 0;
-extern "C" void on_child_term(int) { g_child_stop = 1; }
+// Set by the SIGTERM handler and read by the issuing threads: a lock-free atomic, which is both
+// safe in a signal handler and free of data races across threads (sig_atomic_t is only the first).
+std::atomic<int> g_child_stop{0};
+static_assert(std::atomic<int>::is_always_lock_free, "signal handlers need a lock-free flag");
+extern "C" void on_child_term(int) { g_child_stop.store(1, std::memory_order_relaxed); }
 
 [[noreturn]] void run_child(const ChildConfig& config, int out) {
   struct sigaction action;
@@ -143,7 +146,7 @@ extern "C" void on_child_term(int) { g_child_stop = 1; }
   for (int t = 0; t < config.threads; ++t) {
     threads.emplace_back([&] {
       std::error_code next_ec;
-      while (g_child_stop == 0 && failure.load() == 0) {
+      while (g_child_stop.load(std::memory_order_relaxed) == 0 && failure.load() == 0) {
         const std::uint64_t id = generator->next(next_ec);
         if (next_ec) {
           failure = kChildNextFailed;
