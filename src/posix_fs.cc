@@ -62,6 +62,10 @@ class PosixFileSystem final : public FileSystem {
     return open_at(dir, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW, fd);
   }
 
+  std::error_code open_for_reading(int dir, const std::string& name, int& fd) override {
+    return open_at(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, fd);
+  }
+
   std::error_code create_exclusive(int dir, const std::string& name, int& fd) override {
     return open_at(dir, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, fd);
   }

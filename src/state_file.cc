@@ -427,7 +427,7 @@ bool read_state_file(FileSystem& fs, const std::string& path, StateFileView& vie
   if (!open_directory(fs, path, name, dir_fd, ec, message)) return false;
   FdGuard dir(fs, dir_fd);
   int raw_fd = -1;
-  if (std::error_code io = fs.open_existing(dir_fd, name, raw_fd)) {
+  if (std::error_code io = fs.open_for_reading(dir_fd, name, raw_fd)) {
     return fail(ec, message, io, "cannot open state file " + path + ": " + io.message());
   }
   FdGuard fd(fs, raw_fd);

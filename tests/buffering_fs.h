@@ -37,6 +37,9 @@ class BufferingFileSystem final : public FileSystem {
 
   std::error_code open_directory(const std::string& path, int& fd) override;
   std::error_code open_existing(int dir, const std::string& name, int& fd) override;
+  std::error_code open_for_reading(int dir, const std::string& name, int& fd) override {
+    return real_.open_for_reading(dir, name, fd);
+  }
   std::error_code create_exclusive(int dir, const std::string& name, int& fd) override;
   std::error_code read_at(int fd, void* data, std::size_t size, std::int64_t offset) override;
   // The real file holds only what was synced: read it past the pending writes.

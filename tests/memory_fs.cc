@@ -391,6 +391,19 @@ std::error_code MemoryFs::open_existing(int dir, const std::string& name, int& f
   return {};
 }
 
+std::error_code MemoryFs::open_for_reading(int dir, const std::string& name, int& fd) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto ec = inject(Op::kOpenForReading)) return ec;
+  Handle* d = handle(dir);
+  if (d == nullptr) return errno_code(EBADF);
+  const auto& entries = directories_[d->directory].current;
+  const auto it = entries.find(name);
+  if (it == entries.end()) return errno_code(ENOENT);
+  fd = next_fd_++;
+  handles_[fd] = Handle{d->directory, it->second};
+  return {};
+}
+
 std::error_code MemoryFs::create_exclusive(int dir, const std::string& name, int& fd) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto ec = inject(Op::kCreate)) return ec;

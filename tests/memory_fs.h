@@ -35,6 +35,7 @@ class MemoryFs : public FileSystem {
   enum class Op {
     kOpenDirectory,
     kOpen,
+    kOpenForReading,
     kCreate,
     kRead,
     kReadDurable,
@@ -129,6 +130,7 @@ class MemoryFs : public FileSystem {
 
   std::error_code open_directory(const std::string& path, int& fd) override;
   std::error_code open_existing(int dir, const std::string& name, int& fd) override;
+  std::error_code open_for_reading(int dir, const std::string& name, int& fd) override;
   std::error_code create_exclusive(int dir, const std::string& name, int& fd) override;
   std::error_code read_at(int fd, void* data, std::size_t size, std::int64_t offset) override;
   // Reads the durable bytes; with set_direct_reads(false), fails with EINVAL like tmpfs.

@@ -82,6 +82,9 @@ class HookFs : public FileSystem {
   std::error_code open_existing(int dir, const std::string& name, int& fd) override {
     return fs_.open_existing(dir, name, fd);
   }
+  std::error_code open_for_reading(int dir, const std::string& name, int& fd) override {
+    return fs_.open_for_reading(dir, name, fd);
+  }
   std::error_code create_exclusive(int dir, const std::string& name, int& fd) override {
     return fs_.create_exclusive(dir, name, fd);
   }

@@ -267,7 +267,10 @@ TEST_F(RuntimeTest, BackgroundThreadKeepsTheCeilingAhead) {
   ASSERT_FALSE(runtime->close());
 }
 
-TEST_F(RuntimeTest, WaitingGeneratorWakesTheBackgroundThread) {
+// The generator waits at the ceiling (the wall clock stands still, so only a new ceiling can end
+// the wait) and the background thread provides one: woken by the generator, or on its own
+// schedule if it happens to run first (which of the two is not deterministic, so not asserted).
+TEST_F(RuntimeTest, GeneratorPastTheCeilingGetsANewOneFromTheBackgroundThread) {
   environment_.background_thread = true;
   environment_.generator.ceiling = milliseconds(5000);
   clock_.set_on_sleep(ManualClock::OnSleep::kYield);
@@ -278,7 +281,7 @@ TEST_F(RuntimeTest, WaitingGeneratorWakesTheBackgroundThread) {
   const std::uint64_t id = generator->next(ec_, &message_);
   ASSERT_NO_ERROR(ec_) << message_;
   EXPECT_EQ(time_of(id), kNow + 101);
-  EXPECT_GE(listener_.count(EventKind::kWaitingAtCeiling), 1);
+  EXPECT_GT(runtime->ceiling_ms(), kNow + 101);
 }
 
 TEST_F(RuntimeTest, RemovedStateFileStopsTheCeiling) {

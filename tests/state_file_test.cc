@@ -414,6 +414,8 @@ TEST_F(StateFileTest, ReadStateFileShowsBothBlocks) {
   EXPECT_EQ(view.current, 1);
   EXPECT_EQ(view.records[1].ceiling_ms, kNow + 100);
   EXPECT_EQ(view.records[1].slot, 3u);
+  // Looking needs no right to write: the file is opened for reading only.
+  EXPECT_EQ(fs_.calls(Op::kOpenForReading), 1);
 }
 
 // --- The real file system -------------------------------------------------------------------

@@ -37,6 +37,9 @@ class FileSystem {
   // openat(dir, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW). Never returns a descriptor below 3, so a
   // stray write to stdout or stderr can never land in the state file.
   virtual std::error_code open_existing(int dir, const std::string& name, int& fd) = 0;
+  // openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW): for looking at a file (`cosid state
+  // show`) without needing the right to write it.
+  virtual std::error_code open_for_reading(int dir, const std::string& name, int& fd) = 0;
   // openat(dir, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600).
   virtual std::error_code create_exclusive(int dir, const std::string& name, int& fd) = 0;
   // pread of exactly `size` bytes; a short read is reported as EIO.
