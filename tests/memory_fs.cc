@@ -379,21 +379,17 @@ std::error_code MemoryFs::open_directory(const std::string& path, int& fd) {
 }
 
 std::error_code MemoryFs::open_existing(int dir, const std::string& name, int& fd) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (auto ec = inject(Op::kOpen)) return ec;
-  Handle* d = handle(dir);
-  if (d == nullptr) return errno_code(EBADF);
-  const auto& entries = directories_[d->directory].current;
-  const auto it = entries.find(name);
-  if (it == entries.end()) return errno_code(ENOENT);
-  fd = next_fd_++;
-  handles_[fd] = Handle{d->directory, it->second};
-  return {};
+  return open_named(Op::kOpen, dir, name, fd);
 }
 
 std::error_code MemoryFs::open_for_reading(int dir, const std::string& name, int& fd) {
+  // No permissions here: a read-only descriptor differs only in the call counted.
+  return open_named(Op::kOpenForReading, dir, name, fd);
+}
+
+std::error_code MemoryFs::open_named(Op op, int dir, const std::string& name, int& fd) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (auto ec = inject(Op::kOpenForReading)) return ec;
+  if (auto ec = inject(op)) return ec;
   Handle* d = handle(dir);
   if (d == nullptr) return errno_code(EBADF);
   const auto& entries = directories_[d->directory].current;

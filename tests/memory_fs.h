@@ -194,6 +194,9 @@ class MemoryFs : public FileSystem {
   std::shared_ptr<Inode> find(const std::string& path) const;
   std::uint64_t links(const Inode& inode) const;
 
+  // Opens an existing entry of directory `dir`, counting the call as `op`.
+  std::error_code open_named(Op op, int dir, const std::string& name, int& fd);
+
   bool direct_reads_ = true;
   mutable std::mutex mutex_;
   std::map<std::string, Directory> directories_;
