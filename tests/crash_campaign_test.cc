@@ -19,6 +19,7 @@
 
 #include "cosid/runtime.h"
 #include "crash_fs.h"
+#include "runtime_setup.h"
 #include "state_record.h"
 #include "test_util.h"
 
@@ -51,15 +52,8 @@ struct World {
   // where the state file falls back to the confirm write.
   explicit World(bool direct = true) : auditor(fs, kPath, layouts::kDefault) {
     fs.set_direct_reads(direct);
-    options.slot = 3;
-    options.namespace_name = "orders";
-    options.state_file = kPath;
-    options.ahead = milliseconds(100);
-    options.start_wait = milliseconds(150);
-    environment.clock = &clock;
-    environment.fs = &fs;
-    environment.background_thread = false;  // deterministic: renewals happen inline
-    environment.generator = GeneratorOptions{milliseconds(20), milliseconds(20), milliseconds(20)};
+    options = testing::small_runtime_options(kPath);
+    environment = testing::inline_environment(clock, fs);
   }
 
   std::unique_ptr<Runtime> open() {

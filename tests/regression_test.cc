@@ -13,6 +13,7 @@
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
 #include "memory_fs.h"
+#include "runtime_setup.h"
 #include "state_record.h"
 #include "test_util.h"
 
@@ -151,15 +152,8 @@ class HookFs : public FileSystem {
 class RuntimeRegression : public ::testing::Test {
  protected:
   RuntimeRegression() {
-    options_.slot = 3;
-    options_.namespace_name = "orders";
-    options_.state_file = kPath;
-    options_.ahead = milliseconds(100);
-    options_.start_wait = milliseconds(150);
-    environment_.clock = &clock_;
-    environment_.fs = &fs_;
-    environment_.background_thread = false;
-    environment_.generator = GeneratorOptions{milliseconds(20), milliseconds(20), milliseconds(20)};
+    options_ = testing::small_runtime_options(kPath);
+    environment_ = testing::inline_environment(clock_, fs_);
   }
 
   std::unique_ptr<Runtime> open() {

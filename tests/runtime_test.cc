@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "memory_fs.h"
+#include "runtime_setup.h"
 #include "state_record.h"
 #include "test_util.h"
 
@@ -58,16 +59,9 @@ std::int64_t time_of(std::uint64_t id) {
 class RuntimeTest : public ::testing::Test {
  protected:
   RuntimeTest() {
-    options_.slot = 3;
-    options_.namespace_name = "orders";
-    options_.state_file = kPath;
-    options_.ahead = milliseconds(100);
-    options_.start_wait = milliseconds(150);
-    environment_.clock = &clock_;
-    environment_.fs = &fs_;
+    options_ = testing::small_runtime_options(kPath);
+    environment_ = testing::inline_environment(clock_, fs_);
     environment_.listener = &listener_;
-    environment_.background_thread = false;  // deterministic: renewals happen inline
-    environment_.generator = GeneratorOptions{milliseconds(20), milliseconds(20), milliseconds(20)};
   }
 
   std::unique_ptr<Runtime> open() {
