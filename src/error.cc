@@ -77,6 +77,18 @@ class Category final : public std::error_category {
         return "state file was replaced or removed";
       case errc::forked_process:
         return "used from a forked child process";
+      case errc::lease_exhausted:
+        return "every slot of the namespace is leased";
+      case errc::lease_lost:
+        return "the slot lease was lost";
+      case errc::lease_terms_mismatch:
+        return "the namespace records another slot limit or tolerance";
+      case errc::store_unavailable:
+        return "the lease store is unavailable";
+      case errc::store_corrupt:
+        return "the lease store holds unreadable data";
+      case errc::unknown_store_type:
+        return "unknown lease store type";
     }
     return "unknown cosid error " + std::to_string(value);
   }

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "fork_guard.h"
+#include "striped_counter.h"
 #include "time_format.h"
 
 namespace cosid {
@@ -79,6 +80,39 @@ struct Generator::Failure {
   std::int64_t waited_ms = 0;
 };
 
+// Relaxed atomics throughout: the counters publish nothing, and stats() promises each field
+// only for calls that finished before it began. Only `ids` is touched on the path that issues;
+// the others count waits and failures, which are slow anyway.
+struct Generator::Counters {
+  detail::StripedCounter ids;
+  std::atomic<std::uint64_t> sequence_waits{0};
+  std::atomic<std::uint64_t> ceiling_waits{0};
+  std::atomic<std::uint64_t> clock_backwards{0};
+  std::atomic<std::uint64_t> floor_waits{0};
+  std::atomic<std::uint64_t> failures{0};
+
+  void count_wait(Wait wait) noexcept {
+    std::atomic<std::uint64_t>* counter = nullptr;
+    switch (wait) {
+      case Wait::kClockStalled:
+        counter = &sequence_waits;
+        break;
+      case Wait::kClockBackwards:
+        counter = &clock_backwards;
+        break;
+      case Wait::kBehindFloor:
+        counter = &floor_waits;
+        break;
+      case Wait::kCeiling:
+        counter = &ceiling_waits;
+        break;
+      case Wait::kNone:
+        return;
+    }
+    counter->fetch_add(1, std::memory_order_relaxed);
+  }
+};
+
 std::unique_ptr<Generator> Generator::create(const Layout& layout, Binding& binding, Clock& clock,
                                              const GeneratorOptions& options, std::error_code& ec,
                                              std::string* message) {
@@ -127,7 +161,8 @@ Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
       reset_threshold_((layout.max_sequence() >> 1) + 1),
       floor_ms_(binding.floor_ms() > layout.epoch_ms() - 1 ? binding.floor_ms()
                                                            : layout.epoch_ms() - 1),
-      fork_guard_(std::make_unique<detail::ForkGuard>()) {}
+      fork_guard_(std::make_unique<detail::ForkGuard>()),
+      counters_(std::make_unique<Counters>()) {}
 
 Generator::~Generator() = default;
 
@@ -162,6 +197,7 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::uint64_t& got, std::er
   std::uint64_t word = state_.load(std::memory_order_relaxed);
   Waiter waiter;
   bool asked_for_ceiling = false;
+  unsigned waits_counted = 0;  // a bit per Wait kind already counted for this call
   for (;;) {
     if ((word & kClosedBit) != 0) return fail({errc::closed, now}, ec, message);
     if (fork_guard_->forked()) return fail({errc::forked_process, now}, ec, message);
@@ -230,6 +266,7 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::uint64_t& got, std::er
                                        std::memory_order_relaxed)) {
         ec.clear();
         got = take;
+        counters_->ids.add(take);
         return layout_.compose(tick, binding_.slot(), static_cast<std::uint32_t>(next_sequence));
       }
       continue;  // another caller moved the word; `word` holds its value, `now` is still fresh
@@ -257,6 +294,11 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::uint64_t& got, std::er
         code = errc::ceiling_reached;
         break;
     }
+    const unsigned wait_bit = 1u << static_cast<unsigned>(wait);
+    if ((waits_counted & wait_bit) == 0) {
+      waits_counted |= wait_bit;
+      counters_->count_wait(wait);
+    }
     if (!waiter.pause(clock_, detail::to_nanos(std::chrono::milliseconds(bound_ms)))) {
       return fail({code, now, reference_ms, waiter.waited_ms()}, ec, message);
     }
@@ -275,8 +317,20 @@ std::int64_t Generator::close() noexcept {
   return layout_.tick_end_ms(static_cast<std::int64_t>(stamp - 1));
 }
 
+GeneratorStats Generator::stats() const noexcept {
+  GeneratorStats stats;
+  stats.ids_issued = counters_->ids.sum();
+  stats.sequence_waits = counters_->sequence_waits.load(std::memory_order_relaxed);
+  stats.ceiling_waits = counters_->ceiling_waits.load(std::memory_order_relaxed);
+  stats.clock_backwards = counters_->clock_backwards.load(std::memory_order_relaxed);
+  stats.floor_waits = counters_->floor_waits.load(std::memory_order_relaxed);
+  stats.failures = counters_->failures.load(std::memory_order_relaxed);
+  return stats;
+}
+
 std::uint64_t Generator::fail(const Failure& failure, std::error_code& ec,
                               std::string* message) const {
+  counters_->failures.fetch_add(1, std::memory_order_relaxed);
   ec = make_error_code(failure.code);
   if (message == nullptr) return 0;
   const auto ll = [](std::int64_t v) { return static_cast<long long>(v); };

@@ -52,6 +52,54 @@ TEST(Generator, IdsCarryTheSlotAndTheClocksTime) {
   EXPECT_EQ(unix_ms_of(layouts::kDefault, id), kNow);
 }
 
+TEST(Generator, StatsCountIdsWaitsAndFailures) {
+  // Two sequence bits: four ids a tick. The wall clock moves only when a waiter sleeps.
+  const Layout layout{layouts::kDefault.epoch_ms(), TimeUnit::kMillisecond, 41, 10, 2};
+  ManualClock clock(kNow, OnSleep::kAdvanceBoth);
+  Binding binding(3, kNow - 1, kNow + 1000);
+  auto generator = make_generator(layout, binding, clock);
+  std::error_code ec;
+  for (int i = 0; i < 4; ++i) ASSERT_NE(generator->next(ec), 0u) << ec.message();
+  GeneratorStats stats = generator->stats();
+  EXPECT_EQ(stats.ids_issued, 4u);
+  EXPECT_EQ(stats.sequence_waits, 0u);
+
+  // The tick's four sequences are used up: the fifth call waits for the next tick, once.
+  ASSERT_NE(generator->next(ec), 0u) << ec.message();
+  std::uint64_t batch[8];
+  const std::size_t got = generator->next_batch(batch, 8, ec);
+  ASSERT_FALSE(ec) << ec.message();
+  stats = generator->stats();
+  EXPECT_EQ(stats.ids_issued, 5u + got);
+  EXPECT_EQ(stats.sequence_waits, 1u);
+  EXPECT_EQ(stats.failures, 0u);
+
+  (void)generator->close();
+  EXPECT_EQ(generator->next(ec), 0u);
+  EXPECT_ERRC(ec, errc::closed);
+  stats = generator->stats();
+  EXPECT_EQ(stats.failures, 1u);
+  EXPECT_EQ(stats.ids_issued, 5u + got);
+}
+
+TEST(Generator, StatsCountCeilingAndFloorWaits) {
+  ManualClock clock(kNow, OnSleep::kAdvanceMonotonic);  // the wall clock stands still
+  Binding behind(1, kNow + 5, kNow + 100);
+  auto waits_for_floor = make_generator(layouts::kDefault, behind, clock);
+  std::error_code ec;
+  EXPECT_EQ(waits_for_floor->next(ec), 0u);
+  EXPECT_ERRC(ec, errc::clock_behind_floor);
+  EXPECT_EQ(waits_for_floor->stats().floor_waits, 1u);
+  EXPECT_EQ(waits_for_floor->stats().failures, 1u);
+
+  Binding low(1, kNow - 100, kNow - 1);
+  auto waits_for_ceiling = make_generator(layouts::kDefault, low, clock);
+  EXPECT_EQ(waits_for_ceiling->next(ec), 0u);
+  EXPECT_ERRC(ec, errc::ceiling_reached);
+  EXPECT_EQ(waits_for_ceiling->stats().ceiling_waits, 1u);
+  EXPECT_EQ(waits_for_ceiling->stats().ids_issued, 0u);
+}
+
 TEST(Generator, CreateRefusesASlotOutsideTheLayout) {
   ManualClock clock(kNow);
   Binding binding(8, kNow - 1, kNow + 1000);
@@ -251,8 +299,9 @@ TEST(Generator, ClockSetBackWhileRunning) {
     SCOPED_TRACE(back_ms);
     ManualClock clock(kNow);
     Binding binding(3, kNow - 4000000, kNow + 1000);
-    auto generator = make_generator(
-        layout, binding, clock, GeneratorOptions{milliseconds(50), milliseconds(50), milliseconds(50)});
+    auto generator =
+        make_generator(layout, binding, clock,
+                       GeneratorOptions{milliseconds(50), milliseconds(50), milliseconds(50)});
     std::error_code ec;
     std::string message;
     const std::uint64_t first = generator->next(ec);
@@ -403,7 +452,7 @@ TEST(Generator, BatchReservesConsecutiveIdsOfOneTick) {
 // max_drift ahead of the clock and never past the ceiling.
 TEST(Generator, DriftBorrowsTicksWithinTheBoundAndTheCeiling) {
   const Layout layout{1577203200000, TimeUnit::kMillisecond, 41, 18, 4};  // 16 ids per tick
-  ManualClock clock(kNow, OnSleep::kAdvanceMonotonic);                      // a frozen clock
+  ManualClock clock(kNow, OnSleep::kAdvanceMonotonic);                    // a frozen clock
   Binding binding(3, kNow - 1, kNow + 2);
   GeneratorOptions options = kShortBounds;
   options.max_drift = milliseconds(5);

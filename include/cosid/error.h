@@ -61,6 +61,13 @@ enum class errc {
   state_file_locked,    // another process or runtime holds the file
   state_file_replaced,  // the file was removed, renamed or replaced while in use
   forked_process,       // used from a child forked from the process that opened it
+  // Store-backed leases (lease/store.h).
+  lease_exhausted,       // every slot of the namespace is held by a live lease
+  lease_lost,            // the lease is gone: expired and taken, or its fence/incarnation differ
+  lease_terms_mismatch,  // the namespace records another slot limit or tolerance (D20)
+  store_unavailable,     // the store could not be read or changed (I/O, timeout, lock)
+  store_corrupt,         // the store holds data cosid cannot read
+  unknown_store_type,    // no store is registered under the configured type name
 };
 
 // The category of every errc value. Its name() is "cosid".

@@ -64,6 +64,16 @@ struct GeneratorOptions {
   std::chrono::milliseconds max_drift{0};
 };
 
+// Counters of one generator since it was made. Every field only grows.
+struct GeneratorStats {
+  std::uint64_t ids_issued = 0;       // ids returned by next() and next_batch()
+  std::uint64_t sequence_waits = 0;   // calls that waited for a new tick: the sequence was used up
+  std::uint64_t ceiling_waits = 0;    // calls that waited for the ceiling to be raised
+  std::uint64_t clock_backwards = 0;  // calls that found the clock behind the last tick issued
+  std::uint64_t floor_waits = 0;      // calls that waited for the clock to pass the floor
+  std::uint64_t failures = 0;         // calls that returned an error
+};
+
 class Generator {
  public:
   // Makes a generator over `binding`. Fails with the layout's own error when `layout` is invalid
@@ -106,11 +116,16 @@ class Generator {
   // against concurrent next() calls: an id that next() returns is covered. Idempotent.
   std::int64_t close() noexcept;
 
+  // A snapshot of the counters. Each field is exact for the calls that finished before stats()
+  // began; calls running meanwhile may or may not be counted.
+  GeneratorStats stats() const noexcept;
+
   const Layout& layout() const noexcept { return layout_; }
   std::uint32_t slot() const noexcept { return binding_.slot(); }
 
  private:
   struct Failure;
+  struct Counters;
 
   Generator(const Layout& layout, Binding& binding, Clock& clock, const GeneratorOptions& options);
 
@@ -131,6 +146,7 @@ class Generator {
   const std::uint32_t reset_threshold_;  // a new tick restarts the sequence from here on
   const std::int64_t floor_ms_;          // max(binding floor, the last ms before the epoch)
   const std::unique_ptr<detail::ForkGuard> fork_guard_;  // a forked child must not issue
+  const std::unique_ptr<Counters> counters_;             // stats()
 
   // The state word: bit 63 closed; bits [stamp_shift_, 63) the stamp, which is the last timestamp
   // issued plus one (0: none issued yet); bits [0, stamp_shift_) the sequence of that id.

@@ -1,0 +1,17 @@
+/* COSID_EXPORT: marks the library's public API so a shared build exports it and nothing else.
+ *
+ * The library is compiled with hidden visibility by default (see CMakeLists.txt); every public
+ * class and free function is marked COSID_EXPORT. On ELF, users of the library need no import
+ * attribute, so the macro is the same on both sides. Plain C preprocessor: c.h includes it too.
+ *
+ * Thread safety: not applicable (a macro). */
+#ifndef COSID_EXPORT_H_
+#define COSID_EXPORT_H_
+
+#if defined(__GNUC__) || defined(__clang__)
+#define COSID_EXPORT __attribute__((visibility("default")))
+#else
+#define COSID_EXPORT
+#endif
+
+#endif /* COSID_EXPORT_H_ */

@@ -1,0 +1,156 @@
+// Slot lease stores: the plug-in interface through which a fleet leases slots instead of
+// configuring them (seed 000, "The lease" and "Store-side changes").
+//
+// A lease is the exclusive right to issue timestamps in a window (floor, ceiling] on one slot of a
+// namespace. The store keeps, per slot, the invariant that makes ids unique: the next holder's
+// floor is at least the largest ceiling the previous holder could have used. It does so by making
+// every change one atomic compare-and-set on one slot, with these effects (times on the store's
+// clock, in Unix ms):
+//
+//   acquire  the slot is free or expired      fence + 1; floor = next_floor;
+//            (or already held by this exact   expires_at = now + ttl;
+//             owner: an idempotent retry)      ceiling = max(expires_at + tolerance, floor);
+//                                              next_floor = ceiling
+//   renew    incarnation and fence match      expires_at = max(expires_at, now + ttl); ceiling
+//                                              and next_floor follow, never down; fence kept,
+//                                              so a replayed renewal succeeds
+//   release  incarnation and fence match      owner cleared (its key kept as last_owner_key);
+//                                              next_floor = max(floor, min(last_issued, ceiling));
+//                                              fence + 1
+//
+// A slot is expired when the store's now > expires_at. A live lease of the same key with another
+// incarnation is never taken over. Which slot to try is not the store's business: the chooser in
+// slot_choice.h reads scan() and tries slots one at a time in the seed's order.
+//
+// A namespace records its terms {slot limit, tolerance} when first used; every call that carries
+// other terms is refused with errc::lease_terms_mismatch (D20): two runtimes that disagree on the
+// tolerance would disagree on the ceilings.
+//
+// Errors: lease_lost (renew/release whose fence or incarnation no longer match: the lease is
+// gone), lease_exhausted (never from acquire itself: a slot that is held gives `taken`),
+// lease_terms_mismatch, store_unavailable (I/O, lock or timeout: the outcome of a change may be
+// unknown, and retrying it is safe because every change is idempotent or fenced),
+// store_corrupt, invalid_argument (a slot at or above the limit, an empty namespace or key, a
+// non-positive ttl). Messages name the namespace, the slot and the values.
+//
+// Thread safety: a SlotLeaseStore must accept calls from any number of threads and processes at
+// once (each store says which processes can share it); each call is atomic with respect to all
+// others on the same slot.
+#ifndef COSID_LEASE_STORE_H_
+#define COSID_LEASE_STORE_H_
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "cosid/error.h"
+
+namespace cosid {
+namespace lease {
+
+// A 128-bit incarnation, new for every runtime start.
+struct Incarnation {
+  std::array<std::uint8_t, 16> bytes{};
+
+  // A random version-4 UUID from the kernel's random source (getrandom, else /dev/urandom).
+  // Fails with store_unavailable only if no random source can be read.
+  [[nodiscard]] static bool random(Incarnation& out, std::error_code& ec) noexcept;
+  // "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", lower case.
+  std::string to_string() const;
+  // The inverse of to_string(); false for anything else.
+  [[nodiscard]] static bool parse(const std::string& text, Incarnation& out) noexcept;
+
+  bool is_nil() const noexcept;
+  friend bool operator==(const Incarnation& a, const Incarnation& b) noexcept {
+    return a.bytes == b.bytes;
+  }
+  friend bool operator!=(const Incarnation& a, const Incarnation& b) noexcept { return !(a == b); }
+};
+
+// Who holds a lease: a logical key (configured, else "host:pid") and the incarnation of the
+// runtime that holds it.
+struct Owner {
+  std::string key;
+  Incarnation incarnation;
+};
+
+// What every caller of a namespace must agree on.
+struct NamespaceTerms {
+  std::uint32_t slot_limit = 1024;            // slots 0 .. slot_limit - 1 (2^bits)
+  std::chrono::milliseconds tolerance{1000};  // how far past expires_at a holder may issue
+};
+
+// A held lease, as acquire() and renew() return it.
+struct SlotLease {
+  std::string name_space;  // "namespace" is a keyword
+  std::uint32_t slot = 0;
+  Owner owner;
+  std::uint64_t fence = 0;      // +1 on every change of ownership; renewals keep it
+  std::int64_t expires_at = 0;  // store clock, ms: when someone else may take the slot
+  std::int64_t floor = 0;       // ms, excluded: this holder's timestamps are > floor
+  std::int64_t ceiling = 0;     // ms, included: this holder's timestamps are <= ceiling
+  std::int64_t store_now = 0;   // the store's clock when it made the change
+};
+
+// One slot as the store holds it, for choosing a slot and for `cosid lease list`.
+struct SlotRecord {
+  std::uint32_t slot = 0;
+  bool held = false;           // an owner is recorded (it may have expired: see expires_at)
+  Owner owner;                 // meaningful when held
+  std::string last_owner_key;  // the key of the last owner, kept after release ("sticky")
+  std::uint64_t fence = 0;
+  std::int64_t expires_at = 0;
+  std::int64_t floor = 0;
+  std::int64_t ceiling = 0;
+  std::int64_t next_floor = 0;  // the floor of the next holder
+};
+
+struct AcquireRequest {
+  std::string name_space;
+  std::uint32_t slot = 0;  // the one slot this compare-and-set is about
+  Owner owner;
+  NamespaceTerms terms;
+  std::chrono::milliseconds ttl{30000};
+};
+
+enum class AcquireOutcome {
+  kAcquired,  // `lease` holds the new (or, for a retry by the same owner, the existing) lease
+  kTaken,     // a live lease of another owner holds the slot; `record` shows it
+};
+
+class SlotLeaseStore {
+ public:
+  virtual ~SlotLeaseStore() = default;
+
+  // The slots of `name_space` the store has a record of (a slot never used has none and is free
+  // with next_floor 0), in slot order, and the store's clock. Records terms for a new namespace,
+  // refuses other terms.
+  [[nodiscard]] virtual bool scan(const std::string& name_space, const NamespaceTerms& terms,
+                                  std::vector<SlotRecord>& records, std::int64_t& store_now,
+                                  std::error_code& ec, std::string* message = nullptr) = 0;
+
+  // One compare-and-set on request.slot (header comment). On kTaken, `record` is the holder's.
+  [[nodiscard]] virtual bool acquire(const AcquireRequest& request, AcquireOutcome& outcome,
+                                     SlotLease& lease, SlotRecord& record, std::error_code& ec,
+                                     std::string* message = nullptr) = 0;
+
+  // Extends `held` (header comment); `renewed` receives the new lease. lease_lost when the slot's
+  // fence or incarnation no longer match.
+  [[nodiscard]] virtual bool renew(const SlotLease& held, const NamespaceTerms& terms,
+                                   std::chrono::milliseconds ttl, SlotLease& renewed,
+                                   std::error_code& ec, std::string* message = nullptr) = 0;
+
+  // Gives `held` back; `last_issued` is the exact last timestamp issued under it (Unix ms), or
+  // held.floor if none was. lease_lost when fence or incarnation no longer match.
+  [[nodiscard]] virtual bool release(const SlotLease& held, const NamespaceTerms& terms,
+                                     std::int64_t last_issued, std::error_code& ec,
+                                     std::string* message = nullptr) = 0;
+};
+
+}  // namespace lease
+}  // namespace cosid
+
+#endif  // COSID_LEASE_STORE_H_
