@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include "fork_guard.h"
-#include "striped_counter.h"
 #include "time_format.h"
 
 namespace cosid {
@@ -80,11 +79,21 @@ struct Generator::Failure {
   std::int64_t waited_ms = 0;
 };
 
-// Relaxed atomics throughout: the counters publish nothing, and stats() promises each field
-// only for calls that finished before it began. Only `ids` is touched on the path that issues;
-// the others count waits and failures, which are slow anyway.
+// The counters behind stats(). Waits and failures are counted where they happen, which is slow
+// anyway; relaxed, since they publish nothing and stats() promises each field only for calls that
+// finished before it began.
+//
+// Ids are not counted one by one: an atomic add per id would cost the hot path as much again as
+// its own compare-and-swap. They are counted in runs instead. A run starts at sequence 0 (the
+// first id, a reset at a new tick, a borrowed tick) and goes on without a gap, across ticks too,
+// until the next start: each compare-and-swap takes the sequences right after the last one taken.
+// So a run that ended at sequence z issued exactly z + 1 ids, and the one compare-and-swap that
+// starts the next run, at most once a tick, adds them to `ids_in_finished_runs`. The run still
+// going is read off the state word.
 struct Generator::Counters {
-  detail::StripedCounter ids;
+  std::atomic<std::uint64_t> ids_in_finished_runs{0};
+  // The largest ids_issued stats() has reported, so that it never goes down (see stats()).
+  std::atomic<std::uint64_t> ids_reported{0};
   std::atomic<std::uint64_t> sequence_waits{0};
   std::atomic<std::uint64_t> ceiling_waits{0};
   std::atomic<std::uint64_t> clock_backwards{0};
@@ -266,7 +275,12 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::uint64_t& got, std::er
                                        std::memory_order_relaxed)) {
         ec.clear();
         got = take;
-        counters_->ids.add(take);
+        if (next_sequence == 0 && stamp != 0) {
+          // This starts a new run; the one that ended at `sequence` issued sequence + 1 ids.
+          // Release, after the CAS: stats() reads this counter with acquire and then the word,
+          // so a run it finds counted here is never also the run it reads off the word.
+          counters_->ids_in_finished_runs.fetch_add(sequence + 1, std::memory_order_release);
+        }
         return layout_.compose(tick, binding_.slot(), static_cast<std::uint32_t>(next_sequence));
       }
       continue;  // another caller moved the word; `word` holds its value, `now` is still fresh
@@ -319,7 +333,20 @@ std::int64_t Generator::close() noexcept {
 
 GeneratorStats Generator::stats() const noexcept {
   GeneratorStats stats;
-  stats.ids_issued = counters_->ids.sum();
+  // Acquire pairs with the release in reserve(): see there. Between a run's start and its
+  // fetch_add the finished run is in neither place, so the sum can come out short, never long;
+  // keeping the largest sum reported makes the count never go down, and it is exact whenever no
+  // call is in flight.
+  const std::uint64_t finished = counters_->ids_in_finished_runs.load(std::memory_order_acquire);
+  const std::uint64_t word = state_.load(std::memory_order_relaxed) & ~kClosedBit;
+  const std::uint64_t in_current_run =
+      (word >> stamp_shift_) == 0 ? 0 : (word & sequence_mask_) + 1;
+  std::uint64_t reported = counters_->ids_reported.load(std::memory_order_relaxed);
+  const std::uint64_t sum = finished + in_current_run;
+  while (reported < sum &&
+         !counters_->ids_reported.compare_exchange_weak(reported, sum, std::memory_order_relaxed)) {
+  }
+  stats.ids_issued = reported < sum ? sum : reported;
   stats.sequence_waits = counters_->sequence_waits.load(std::memory_order_relaxed);
   stats.ceiling_waits = counters_->ceiling_waits.load(std::memory_order_relaxed);
   stats.clock_backwards = counters_->clock_backwards.load(std::memory_order_relaxed);

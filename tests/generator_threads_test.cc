@@ -50,6 +50,8 @@ TEST(GeneratorThreads, FourThreadsAMillionIdsEachAreUniqueAndOrderedPerThread) {
   }
   std::sort(all.begin(), all.end());
   EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "duplicate id";
+  // Counted in runs of sequences, not one by one: exact once every call has returned.
+  EXPECT_EQ(generator->stats().ids_issued, all.size());
   for (const std::uint64_t id : {all.front(), all.back()}) {
     const IdParts parts = layouts::kDefault.parse(id);
     EXPECT_EQ(parts.slot, 7u);
@@ -66,6 +68,19 @@ TEST(GeneratorThreads, BatchesAndSingleIdsFromFourThreadsAreUnique) {
   auto generator = Generator::create(layouts::kDefault, binding, clock, {}, ec);
   ASSERT_TRUE(generator) << ec.message();
   std::vector<std::vector<std::uint64_t>> ids(4);
+  std::atomic<bool> issuing{true};
+  std::uint64_t stats_reads = 0;
+  bool stats_went_down = false;
+  // stats() read while ids are issued: the count may lag, but it never goes down.
+  std::thread reader([&] {
+    std::uint64_t last = 0;
+    while (issuing.load(std::memory_order_relaxed)) {
+      const std::uint64_t now_issued = generator->stats().ids_issued;
+      if (now_issued < last) stats_went_down = true;
+      last = now_issued;
+      ++stats_reads;
+    }
+  });
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
@@ -85,10 +100,15 @@ TEST(GeneratorThreads, BatchesAndSingleIdsFromFourThreadsAreUnique) {
     });
   }
   for (auto& thread : threads) thread.join();
+  issuing.store(false, std::memory_order_relaxed);
+  reader.join();
   std::vector<std::uint64_t> all;
   for (const auto& mine : ids) all.insert(all.end(), mine.begin(), mine.end());
   std::sort(all.begin(), all.end());
   EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "duplicate id";
+  EXPECT_FALSE(stats_went_down);
+  EXPECT_GT(stats_reads, 0u);
+  EXPECT_EQ(generator->stats().ids_issued, all.size());
 }
 
 // close() racing next() on 4 threads: every id returned lies at or before the timestamp close()
