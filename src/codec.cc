@@ -1,5 +1,7 @@
 #include "cosid/codec.h"
 
+#include <array>
+#include <cstdint>
 #include <cstdio>
 #include <iterator>
 #include <limits>
@@ -80,6 +82,8 @@ struct Fail {
   }
 };
 
+constexpr std::uint8_t kNotADigit = 0xff;
+
 // A positional codec. radix62 and radix36 are fixed-width and zero-padded, so string order is
 // numeric order; decimal shares the decoder with a maximum width instead.
 struct RadixCodec {
@@ -88,16 +92,39 @@ struct RadixCodec {
   std::size_t width;
   bool fixed_width;
   std::string_view expected;  // ends every message about a bad id
+  // Derived by make_codec(), so that decoding looks each character up once instead of searching
+  // the alphabet, and checks for overflow without a division per character.
+  std::array<std::uint8_t, 256> value;  // each byte's digit, kNotADigit outside the alphabet
+  std::uint64_t max_before_last;        // kMaxId / base: the largest id that may take a digit
+  std::uint64_t max_last_digit;         // kMaxId % base: the largest digit it may take then
 };
 
-constexpr RadixCodec kDecimal{"decimal", "0123456789", kMaxDecimalChars, false,
-                              "; a decimal id has 1 to 19 digits 0-9, no sign or spaces"};
-constexpr RadixCodec kRadix62{
+constexpr RadixCodec make_codec(std::string_view name, std::string_view digits, std::size_t width,
+                                bool fixed_width, std::string_view expected) {
+  RadixCodec codec{name,
+                   digits,
+                   width,
+                   fixed_width,
+                   expected,
+                   {},
+                   kMaxId / digits.size(),
+                   kMaxId % digits.size()};
+  for (std::uint8_t& v : codec.value) v = kNotADigit;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    codec.value[static_cast<unsigned char>(digits[i])] = static_cast<std::uint8_t>(i);
+  }
+  return codec;
+}
+
+constexpr RadixCodec kDecimal =
+    make_codec("decimal", "0123456789", kMaxDecimalChars, false,
+               "; a decimal id has 1 to 19 digits 0-9, no sign or spaces");
+constexpr RadixCodec kRadix62 = make_codec(
     "radix62", "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", kRadix62Chars,
-    true, "; a radix62 id has exactly 11 characters (0-9A-Za-z, zero-padded)"};
-constexpr RadixCodec kRadix36{
-    "radix36", "0123456789abcdefghijklmnopqrstuvwxyz", kRadix36Chars, true,
-    "; a radix36 id has exactly 13 characters (0-9a-z, lower case only, zero-padded)"};
+    true, "; a radix62 id has exactly 11 characters (0-9A-Za-z, zero-padded)");
+constexpr RadixCodec kRadix36 =
+    make_codec("radix36", "0123456789abcdefghijklmnopqrstuvwxyz", kRadix36Chars, true,
+               "; a radix36 id has exactly 13 characters (0-9a-z, lower case only, zero-padded)");
 
 std::size_t encode_radix(const RadixCodec& codec, std::uint64_t id, char* out) noexcept {
   const std::uint64_t base = codec.digits.size();
@@ -113,7 +140,7 @@ std::uint64_t decode_radix(const RadixCodec& codec, std::string_view text, std::
   const Fail fail{codec.name, text, ec, message};
   if (text.empty()) return fail(errc::id_empty, "is empty", codec.expected);
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (codec.digits.find(text[i]) == std::string_view::npos) {
+    if (codec.value[static_cast<unsigned char>(text[i])] == kNotADigit) {
       return fail(errc::id_bad_character, "has ", Char{text[i]}, " at position ", i + 1,
                   codec.expected);
     }
@@ -124,9 +151,10 @@ std::uint64_t decode_radix(const RadixCodec& codec, std::string_view text, std::
   const std::uint64_t base = codec.digits.size();
   std::uint64_t id = 0;
   for (const char c : text) {
-    const std::uint64_t digit = codec.digits.find(c);
+    const std::uint64_t digit = codec.value[static_cast<unsigned char>(c)];
     // base^width can exceed 2^64, so check before multiplying: id * base + digit <= kMaxId.
-    if (id > (kMaxId - digit) / base) {
+    if (id > codec.max_before_last ||
+        (id == codec.max_before_last && digit > codec.max_last_digit)) {
       char largest[kMaxEncodedChars];
       const std::size_t n = encode_radix(codec, kMaxId, largest);
       return fail(errc::id_overflow, "is above the largest id, 2^63 - 1 = \"",
