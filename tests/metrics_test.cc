@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -213,6 +215,47 @@ TEST_F(RuntimeMetricsTest, WithoutAStateFileNothingIsWrittenAndTheCeilingIsTheLa
   EXPECT_EQ(metrics.state_writes, 0u);
   EXPECT_EQ(metrics.state_write_failures, 0u);
   EXPECT_EQ(metrics.ceiling_ms, layouts::kDefault.end_ms() - 1);
+}
+
+// Snapshots taken while another thread issues and the background thread renews (run under TSan
+// in CI): every field only grows, and the final counts are exact.
+TEST_F(RuntimeMetricsTest, SnapshotsWhileIssuingAndRenewingOnOtherThreads) {
+  environment_.background_thread = true;
+  // The wall clock moves only when the issuer moves it, and a wait at the ceiling lasts until the
+  // background thread has written the next one, however slow this machine is.
+  environment_.generator.ceiling = milliseconds(60000);
+  clock_.set_on_sleep(ManualClock::OnSleep::kYield);
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << message_;
+  Generator* generator = runtime->generator("default", ec_);
+  ASSERT_NE(generator, nullptr);
+  constexpr int kIds = 20000;
+  std::atomic<bool> done{false};
+  std::error_code issue_error;
+  std::thread issuer([&] {
+    for (int i = 0; i < kIds && !issue_error; ++i) {
+      if (i % 100 == 0) clock_.advance(milliseconds(1));  // 200 ms in all: several renewals
+      (void)generator->next(issue_error);
+    }
+    done.store(true);
+  });
+  RuntimeMetrics last = runtime->metrics();
+  while (!done.load()) {
+    const RuntimeMetrics now = runtime->metrics();
+    EXPECT_GE(now.ids_issued, last.ids_issued);
+    EXPECT_GE(now.state_writes, last.state_writes);
+    EXPECT_GE(now.ceiling_ms, last.ceiling_ms);
+    last = now;
+  }
+  issuer.join();
+  ASSERT_NO_ERROR(issue_error);
+  ASSERT_NO_ERROR(runtime->close(&message_)) << message_;
+  const RuntimeMetrics metrics = runtime->metrics();
+  EXPECT_EQ(metrics.ids_issued, static_cast<std::uint64_t>(kIds));
+  EXPECT_GE(metrics.state_writes, 2u);
+  EXPECT_EQ(metrics.state_writes - 1, listener_.count(EventKind::kCeilingAdvanced));
+  EXPECT_EQ(metrics.state_write_failures, 0u);
+  EXPECT_EQ(metrics.generator_failures, 0u);
 }
 
 TEST_F(RuntimeMetricsTest, PrometheusTextOfARuntime) {
