@@ -86,6 +86,8 @@ class Runtime::Impl final : public CeilingListener {
         return false;
       }
       ceiling = file_->durable_ceiling_ms();
+      // Counted like every later ceiling (metrics.h). Relaxed: see state_writes_.
+      state_writes_.fetch_add(1, std::memory_order_relaxed);
     }
     binding_ = std::make_unique<Binding>(options_.slot, floor, ceiling, this);
     if (file_ && environment_.background_thread) {
@@ -197,6 +199,31 @@ class Runtime::Impl final : public CeilingListener {
   const Options& options() const noexcept { return options_; }
   const Binding& binding() const noexcept { return *binding_; }
 
+  RuntimeMetrics metrics() noexcept {
+    RuntimeMetrics metrics;
+    metrics.namespace_name = options_.namespace_name;
+    metrics.slot = options_.slot;
+    {
+      // The generator is made on first use, under this lock; once made it lives as long as the
+      // runtime (closed, its counters stay readable).
+      std::lock_guard<std::mutex> lock(generators_mutex_);
+      if (generator_) {
+        const GeneratorStats stats = generator_->stats();
+        metrics.ids_issued = stats.ids_issued;
+        metrics.sequence_waits = stats.sequence_waits;
+        metrics.ceiling_waits = stats.ceiling_waits;
+        metrics.clock_backwards = stats.clock_backwards;
+        metrics.floor_waits = stats.floor_waits;
+        metrics.generator_failures = stats.failures;
+      }
+    }
+    metrics.state_writes = state_writes_.load(std::memory_order_relaxed);
+    metrics.state_write_failures = state_write_failures_.load(std::memory_order_relaxed);
+    metrics.floor_ms = binding_->floor_ms();
+    metrics.ceiling_ms = binding_->ceiling_ms();
+    return metrics;
+  }
+
  private:
   bool wait_for_floor(std::int64_t floor, std::error_code& ec, std::string* message) {
     const std::int64_t start = clock_.monotonic_ns();
@@ -254,12 +281,14 @@ class Runtime::Impl final : public CeilingListener {
     std::string why;
     if (std::error_code io = file_->advance(wanted, &why)) {
       ++failures_;
+      state_write_failures_.fetch_add(1, std::memory_order_relaxed);  // see state_writes_
       emit(EventKind::kStateWriteFailed, io, why);
       if (message != nullptr) *message = why;
       return io;
     }
     // Durable now: publish it (release, see Binding::ceiling_ms()).
     binding_->raise_ceiling(file_->durable_ceiling_ms());
+    state_writes_.fetch_add(1, std::memory_order_relaxed);  // see state_writes_
     // A request that arrived during the write is served too: the ceiling just made durable is
     // max(floor, now) + ahead, past any tick a generator can want now.
     wanted_.store(false, std::memory_order_relaxed);
@@ -337,6 +366,11 @@ class Runtime::Impl final : public CeilingListener {
   std::atomic<bool> wanted_{false};  // set without the lock by a waiting generator
   bool replaced_ = false;
   int failures_ = 0;
+  // Written under writer_mutex_ (or in start(), before any other thread), read by metrics()
+  // without it. Relaxed: each is a counter that publishes no other data, and a snapshot promises
+  // no order between its fields, only that each was exact at some moment during the call.
+  std::atomic<std::uint64_t> state_writes_{0};
+  std::atomic<std::uint64_t> state_write_failures_{0};
   std::unique_ptr<std::thread> thread_;
   detail::ForkGuard fork_guard_;
 };
@@ -380,5 +414,6 @@ std::uint32_t Runtime::slot() const noexcept { return impl_->options().slot; }
 std::int64_t Runtime::floor_ms() const noexcept { return impl_->binding().floor_ms(); }
 std::int64_t Runtime::ceiling_ms() const noexcept { return impl_->binding().ceiling_ms(); }
 const Options& Runtime::options() const noexcept { return impl_->options(); }
+RuntimeMetrics Runtime::metrics() const noexcept { return impl_->metrics(); }
 
 }  // namespace cosid

@@ -314,7 +314,8 @@ TEST(CliHelp, EveryHelpExitsZeroAndNamesEveryOption) {
                                             "--slot",       "--slot-from-hostname",
                                             "--state-file", "--ahead",
                                             "--not-before", "--require-state-file",
-                                            "--namespace",  "SIGTERM"};
+                                            "--namespace",  "SIGTERM",
+                                            "--metrics"};
   next_mentions.insert(next_mentions.end(), layout_flags.begin(), layout_flags.end());
   std::vector<std::string> not_before_mentions = {"--from-id", "--format", "--json",
                                                   "cosid state init FILE --slot N --not-before"};
@@ -550,6 +551,32 @@ TEST(CliNext, IssuesIncreasingIdsOnTheSlotAndAfterARestart) {
   EXPECT_GT(later.front(), ids.back());
 }
 
+TEST(CliNext, MetricsGoToStandardErrorAtExit) {
+  const TempDir dir;
+  const Environment env;
+  const RunResult result = run_cosid({"next", "-n", "3", "--slot", "4", "--namespace", "x\"y",
+                                      "--state-file", dir.file("state"), "--metrics"},
+                                     env.envp());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(count_lines(result.out), 3) << result.out;  // the ids alone
+  // After the warning that the file was created, the Prometheus text; the namespace's quote is
+  // escaped in the label.
+  const std::size_t text = result.err.find("# HELP cosid_ids_issued_total ");
+  ASSERT_NE(text, std::string::npos) << result.err;
+  EXPECT_EQ(result.err.rfind("cosid: warning: created state file ", 0), 0u) << result.err;
+  for (const char* line :
+       {"# TYPE cosid_ids_issued_total counter\n",
+        "\ncosid_ids_issued_total{namespace=\"x\\\"y\",slot=\"4\"} 3\n",
+        "\ncosid_state_write_failures_total{namespace=\"x\\\"y\",slot=\"4\"} 0\n",
+        "\ncosid_lease_losses_total{namespace=\"x\\\"y\",slot=\"4\"} 0\n",
+        "# TYPE cosid_ceiling_timestamp_seconds gauge\n"}) {
+    EXPECT_NE(result.err.find(line, text), std::string::npos) << line << " in\n" << result.err;
+  }
+  // 13 metrics of three lines each, and nothing after them.
+  EXPECT_EQ(count_lines(result.err.substr(text)), 39) << result.err;
+  EXPECT_EQ(result.err.back(), '\n');
+}
+
 TEST(CliNext, WithoutASlotSaysHowToGiveOne) {
   const Environment env;
   const RunResult result = run_cosid({"next"}, env.envp());
@@ -755,8 +782,8 @@ TEST(CliBench, PrintsOneJsonLineAndVerifies) {
   EXPECT_EQ(result.err, "");
   ASSERT_EQ(count_lines(result.out), 1) << result.out;
   EXPECT_EQ(result.out.rfind("{\"threads\":2,\"seconds\":1,\"ids\":", 0), 0u) << result.out;
-  for (const std::string key : {"\"ids_per_s\":", "\"limit_per_s\":4096000,", "\"ratio\":",
-                                "\"cpu_s\":", "\"cpu_s_per_million_ids\":"}) {
+  for (const std::string key : {"\"ids_per_s\":", "\"limit_per_s\":4096000,",
+                                "\"ratio\":", "\"cpu_s\":", "\"cpu_s_per_million_ids\":"}) {
     EXPECT_NE(result.out.find(key), std::string::npos) << key << " in " << result.out;
   }
   EXPECT_EQ(result.out.substr(result.out.size() - 2), "}\n");

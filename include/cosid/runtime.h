@@ -29,6 +29,7 @@
 #include "cosid/error.h"
 #include "cosid/fs.h"
 #include "cosid/generator.h"
+#include "cosid/metrics.h"
 #include "cosid/options.h"
 
 namespace cosid {
@@ -52,7 +53,10 @@ struct Event {
 };
 
 // Receives the runtime's events, on the thread that caused them (often the background thread).
-// Must not block for long, must not throw, and must not call back into the Runtime.
+// Must not block for long, must not throw, and must not call back into the Runtime. A logger is
+// the usual listener: examples/logging/logging.cc logs every event with a level, and README.md
+// ("Observability") says what each event means. Counts of the same happenings, for a scrape
+// rather than a log, come from Runtime::metrics().
 class EventListener {
  public:
   virtual ~EventListener() = default;
@@ -110,6 +114,12 @@ class Runtime {
   std::int64_t floor_ms() const noexcept;
   std::int64_t ceiling_ms() const noexcept;
   const Options& options() const noexcept;
+
+  // A snapshot of the counters, the window and the slot (metrics.h), for a scrape or a log line;
+  // to_prometheus() prints it. Takes a short lock shared with generator(), never one the
+  // generators' next() takes, nor the background thread's while it syncs. The lease fields stay
+  // 0: this runtime holds a static slot. Valid after close() too (the counts are final then).
+  RuntimeMetrics metrics() const noexcept;
 
  private:
   class Impl;

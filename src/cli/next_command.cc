@@ -17,6 +17,7 @@
 #include "cli/layout_flags.h"
 #include "cli/warning_printer.h"
 #include "cosid/codec.h"
+#include "cosid/metrics.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
 
@@ -34,6 +35,9 @@ constexpr const char* kDescription =
     "Formats: decimal (the default), radix62, radix36, friendly, or json, one object a line:\n"
     "\n"
     "  {\"id\":\"ID\",\"timestamp_ms\":UNIX_MS,\"time\":\"TIME\",\"slot\":S,\"sequence\":Q}\n"
+    "\n"
+    "With --metrics, the runtime's counters and window are written to standard error at exit,\n"
+    "in the Prometheus text format (cosid_ids_issued_total, cosid_state_writes_total, ...).\n"
     "\n"
     "A slot is required: --slot N, COSID_SLOT=N, the config file, or --slot-from-hostname.\n"
     "Without a state file a restart is not protected against a clock set back: a warning says\n"
@@ -85,11 +89,16 @@ bool write_chunk(std::string& chunk, std::FILE* out) {
   return ok;
 }
 
-// Closes the runtime, reporting a failure as a warning (the durable ceiling is still safe).
-void close_runtime(Runtime& runtime, std::FILE* err) {
+// Closes the runtime, reporting a failure as a warning (the durable ceiling is still safe); with
+// `metrics`, then writes the final counts as Prometheus text.
+void close_runtime(Runtime& runtime, std::FILE* err, bool metrics) {
   std::string message;
   if (runtime.close(&message)) {
     std::fprintf(err, "cosid: warning: %s\n", message.c_str());
+  }
+  if (metrics) {
+    std::fputs(to_prometheus(runtime.metrics()).c_str(), err);
+    std::fflush(err);
   }
 }
 
@@ -125,10 +134,12 @@ int run_next(Invocation& invocation) {
     return runtime_error(invocation.err,
                          std::string(kName) + ": " + (message.empty() ? ec.message() : message));
   }
+  const bool metrics = args.has("metrics");
   Generator* generator = runtime->generator("default", ec);
   if (generator == nullptr) {
-    close_runtime(*runtime, invocation.err);
-    return runtime_error(invocation.err, std::string(kName) + ": " + ec.message());
+    const int status = runtime_error(invocation.err, std::string(kName) + ": " + ec.message());
+    close_runtime(*runtime, invocation.err, metrics);  // the metrics come last, as on every exit
+    return status;
   }
 
   const bool streaming = count == 0;
@@ -168,7 +179,7 @@ int run_next(Invocation& invocation) {
     if ((streaming || chunk.size() >= kChunkBytes) && !flush()) break;
   }
   if (status == kExitOk && !chunk.empty()) flush();
-  close_runtime(*runtime, invocation.err);
+  close_runtime(*runtime, invocation.err, metrics);
   return status;
 }
 
@@ -178,7 +189,8 @@ const Command& next_command() {
   static const Command command{
       kName,
       "issue new ids on the configured slot",
-      "cosid next [-n COUNT] [--format decimal|radix62|radix36|friendly|json] [config flags]",
+      "cosid next [-n COUNT] [--format decimal|radix62|radix36|friendly|json] [--metrics] "
+      "[config flags]",
       kDescription,
       {
           {"Options",
@@ -186,6 +198,8 @@ const Command& next_command() {
                {"count", 'n', "COUNT", "issue COUNT ids (default 1); 0: until SIGINT or SIGTERM"},
                {"format", '\0', "FORMAT",
                 "decimal (the default), radix62, radix36, friendly or json"},
+               {"metrics", '\0', nullptr,
+                "at exit, write the metrics to standard error (Prometheus text)"},
                help_option(),
            }},
           config_flags_group(),
