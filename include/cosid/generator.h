@@ -69,7 +69,7 @@ struct GeneratorStats {
   std::uint64_t ids_issued = 0;       // ids returned by next() and next_batch()
   std::uint64_t sequence_waits = 0;   // calls that waited for a new tick: the sequence was used up
   std::uint64_t ceiling_waits = 0;    // calls that waited for the ceiling to be raised
-  std::uint64_t clock_backwards = 0;  // calls that found the clock behind the last tick issued
+  std::uint64_t clock_backwards = 0;  // calls that waited: the clock was behind the last tick
   std::uint64_t floor_waits = 0;      // calls that waited for the clock to pass the floor
   std::uint64_t failures = 0;         // calls that returned an error
 };
