@@ -882,7 +882,7 @@ TEST(CliStateCheck, ReadyWhileNextRunsAndNotAfterItStopsCleanly) {
   const std::string path = dir.file("state");
   StreamingNext next({"--slot", "9", "--state-file", path});
   next.read_lines(1);  // the runtime is open: the file is locked and its ceiling written ahead
-  ASSERT_EQ(count_lines(next.out()), 1);
+  ASSERT_GE(count_lines(next.out()), 1);
   const RunResult ready = run_cosid({"state", "check", path, "--slot", "9"}, Environment().envp());
   EXPECT_EQ(ready.exit_code, 0) << ready.err;
   EXPECT_EQ(ready.err, "");
