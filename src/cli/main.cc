@@ -50,6 +50,7 @@ ToolDoc tool_doc() {
            "usage error: an unknown command or option, or a missing or malformed value"},
       },
       all_commands(),
+      "print the help of the tool, or of COMMAND; with --man the manual page",
       version_number(),
   };
 }
@@ -68,10 +69,7 @@ std::string tool_help() {
     label.resize(16, ' ');
     help += label + command->summary + '\n';
   }
-  help +=
-      "  help          print the help of the tool, or of COMMAND; with --man the manual page\n"
-      "\n"
-      "Options:\n";
+  help += "  help          " + std::string(tool.help_summary) + "\n\nOptions:\n";
   for (const OptionSpec& option : tool.options) {
     std::string label = option.short_name != '\0' ? std::string("  -") + option.short_name + ", "
                                                   : std::string(6, ' ');

@@ -285,10 +285,7 @@ std::string render_man_page(const ToolDoc& tool) {
   out += ".SH COMMANDS\n";
   for (const Command* command : tool.commands) out += command_section(*command, shared);
   out += ".SS \"cosid help\"\n" + usage_line("cosid help [COMMAND | --man]", "help");
-  out +=
-      ".PP\n" + text_line(
-                    "Prints the help of the tool, or of COMMAND; with --man this manual page, as "
-                    "roff.");
+  out += ".PP\n" + text_line(std::string(tool.help_summary) + ", as roff.");
   out += ".SH OPTIONS\n" + text_line("Before any command:") + ".RS\n" + option_list(tool.options) +
          ".RE\n";
   for (const OptionGroup& group : shared) {

@@ -20,6 +20,7 @@ struct ToolDoc {
   std::vector<OptionSpec> options;  // the options the tool takes before any command
   std::vector<ExitStatusDoc> exit_statuses;
   std::vector<const Command*> commands;  // in the order the help lists them
+  const char* help_summary;              // what `cosid help` does, one line
   std::string version;                   // "0.1.0"
 };
 
