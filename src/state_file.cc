@@ -282,28 +282,7 @@ std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const s
   const std::size_t other = 1 - current;
   const StateRecord& record = records[current];
 
-  if (record.slot != owner.slot) {
-    fail(ec, message, make_error_code(errc::state_file_mismatch),
-         "state file " + path + " was written for slot " + std::to_string(record.slot) +
-             ", configured slot is " + std::to_string(owner.slot) +
-             ": point each slot at its own file");
-    return nullptr;
-  }
-  if (record.layout_fingerprint != detail::layout_fingerprint(owner.layout)) {
-    fail(ec, message, make_error_code(errc::state_file_mismatch),
-         "state file " + path +
-             " was written for another layout (epoch, unit or bits differ): "
-             "use the layout it was written with, or a new file whose not-before lies after every "
-             "id "
-             "issued with the old layout");
-    return nullptr;
-  }
-  if (record.namespace_hash != detail::namespace_hash(owner.namespace_name)) {
-    fail(ec, message, make_error_code(errc::state_file_mismatch),
-         "state file " + path + " was written for another namespace than \"" +
-             owner.namespace_name + "\": give each namespace its own file");
-    return nullptr;
-  }
+  if (!state_record_belongs_to(record, owner, path, ec, message)) return nullptr;
 
   // O7, the confirm write, only when the blocks were read through the page cache: the chosen
   // record may exist only there (a restart after a failed sync, without a reboot). Rewriting it
@@ -418,6 +397,30 @@ std::error_code StateFile::check_identity(std::string* message) {
     return make_error_code(errc::state_file_replaced);
   }
   return {};
+}
+
+bool state_record_belongs_to(const StateRecord& record, const StateFileOwner& owner,
+                             const std::string& path, std::error_code& ec, std::string* message) {
+  if (record.slot != owner.slot) {
+    return fail(ec, message, make_error_code(errc::state_file_mismatch),
+                "state file " + path + " was written for slot " + std::to_string(record.slot) +
+                    ", configured slot is " + std::to_string(owner.slot) +
+                    ": point each slot at its own file");
+  }
+  if (record.layout_fingerprint != detail::layout_fingerprint(owner.layout)) {
+    return fail(ec, message, make_error_code(errc::state_file_mismatch),
+                "state file " + path +
+                    " was written for another layout (epoch, unit or bits differ): use the layout "
+                    "it was written with, or a new file whose not-before lies after every id "
+                    "issued with the old layout");
+  }
+  if (record.namespace_hash != detail::namespace_hash(owner.namespace_name)) {
+    return fail(ec, message, make_error_code(errc::state_file_mismatch),
+                "state file " + path + " was written for another namespace than \"" +
+                    owner.namespace_name + "\": give each namespace its own file");
+  }
+  ec.clear();
+  return true;
 }
 
 bool read_state_file(FileSystem& fs, const std::string& path, StateFileView& view,

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdlib>
@@ -55,9 +56,10 @@ class TempFile {
   int fd_ = -1;
 };
 
-// Runs `cosid ARGS...` with stdin from /dev/null; stdout and stderr go to files (no pipe to fill).
-// `envp` is the environment (this process's by default).
-RunResult run_cosid(const std::vector<std::string>& args, char* const* envp = environ) {
+// Runs the program `words[0]` (found through PATH if it has no '/') with the arguments that follow,
+// stdin from /dev/null; stdout and stderr go to files (no pipe to fill). `envp` is the
+// environment.
+RunResult run_program(std::vector<std::string> words, char* const* envp) {
   TempFile out;
   TempFile err;
   RunResult result;
@@ -65,8 +67,6 @@ RunResult run_cosid(const std::vector<std::string>& args, char* const* envp = en
     ADD_FAILURE() << "cannot create temporary files in " << testing::TempDir();
     return result;
   }
-  std::vector<std::string> words = {COSID_CLI_PATH};
-  words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& word : words) argv.push_back(&word[0]);
   argv.push_back(nullptr);
@@ -77,10 +77,10 @@ RunResult run_cosid(const std::vector<std::string>& args, char* const* envp = en
   posix_spawn_file_actions_adddup2(&actions, out.fd(), 1);
   posix_spawn_file_actions_adddup2(&actions, err.fd(), 2);
   pid_t pid = 0;
-  const int spawn_error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp);
+  const int spawn_error = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), envp);
   posix_spawn_file_actions_destroy(&actions);
   if (spawn_error != 0) {
-    ADD_FAILURE() << "cannot run " << COSID_CLI_PATH << ": error " << spawn_error;
+    ADD_FAILURE() << "cannot run " << words[0] << ": error " << spawn_error;
     return result;
   }
   int status = 0;
@@ -90,6 +90,13 @@ RunResult run_cosid(const std::vector<std::string>& args, char* const* envp = en
   result.out = out.contents();
   result.err = err.contents();
   return result;
+}
+
+// Runs `cosid ARGS...` as run_program does; `envp` is the environment (this process's by default).
+RunResult run_cosid(const std::vector<std::string>& args, char* const* envp = environ) {
+  std::vector<std::string> words = {COSID_CLI_PATH};
+  words.insert(words.end(), args.begin(), args.end());
+  return run_program(std::move(words), envp);
 }
 
 std::string usage_hint(const std::string& topic) {
@@ -500,7 +507,7 @@ class TempDir {
     if (mkdtemp(&path_[0]) == nullptr) ADD_FAILURE() << "mkdtemp failed in " << testing::TempDir();
   }
   ~TempDir() {
-    for (const char* name : {"state", "state.tmp", "migrated", "other"}) {
+    for (const char* name : {"state", "state.tmp", "migrated", "other", "cosid.yaml"}) {
       unlink(file(name).c_str());
     }
     rmdir(path_.c_str());
@@ -622,44 +629,81 @@ TEST(CliNext, JsonLinesAndOtherFormats) {
   }
 }
 
+// `cosid next -n 0 ARGS...` running with its standard output on a pipe (standard error to
+// /dev/null), in an environment without COSID_* variables.
+class StreamingNext {
+ public:
+  explicit StreamingNext(const std::vector<std::string>& args) {
+    std::vector<std::string> words = {COSID_CLI_PATH, "next", "-n", "0"};
+    words.insert(words.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& word : words) argv.push_back(&word[0]);
+    argv.push_back(nullptr);
+    int fds[2];
+    if (pipe(fds) != 0) {
+      ADD_FAILURE() << "pipe failed";
+      return;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    const Environment env;
+    const int spawn_error = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), env.envp());
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    read_fd_ = fds[0];
+    if (spawn_error != 0) {
+      ADD_FAILURE() << "cannot run " << COSID_CLI_PATH << ": error " << spawn_error;
+      pid_ = -1;
+    }
+  }
+  ~StreamingNext() {
+    if (pid_ > 0) (void)stop();
+    if (read_fd_ >= 0) close(read_fd_);
+  }
+  StreamingNext(const StreamingNext&) = delete;
+  StreamingNext& operator=(const StreamingNext&) = delete;
+
+  // Reads until `lines` whole lines have arrived (or the output ends).
+  void read_lines(int lines) {
+    char buffer[4096];
+    while (count_lines(out_) < lines) {
+      const ssize_t got = read(read_fd_, buffer, sizeof buffer);
+      if (got <= 0) break;
+      out_.append(buffer, static_cast<std::size_t>(got));
+    }
+  }
+  // Sends SIGTERM, reads the rest of the output and returns the wait status.
+  int stop() {
+    kill(pid_, SIGTERM);
+    char buffer[4096];
+    for (ssize_t got; (got = read(read_fd_, buffer, sizeof buffer)) != 0;) {
+      if (got > 0) out_.append(buffer, static_cast<std::size_t>(got));
+    }
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0) {
+    }
+    pid_ = -1;
+    return status;
+  }
+  const std::string& out() const { return out_; }
+
+ private:
+  pid_t pid_ = -1;
+  int read_fd_ = -1;
+  std::string out_;
+};
+
 TEST(CliNext, StreamsUntilSigtermThenShutsDownCleanly) {
   const TempDir dir;
-  const Environment env;
-  std::vector<std::string> words = {COSID_CLI_PATH, "next", "-n",           "0",
-                                    "--slot",       "9",    "--state-file", dir.file("state")};
-  std::vector<char*> argv;
-  for (std::string& word : words) argv.push_back(&word[0]);
-  argv.push_back(nullptr);
-  int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int spawn_error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), env.envp());
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  ASSERT_EQ(spawn_error, 0);
-
+  StreamingNext next({"--slot", "9", "--state-file", dir.file("state")});
   // Read until three whole lines have arrived, then stop it and read the rest.
-  std::string out;
-  char buffer[4096];
-  while (count_lines(out) < 3) {
-    const ssize_t got = read(fds[0], buffer, sizeof buffer);
-    if (got <= 0) break;
-    out.append(buffer, static_cast<std::size_t>(got));
-  }
-  kill(pid, SIGTERM);
-  for (ssize_t got; (got = read(fds[0], buffer, sizeof buffer)) != 0;) {
-    if (got > 0) out.append(buffer, static_cast<std::size_t>(got));
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-  }
+  next.read_lines(3);
+  const int status = next.stop();
+  const std::string& out = next.out();
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 0);
   ASSERT_GE(count_lines(out), 3);
@@ -775,9 +819,8 @@ TEST(CliConfigCheck, ShowsEverySettingAndItsOrigin) {
 // cosid bench: only the shape of the output and the exit status; the numbers depend on the machine.
 TEST(CliBench, PrintsOneJsonLineAndVerifies) {
   const TempDir dir;
-  const RunResult result =
-      run_cosid({"bench", "--seconds", "1", "--threads", "2", "--verify"},
-                Environment({"TMPDIR=" + dir.file("")}).envp());
+  const RunResult result = run_cosid({"bench", "--seconds", "1", "--threads", "2", "--verify"},
+                                     Environment({"TMPDIR=" + dir.file("")}).envp());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.err, "");
   ASSERT_EQ(count_lines(result.out), 1) << result.out;
@@ -817,6 +860,296 @@ TEST(CliBench, UsageErrors) {
                                  "--max-drift", "--state-file", "--verify", "limit_per_s"}) {
     EXPECT_NE(help.out.find(word), std::string::npos) << word;
   }
+}
+
+// cosid state check: the readiness of a slot's state file.
+
+// Holds an open-file-description lock on a file, as a running runtime does, until destroyed.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path) : fd_(open(path.c_str(), O_RDWR | O_CLOEXEC)) {
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    if (fd_ < 0 || fcntl(fd_, F_OFD_SETLK, &lock) != 0) ADD_FAILURE() << "cannot lock " << path;
+  }
+  ~FileLock() {
+    if (fd_ >= 0) close(fd_);
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+std::int64_t unix_ms_now() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A state file for slot 2 (namespace cosid, default layout) whose ceiling is `ceiling_ms`.
+void init_state(const std::string& path, std::int64_t ceiling_ms) {
+  const RunResult init =
+      run_cosid({"state", "init", path, "--slot", "2", "--not-before", std::to_string(ceiling_ms)});
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+}
+
+void expect_not_ready(const RunResult& result, const std::string& reason) {
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err.rfind("cosid: state check: not ready: ", 0), 0u) << result.err;
+  EXPECT_NE(result.err.find(reason), std::string::npos) << result.err;
+  EXPECT_EQ(count_lines(result.err), 1) << result.err;
+}
+
+TEST(CliStateCheck, ReadyWhileNextRunsAndNotAfterItStopsCleanly) {
+  const TempDir dir;
+  const std::string path = dir.file("state");
+  StreamingNext next({"--slot", "9", "--state-file", path});
+  next.read_lines(1);  // the runtime is open: the file is locked and its ceiling written ahead
+  ASSERT_GE(count_lines(next.out()), 1);
+  const RunResult ready = run_cosid({"state", "check", path, "--slot", "9"}, Environment().envp());
+  EXPECT_EQ(ready.exit_code, 0) << ready.err;
+  EXPECT_EQ(ready.err, "");
+  EXPECT_EQ(ready.out.rfind("ready: state file " + path + ", slot 9, namespace cosid, ceiling ", 0),
+            0u)
+      << ready.out;
+  EXPECT_EQ(count_lines(ready.out), 1);
+
+  const int status = next.stop();
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  expect_not_ready(run_cosid({"state", "check", path, "--slot", "9"}, Environment().envp()),
+                   "was closed by a clean shutdown at ");
+}
+
+TEST(CliStateCheck, NeedsAHolderAndACeilingAheadByTheMinimumLead) {
+  const TempDir dir;
+  const std::string path = dir.file("state");
+  init_state(path, unix_ms_now() + 3600000);  // an hour ahead
+  const std::vector<std::string> check = {"state", "check", path, "--slot", "2"};
+  expect_not_ready(run_cosid(check, Environment().envp()),
+                   "no process holds state file " + path + ": nothing issues ids on slot 2");
+  const FileLock lock(path);
+  const RunResult ready = run_cosid(check, Environment().envp());
+  EXPECT_EQ(ready.exit_code, 0) << ready.err;
+  EXPECT_NE(ready.out.find("slot 2, namespace cosid"), std::string::npos) << ready.out;
+
+  std::vector<std::string> with_lead = check;
+  with_lead.insert(with_lead.end(), {"--min-lead", "30m"});
+  EXPECT_EQ(run_cosid(with_lead, Environment().envp()).exit_code, 0);
+  with_lead.back() = "2h";
+  expect_not_ready(run_cosid(with_lead, Environment().envp()), ", less than --min-lead 2h: ");
+}
+
+TEST(CliStateCheck, ACeilingInThePastIsNotRenewed) {
+  const TempDir dir;
+  const std::string path = dir.file("state");
+  init_state(path, 1796005378123 - 366LL * 86400000);  // 2025-11-29T02:22:58.123Z
+  const FileLock lock(path);
+  const RunResult result = run_cosid({"state", "check", path, "--slot", "2"}, Environment().envp());
+  expect_not_ready(result,
+                   "the ceiling 2025-11-29T02:22:58.123Z of state file " + path + " lies -");
+  EXPECT_NE(result.err.find(" ahead of the clock: it is not being renewed"), std::string::npos)
+      << result.err;
+}
+
+TEST(CliStateCheck, TheFileMustBelongToTheSlotNamespaceAndLayout) {
+  const TempDir dir;
+  const std::string path = dir.file("state");
+  init_state(path, unix_ms_now() + 3600000);
+  const FileLock lock(path);
+  expect_not_ready(run_cosid({"state", "check", path, "--slot", "3"}, Environment().envp()),
+                   "was written for slot 2, configured slot is 3");
+  expect_not_ready(run_cosid({"state", "check", path, "--slot", "2", "--namespace", "orders"},
+                             Environment().envp()),
+                   "was written for another namespace than \"orders\"");
+  expect_not_ready(run_cosid({"state", "check", path, "--slot", "2", "--layout", "seconds"},
+                             Environment().envp()),
+                   "was written for another layout");
+  expect_not_ready(
+      run_cosid({"state", "check", dir.file("other"), "--slot", "2"}, Environment().envp()),
+      "cannot open state file " + dir.file("other"));
+}
+
+// The probe of examples/kubernetes: everything from COSID_CONFIG, the slot from ${POD_ORDINAL}.
+TEST(CliStateCheck, ResolvesTheServicesConfiguration) {
+  const TempDir dir;
+  const std::string path = dir.file("state");
+  init_state(path, unix_ms_now() + 3600000);
+  const FileLock lock(path);
+  {
+    std::ofstream config(dir.file("cosid.yaml"));
+    config << "cosid:\n  machine:\n    static:\n      slot: ${POD_ORDINAL}\n"
+           << "      state-file: " << path << "\n";
+  }
+  const RunResult ready =
+      run_cosid({"state", "check"},
+                Environment({"COSID_CONFIG=" + dir.file("cosid.yaml"), "POD_ORDINAL=2"}).envp());
+  EXPECT_EQ(ready.exit_code, 0) << ready.err;
+  EXPECT_EQ(ready.out.rfind("ready: state file " + path + ", slot 2, ", 0), 0u) << ready.out;
+  expect_not_ready(
+      run_cosid({"state", "check"},
+                Environment({"COSID_CONFIG=" + dir.file("cosid.yaml"), "POD_ORDINAL=1"}).envp()),
+      "configured slot is 1");
+  // The variables a flag overrides: COSID_STATE_FILE and COSID_SLOT.
+  EXPECT_EQ(run_cosid({"state", "check"},
+                      Environment({"COSID_STATE_FILE=" + path, "COSID_SLOT=2"}).envp())
+                .exit_code,
+            0);
+  expect_not_ready(
+      run_cosid({"state", "check"}, Environment({"COSID_CONFIG=" + dir.file("cosid.yaml")}).envp()),
+      "POD_ORDINAL");
+}
+
+TEST(CliStateCheck, UsageErrors) {
+  const Environment env;
+  const RunResult none = run_cosid({"state", "check", "--slot", "1"}, env.envp());
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.err,
+            "cosid: state check: no state file to check: give FILE, --state-file PATH, "
+            "COSID_STATE_FILE or state-file in the config file\n" +
+                usage_hint("state check"));
+  EXPECT_EQ(
+      run_cosid({"state", "check", "a", "--state-file", "b", "--slot", "1"}, env.envp()).exit_code,
+      2);
+  EXPECT_EQ(run_cosid({"state", "check", "a", "b", "--slot", "1"}, env.envp()).exit_code, 2);
+  const RunResult lead =
+      run_cosid({"state", "check", "a", "--slot", "1", "--min-lead", "5"}, env.envp());
+  EXPECT_EQ(lead.exit_code, 2);
+  EXPECT_EQ(lead.err.rfind("cosid: state check: --min-lead: \"5\": ", 0), 0u) << lead.err;
+}
+
+// cosid help --man and the cosid.1 the build makes from it.
+
+// The words of `help` (a --help text) that start with "--" in its option lists.
+std::vector<std::string> options_in_help(const std::string& help) {
+  std::vector<std::string> options;
+  for (const std::string& line : lines_of(help)) {
+    if (line.rfind("  -", 0) != 0 && line.rfind("      --", 0) != 0) continue;
+    const std::size_t start = line.find("--");
+    options.push_back(line.substr(start, line.find(' ', start) - start));
+  }
+  return options;
+}
+
+// The commands `cosid --help` lists, without "help".
+std::vector<std::string> commands_in_help(const std::string& help) {
+  std::vector<std::string> commands;
+  bool in_list = false;
+  for (const std::string& line : lines_of(help)) {
+    if (line == "Commands:") {
+      in_list = true;
+    } else if (in_list && line.empty()) {
+      break;
+    } else if (in_list) {
+      const std::size_t end = line.find_last_not_of(' ', 15);
+      const std::string name = line.substr(2, end - 1);
+      if (name != "help") commands.push_back(name);
+    }
+  }
+  return commands;
+}
+
+// "--slot-bits" as the man page writes it: "\-\-slot\-bits".
+std::string roff(const std::string& text) {
+  std::string out;
+  for (const char c : text) out += c == '-' ? std::string("\\-") : std::string(1, c);
+  return out;
+}
+
+// The part of `page` from `start` to the next line that begins with ".SS " or ".SH ".
+std::string section(const std::string& page, const std::string& start) {
+  const std::size_t at = page.find(start);
+  if (at == std::string::npos) return "";
+  std::size_t end = page.find("\n.S", at + start.size());
+  return page.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+TEST(CliManPage, NamesEveryCommandAndEveryOptionOfItsHelp) {
+  const RunResult man = run_cosid({"help", "--man"});
+  ASSERT_EQ(man.exit_code, 0) << man.err;
+  EXPECT_EQ(man.err, "");
+  const std::string& page = man.out;
+  EXPECT_EQ(read_file(COSID_MAN_PAGE), page) << "the build's cosid.1 is not `cosid help --man`";
+  EXPECT_EQ(page.rfind(".\\\" Generated by `cosid help --man`", 0), 0u);
+  for (const std::string heading :
+       {".TH COSID 1 \"\" \"cosid ", ".SH NAME\n", ".SH SYNOPSIS\n", ".SH DESCRIPTION\n",
+        ".SH COMMANDS\n", ".SH OPTIONS\n", ".SH \"EXIT STATUS\"\n", ".SH ENVIRONMENT\n",
+        ".SH FILES\n", ".SH EXAMPLES\n"}) {
+    EXPECT_NE(page.find(heading), std::string::npos) << heading;
+  }
+  const RunResult tool = run_cosid({"--help"});
+  const std::string options_section = section(page, ".SH OPTIONS\n") +
+                                      section(page, ".SS \"Config flags") +
+                                      section(page, ".SS \"Layout flags");
+  for (const std::string& option : options_in_help(tool.out)) {
+    EXPECT_NE(options_section.find("\\fB" + roff(option) + "\\fR"), std::string::npos) << option;
+  }
+  const std::vector<std::string> commands = commands_in_help(tool.out);
+  EXPECT_EQ(commands.size(), 9u) << tool.out;
+  for (const std::string& command : commands) {
+    SCOPED_TRACE(command);
+    const std::string own = section(page, ".SS \"cosid " + roff(command) + "\"\n");
+    ASSERT_NE(own, "");
+    std::vector<std::string> words = {"help"};
+    std::istringstream names(command);  // "state show" is two words
+    for (std::string word; names >> word;) words.push_back(word);
+    const RunResult help = run_cosid(words);
+    ASSERT_EQ(help.exit_code, 0);
+    const std::vector<std::string> options = options_in_help(help.out);
+    EXPECT_FALSE(options.empty());
+    for (const std::string& option : options) {
+      const std::string label = "\\fB" + roff(option) + "\\fR";
+      // In the command's own section, or in a group it refers to under OPTIONS.
+      const bool found = own.find(label) != std::string::npos ||
+                         (own.find("see \\fBOPTIONS\\fR") != std::string::npos &&
+                          options_section.find(label) != std::string::npos);
+      EXPECT_TRUE(found) << option;
+    }
+    // The usage line of --help is in the page's SYNOPSIS.
+    const std::string usage = lines_of(help.out).front().substr(7);
+    EXPECT_NE(section(page, ".SH SYNOPSIS\n").find(roff(usage.substr(6 + command.size()))),
+              std::string::npos)
+        << usage;
+  }
+  EXPECT_EQ(run_cosid({"help", "--man", "x"}).exit_code, 2);
+}
+
+// Where `program` is on PATH, or "".
+std::string find_on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path != nullptr ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+TEST(CliManPage, RendersWithoutWarnings) {
+  const std::string groff = find_on_path("groff");
+  if (groff.empty()) GTEST_SKIP() << "groff is not installed: the page's roff is not rendered";
+  // -ww: every warning; -z: no output, only the diagnostics.
+  const RunResult checked =
+      run_program({groff, "-man", "-Tutf8", "-ww", "-z", COSID_MAN_PAGE}, environ);
+  EXPECT_EQ(checked.exit_code, 0) << checked.err;
+  EXPECT_EQ(checked.err, "");
+  const RunResult text =
+      run_program({groff, "-man", "-Tascii", "-P-bcou", COSID_MAN_PAGE}, environ);
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  for (const std::string word : {"COSID(1)", "cosid state check [FILE] [--min-lead DUR]",
+                                 "--slot-from-hostname", "EXIT STATUS", "COSID_STATE_FILE"}) {
+    EXPECT_NE(text.out.find(word), std::string::npos) << word << " in\n" << text.out;
+  }
+  const std::string man = find_on_path("man");
+  if (man.empty()) GTEST_SKIP() << "man is not installed: `man -l` is not tried";
+  const Environment env({"MANPAGER=cat", "MANWIDTH=100"});
+  const RunResult local = run_program({man, "-l", COSID_MAN_PAGE}, env.envp());
+  EXPECT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_NE(local.out.find("cosid state check"), std::string::npos) << local.out;
 }
 
 }  // namespace

@@ -318,6 +318,30 @@ TEST_F(StateFileTest, FileOfAnotherSlotLayoutOrNamespaceIsRefused) {
   EXPECT_NE(message_.find("another namespace"), std::string::npos) << message_;
 }
 
+// The same check, on a record read without opening the file (as `cosid state check` does).
+TEST_F(StateFileTest, RecordBelongsToItsOwnerOnly) {
+  { ASSERT_TRUE(open(owner(4))); }
+  StateFileView view;
+  ASSERT_TRUE(read_state_file(fs_, kPath, view, ec_, &message_)) << message_;
+  ASSERT_GE(view.current, 0);
+  const StateRecord& record = view.records[view.current];
+  EXPECT_TRUE(state_record_belongs_to(record, owner(4), kPath, ec_, &message_)) << message_;
+  EXPECT_FALSE(ec_);
+
+  EXPECT_FALSE(state_record_belongs_to(record, owner(3), kPath, ec_, &message_));
+  EXPECT_ERRC(ec_, errc::state_file_mismatch);
+  EXPECT_EQ(message_, std::string("state file ") + kPath +
+                          " was written for slot 4, configured slot is 3: point each slot at its "
+                          "own file");
+  StateFileOwner other_layout = owner(4);
+  other_layout.layout = layouts::kSeconds;
+  EXPECT_FALSE(state_record_belongs_to(record, other_layout, kPath, ec_, &message_));
+  EXPECT_ERRC(ec_, errc::state_file_mismatch);
+  EXPECT_NE(message_.find("another layout"), std::string::npos) << message_;
+  EXPECT_FALSE(state_record_belongs_to(record, owner(4, "billing"), kPath, ec_));
+  EXPECT_ERRC(ec_, errc::state_file_mismatch);
+}
+
 // Found by fuzz/state_record_fuzzer (corpus regression-generation-wrap): a record of generation
 // 2^64 - 1 made the next write wrap to generation 0, and the next open picked the old record
 // again, with its lower ceiling. Now the write is refused and the file left as it was.

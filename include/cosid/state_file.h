@@ -20,6 +20,7 @@
 #include <system_error>
 
 #include "cosid/clock.h"
+#include "cosid/export.h"
 #include "cosid/fs.h"
 #include "cosid/layout.h"
 
@@ -135,6 +136,16 @@ class StateFile {
 [[nodiscard]] bool create_state_file(FileSystem& fs, Clock& clock, const std::string& path,
                                      const StateFileOwner& owner, std::int64_t floor_ms,
                                      std::error_code& ec, std::string* message = nullptr);
+
+// Checks that `record` was written for `owner`: the same slot, layout and namespace. Otherwise
+// fails with errc::state_file_mismatch and, if `message` is not null, says what differs in the
+// file at `path` and what to do. StateFile::open applies this check to the current record; it is
+// public for tools that read a file without opening it (`cosid state check`).
+[[nodiscard]] COSID_EXPORT bool state_record_belongs_to(const StateRecord& record,
+                                                        const StateFileOwner& owner,
+                                                        const std::string& path,
+                                                        std::error_code& ec,
+                                                        std::string* message = nullptr);
 
 // Reads both records of the state file at `path` without locking or changing it.
 [[nodiscard]] bool read_state_file(FileSystem& fs, const std::string& path, StateFileView& view,

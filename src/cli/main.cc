@@ -2,6 +2,7 @@
 //
 //   cosid COMMAND [ARG]...       a command (a subcommand is two words: "state show")
 //   cosid help [COMMAND]         the help of the tool or of a command
+//   cosid help --man             the manual page, cosid(1), as roff
 //   cosid --help | --version
 #include <cstddef>
 #include <cstdio>
@@ -12,6 +13,7 @@
 
 #include "cli/command.h"
 #include "cli/commands.h"
+#include "cli/man_page.h"
 #include "cosid/config.h"
 #include "cosid/version.h"
 
@@ -21,47 +23,68 @@ namespace {
 
 // Every command, in the order the help lists them.
 std::vector<const Command*> all_commands() {
-  return {&next_command(),        &parse_command(),      &layout_command(),
-          &state_show_command(),  &state_init_command(), &not_before_command(),
-          &config_check_command(), &bench_command()};
+  return {&next_command(),       &parse_command(),        &layout_command(),
+          &state_show_command(), &state_init_command(),   &state_check_command(),
+          &not_before_command(), &config_check_command(), &bench_command()};
 }
 
-constexpr const char* kToolDescription =
-    "Issues and inspects 64-bit Snowflake ids: a timestamp, the slot that issued the id and a\n"
-    "sequence within the tick.\n";
+std::string version_number() {
+  return std::to_string(COSID_VERSION_MAJOR) + "." + std::to_string(COSID_VERSION_MINOR) + "." +
+         std::to_string(COSID_VERSION_PATCH);
+}
+
+// The tool's own documentation: the source of `cosid --help` and of the manual page.
+ToolDoc tool_doc() {
+  return {
+      "issue and inspect 64-bit Snowflake ids",
+      "Issues and inspects 64-bit Snowflake ids: a timestamp, the slot that issued the id and a\n"
+      "sequence within the tick.\n",
+      {"cosid COMMAND [OPTION]... [ARG]...", "cosid help [COMMAND | --man]",
+       "cosid --help | --version"},
+      {help_option(), {"version", '\0', nullptr, "print the version and exit"}},
+      {
+          {kExitOk, "done"},
+          {kExitFailure,
+           "a runtime error, explained on standard error as `cosid: WHAT: WHY. WHAT TO DO`"},
+          {kExitUsage,
+           "usage error: an unknown command or option, or a missing or malformed value"},
+      },
+      all_commands(),
+      "print the help of the tool, or of COMMAND; with --man the manual page",
+      version_number(),
+  };
+}
 
 std::string tool_help() {
-  std::string help =
-      "Usage: cosid COMMAND [OPTION]... [ARG]...\n"
-      "       cosid help [COMMAND]\n"
-      "       cosid --help | --version\n\n";
-  help += kToolDescription;
+  const ToolDoc tool = tool_doc();
+  std::string help = "Usage: ";
+  for (std::size_t i = 0; i < tool.usages.size(); ++i) {
+    help += (i == 0 ? "" : "       ") + std::string(tool.usages[i]) + '\n';
+  }
+  help += '\n';
+  help += tool.description;
   help += "\nCommands:\n";
-  for (const Command* command : all_commands()) {
+  for (const Command* command : tool.commands) {
     std::string label = "  " + std::string(command->name);
     label.resize(16, ' ');
     help += label + command->summary + '\n';
   }
-  help +=
-      "  help          print the help of the tool, or of COMMAND\n"
-      "\n"
-      "Options:\n"
-      "  -h, --help     print this help and exit\n"
-      "      --version  print the version and exit\n"
-      "\n"
-      "Run 'cosid COMMAND --help' for the options of a command.\n"
-      "\n"
-      "Exit status:\n"
-      "  0  done\n"
-      "  1  a runtime error, explained on standard error as `cosid: WHAT: WHY. WHAT TO DO`\n"
-      "  2  usage error: an unknown command or option, or a missing or malformed value\n";
+  help += "  help          " + std::string(tool.help_summary) + "\n\nOptions:\n";
+  for (const OptionSpec& option : tool.options) {
+    std::string label = option.short_name != '\0' ? std::string("  -") + option.short_name + ", "
+                                                  : std::string(6, ' ');
+    label += "--" + std::string(option.long_name);
+    label.resize(17, ' ');
+    help += label + option.help + '\n';
+  }
+  help += "\nRun 'cosid COMMAND --help' for the options of a command.\n\nExit status:\n";
+  for (const ExitStatusDoc& status : tool.exit_statuses) {
+    help += "  " + std::to_string(status.status) + "  " + status.meaning + '\n';
+  }
   return help;
 }
 
-std::string version_line() {
-  return "cosid " + std::to_string(COSID_VERSION_MAJOR) + "." +
-         std::to_string(COSID_VERSION_MINOR) + "." + std::to_string(COSID_VERSION_PATCH) + "\n";
-}
+std::string version_line() { return "cosid " + version_number() + "\n"; }
 
 // How many leading `words` spell `name` ("state show" takes two), or 0 if they do not.
 std::size_t words_matching(std::string_view name, const std::vector<std::string_view>& words) {
@@ -106,6 +129,13 @@ const Command* find_command(const std::vector<std::string_view>& words, std::siz
 int run_help(const std::vector<std::string_view>& topic) {
   if (topic.empty() || topic.front() == "--help" || topic.front() == "-h") {
     return print_help(tool_help(), stdout, stderr);
+  }
+  if (topic.front() == "--man") {
+    if (topic.size() > 1) {
+      return usage_error(stderr, "",
+                         "help: --man takes no arguments, but was given " + quote(topic[1]));
+    }
+    return print_help(render_man_page(tool_doc()), stdout, stderr);
   }
   std::size_t used = 0;
   std::string error;

@@ -1,0 +1,210 @@
+// cosid state check: says whether a slot's state file is held and being renewed, for readiness
+// probes. Reads the file without locking or changing it.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <system_error>
+
+#include "cli/commands.h"
+#include "cli/config_flags.h"
+#include "cli/layout_flags.h"
+#include "cli/output_format.h"
+#include "cosid/clock.h"
+#include "cosid/fs.h"
+#include "cosid/options.h"
+#include "cosid/state_file.h"
+#include "parse_util.h"
+
+namespace cosid {
+namespace cli {
+namespace {
+
+constexpr const char* kName = "state check";
+
+constexpr const char* kDescription =
+    "Checks that the state file of this slot is live: a process holds it and keeps its ceiling\n"
+    "ahead of the clock, so it can issue ids now. Meant for a readiness probe. The file is FILE,\n"
+    "else the configured state file; the slot, the namespace and the layout are resolved as\n"
+    "`cosid next` resolves them (flags, COSID_* variables, the config file), so a probe can run\n"
+    "the same configuration as the service. The file is read without locking or changing it.\n"
+    "\n"
+    "Ready means all of these hold:\n"
+    "\n"
+    "  the file exists and has a valid block;\n"
+    "  its current record was written for this slot, namespace and layout;\n"
+    "  it was not written by a clean shutdown (the holder stopped);\n"
+    "  a process holds the file's lock (a running cosid runtime always does);\n"
+    "  its ceiling lies at least DUR (--min-lead, default 0ms) after the clock.\n"
+    "\n"
+    "A running runtime keeps the ceiling between `ahead`/2 and `ahead` after the clock; when its\n"
+    "writes fail, the lead shrinks to nothing and ids stop. Give --min-lead below `ahead`/2 to\n"
+    "report that before it happens. A probe cannot see inside the process: for up to `ahead`\n"
+    "after the holder was killed, or while a restart waits for the clock to pass the floor, a\n"
+    "lock may be held and the ceiling ahead.\n"
+    "\n"
+    "Prints one line: on standard output `ready: ...` and status 0, or on standard error\n"
+    "`cosid: state check: not ready: REASON` and status 1.\n";
+
+// `ms` as "1500ms", "-250ms" for a lead that lies behind the clock.
+std::string signed_duration(std::int64_t ms) {
+  return ms < 0 ? "-" + detail::format_duration(std::chrono::milliseconds(-ms))
+                : detail::format_duration(std::chrono::milliseconds(ms));
+}
+
+// An instant as RFC 3339 where it can be written so, else as Unix milliseconds.
+std::string instant(std::int64_t unix_ms) {
+  return unix_ms >= 0 ? format_time(unix_ms) : std::to_string(unix_ms);
+}
+
+// Whether some open file description holds a lock on the file at `path`. Asks with F_OFD_GETLK,
+// which takes no lock: a probe that took the lock, however briefly, could make the service's own
+// open fail with state_file_locked. Not through the FileSystem seam, which has no query: this is
+// the one question only a tool outside the runtime asks.
+bool lock_is_held(const std::string& path, bool& held, std::string& why) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    why = "cannot open " + path + " to look at its lock: " + std::strerror(errno);
+    return false;
+  }
+  struct flock probe {};
+  probe.l_type = F_WRLCK;  // conflicts with any lock, so any holder is reported
+  probe.l_whence = SEEK_SET;
+  const int result = ::fcntl(fd, F_OFD_GETLK, &probe);
+  const int error_number = errno;
+  ::close(fd);
+  if (result < 0) {
+    why = "cannot look at the lock of " + path + ": " + std::strerror(error_number) +
+          ": the file system must support open-file-description locks, as the runtime needs";
+    return false;
+  }
+  held = probe.l_type != F_UNLCK;
+  return true;
+}
+
+int not_ready(Invocation& invocation, const std::string& reason) {
+  return runtime_error(invocation.err, std::string(kName) + ": not ready: " + reason);
+}
+
+int run_state_check(Invocation& invocation) {
+  const ParsedArgs& args = invocation.args;
+  const auto usage = [&](const std::string& message) {
+    return usage_error(invocation.err, kName, std::string(kName) + ": " + message);
+  };
+  if (args.positionals().size() > 1) {
+    return usage("unexpected argument " + quote(args.positionals()[1]) + ": give one FILE");
+  }
+  if (!args.positionals().empty() && args.has("state-file")) {
+    return usage("both FILE and --state-file given: give the state file once");
+  }
+  std::chrono::milliseconds min_lead{0};
+  if (args.has("min-lead")) {
+    const std::string text = args.value_or("min-lead", "");
+    std::string why;
+    if (!detail::parse_duration(text, min_lead, &why)) {
+      return usage("--min-lead: " + quote(text) + ": " + why);
+    }
+  }
+
+  // FILE counts as the --state-file flag, so it is checked by the same rules.
+  OptionSources sources = option_sources_from_args(args);
+  if (!args.positionals().empty()) {
+    sources.flags.emplace_back("cosid.machine.static.state-file", args.positionals().front());
+  }
+  Options options;
+  std::error_code ec;
+  std::string message;
+  if (!resolve_options(sources, options, ec, &message)) {
+    return not_ready(invocation, message.empty() ? ec.message() : message);
+  }
+  const std::string& path = options.state_file;
+  if (path.empty()) {
+    return usage(
+        "no state file to check: give FILE, --state-file PATH, COSID_STATE_FILE or state-file in "
+        "the config file");
+  }
+
+  StateFileView view;
+  if (!read_state_file(posix_file_system(), path, view, ec, &message)) {
+    return not_ready(invocation, message.empty() ? ec.message() : message);
+  }
+  if (view.current < 0) {
+    return not_ready(invocation, "state file " + path +
+                                     " has no valid block: see `cosid state show " + path + "`");
+  }
+  const StateRecord& record = view.records[view.current];
+  const StateFileOwner owner{options.slot, options.layout, options.namespace_name};
+  if (!state_record_belongs_to(record, owner, path, ec, &message)) {
+    return not_ready(invocation, message.empty() ? ec.message() : message);
+  }
+  if (record.clean_shutdown) {
+    return not_ready(invocation, "state file " + path + " was closed by a clean shutdown at " +
+                                     instant(record.written_at_ms) +
+                                     ": no process issues ids on slot " +
+                                     std::to_string(options.slot) + " now");
+  }
+  bool held = false;
+  std::string why;
+  if (!lock_is_held(path, held, why)) return not_ready(invocation, why);
+  if (!held) {
+    return not_ready(invocation, "no process holds state file " + path +
+                                     ": nothing issues ids on slot " +
+                                     std::to_string(options.slot) + " now");
+  }
+  SystemClock clock;
+  const std::int64_t lead = record.ceiling_ms - clock.now_ms();
+  if (lead <= 0 || lead < min_lead.count()) {
+    return not_ready(
+        invocation,
+        "the ceiling " + instant(record.ceiling_ms) + " of state file " + path + " lies " +
+            signed_duration(lead) + " ahead of the clock" +
+            (lead <= 0 ? "" : ", less than --min-lead " + detail::format_duration(min_lead)) +
+            ": it is not being renewed; look at the service's warnings (disk full, "
+            "file replaced) or a stuck process");
+  }
+  std::fprintf(invocation.out,
+               "ready: state file %s, slot %u, namespace %s, ceiling %s, %s ahead\n", path.c_str(),
+               static_cast<unsigned>(options.slot), options.namespace_name.c_str(),
+               instant(record.ceiling_ms).c_str(), signed_duration(lead).c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+const Command& state_check_command() {
+  static const Command command{
+      kName,
+      "exit 0 if a state file is held and renewed (readiness probes)",
+      "cosid state check [FILE] [--min-lead DUR] [config flags]",
+      kDescription,
+      {
+          {"Options",
+           {
+               {"min-lead", '\0', "DUR",
+                "the ceiling must lie at least DUR after the clock (default 0ms)"},
+               help_option(),
+           }},
+          config_flags_group(),
+          layout_flags_group(),
+      },
+      {
+          {kExitOk,
+           "ready: the file is held and its ceiling lies ahead (one line on standard "
+           "output)"},
+          {kExitFailure,
+           "not ready, or the file or the configuration cannot be read (one line on standard "
+           "error)"},
+          usage_exit_status(),
+      },
+      run_state_check,
+  };
+  return command;
+}
+
+}  // namespace cli
+}  // namespace cosid
