@@ -64,7 +64,7 @@
 extern "C" {
 #endif
 
-/* ---- Codes ---------------------------------------------------------------------------------- */
+/* ---- Codes */
 
 /* The values of cosid::errc; comments as in error.h. The numbers are stable. */
 enum {
@@ -128,7 +128,7 @@ COSID_EXPORT const char* cosid_code_name(int code) COSID_C_NOEXCEPT;
  * -errno), cut and terminated as the err buffers are. Returns `buf`. */
 COSID_EXPORT char* cosid_code_describe(int code, char* buf, size_t len) COSID_C_NOEXCEPT;
 
-/* ---- Version -------------------------------------------------------------------------------- */
+/* ---- Version */
 
 /* The version of the library linked in, "MAJOR.MINOR.PATCH"; compare with the COSID_VERSION_*
  * macros (cosid/version.h) this header was compiled with. A static string. */
@@ -137,8 +137,7 @@ COSID_EXPORT int cosid_version_major(void) COSID_C_NOEXCEPT;
 COSID_EXPORT int cosid_version_minor(void) COSID_C_NOEXCEPT;
 COSID_EXPORT int cosid_version_patch(void) COSID_C_NOEXCEPT;
 
-/* ---- Layouts (a plain value: see cosid/layout.h) -----------------------------------------------
- */
+/* ---- Layouts (a plain value: see cosid/layout.h) */
 
 /* The unit of the timestamp field. (Fields and parameters that take these constants are plain
  * ints, so that any value a caller passes can be checked and refused.) */
@@ -162,8 +161,7 @@ COSID_EXPORT int cosid_layout_preset(const char* name, cosid_layout_t* out, char
 COSID_EXPORT int cosid_layout_validate(const cosid_layout_t* layout, char* err,
                                        size_t err_len) COSID_C_NOEXCEPT;
 
-/* ---- Options: what a runtime is opened with (see cosid/options.h for every rule) ---------------
- */
+/* ---- Options: what a runtime is opened with (see cosid/options.h for every rule) */
 
 typedef struct cosid_options_t cosid_options_t;
 
@@ -173,7 +171,7 @@ typedef struct cosid_options_t cosid_options_t;
 COSID_EXPORT cosid_options_t* cosid_options_create(void) COSID_C_NOEXCEPT;
 
 /* Resolves options the way the `cosid` CLI does, key by key: `flags` > COSID_* environment
- * variable > config file > default. `config_file` names the file (NULL: the one COSID_CONFIG
+ * variable > config file > default. `config_file` names the file (NULL or "": the one COSID_CONFIG
  * names, else none). `keys` and `values` are `count` settings given like command-line flags, by
  * canonical key ("cosid.machine.static.slot", "3"); a later one wins; both may be NULL when count
  * is 0. The slot may also come from the host name ("cosid.machine.static.slot-source",
@@ -239,8 +237,7 @@ COSID_EXPORT void cosid_options_layout(const cosid_options_t* options,
 COSID_EXPORT int cosid_options_validate(const cosid_options_t* options, char* err,
                                         size_t err_len) COSID_C_NOEXCEPT;
 
-/* ---- Runtime: a process's hold on one slot (see cosid/runtime.h) -------------------------------
- */
+/* ---- Runtime: a process's hold on one slot (see cosid/runtime.h) */
 
 typedef struct cosid_runtime_t cosid_runtime_t;
 typedef struct cosid_generator_t cosid_generator_t;
@@ -279,8 +276,7 @@ COSID_EXPORT int64_t cosid_runtime_ceiling_ms(const cosid_runtime_t* runtime) CO
 COSID_EXPORT void cosid_runtime_layout(const cosid_runtime_t* runtime,
                                        cosid_layout_t* out) COSID_C_NOEXCEPT;
 
-/* ---- Generator: the hot path (see cosid/generator.h)
- * ---------------------------------------------- */
+/* ---- Generator: the hot path (see cosid/generator.h) */
 
 /* The next id, in `*id`. Lock-free; allocates nothing unless it fails. Fails with
  * COSID_E_CLOCK_BACKWARDS, COSID_E_CLOCK_STALLED, COSID_E_CLOCK_BEHIND_FLOOR,
@@ -296,8 +292,7 @@ COSID_EXPORT int cosid_generator_next_batch(cosid_generator_t* generator, uint64
                                             size_t count, size_t* written, char* err,
                                             size_t err_len) COSID_C_NOEXCEPT;
 
-/* ---- Ids: fields and text (see cosid/layout.h, cosid/codec.h) -----------------------------------
- */
+/* ---- Ids: fields and text (see cosid/layout.h, cosid/codec.h) */
 
 /* In every function below, a NULL layout means the "default" preset. */
 

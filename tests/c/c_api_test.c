@@ -16,8 +16,7 @@
 
 int c_check_failures = 0;
 
-/* ---- Helpers ----------------------------------------------------------------------------------
- */
+/* ---- Helpers */
 
 /* A fresh directory under TMPDIR (else /tmp), written to `dir`. */
 static void make_temp_dir(char* dir, size_t len) {
@@ -74,8 +73,7 @@ static cosid_options_t* options_for(uint32_t slot, const char* path) {
 
 static const cosid_layout_t kDefaultLayout = {1577203200000LL, COSID_UNIT_MILLISECOND, 41, 10, 12};
 
-/* ---- Cases -------------------------------------------------------------------------------------
- */
+/* ---- Cases */
 
 static void version(void) {
   char expected[32];
@@ -609,7 +607,7 @@ static void closed_runtime(void) {
   cosid_options_destroy(options);
 }
 
-/* ---- Threads: one generator shared by several, every id distinct ---------------------------- */
+/* ---- Threads: one generator shared by several, every id distinct */
 
 enum { kThreads = 4, kIdsPerThread = 2000 };
 
@@ -667,8 +665,7 @@ static void threads(void) {
   cosid_options_destroy(options);
 }
 
-/* ---- Driver ------------------------------------------------------------------------------------
- */
+/* ---- Driver */
 
 struct test_case {
   const char* name;
