@@ -118,8 +118,9 @@ void write_text(std::string_view text, char* buf, std::size_t len) noexcept {
   buf[n] = '\0';
 }
 
-// Writes `first` then `second`, cut as write_text() cuts; allocates nothing (a catch block uses
-// it).
+#if COSID_HAS_EXCEPTIONS
+// Writes `first` then `second`, cut as write_text() cuts. Allocates nothing: the catch blocks of
+// guarded() use it.
 void write_joined(std::string_view first, std::string_view second, char* buf,
                   std::size_t len) noexcept {
   write_text(first, buf, len);
@@ -127,6 +128,7 @@ void write_joined(std::string_view first, std::string_view second, char* buf,
   const std::size_t used = std::strlen(buf);
   write_text(second, buf + used, len - used);
 }
+#endif
 
 // The C code for `ec`: cosid's own values as they are, the operating system's negated.
 int code_of(const std::error_code& ec) noexcept {
@@ -183,6 +185,8 @@ int guarded(char* err, std::size_t len, Body&& body) noexcept {
     return COSID_E_INTERNAL;
   }
 #else
+  (void)err;  // nothing can be thrown, so nothing is caught and reported
+  (void)len;
   return body();
 #endif
 }
