@@ -127,6 +127,9 @@ static void happy_path(void) {
   snprintf(path, sizeof path, "%s/state", dir);
   options = options_for(5, path);
   CHECK_STR_EQ(cosid_options_state_file(options), path);
+  CHECK_CODE(cosid_options_set_layout(options, &kDefaultLayout, err, sizeof err), COSID_OK);
+  cosid_options_set_not_before_ms(options, 1700000000000LL); /* 2023: passed long ago */
+  CHECK_I64_EQ(cosid_options_not_before_ms(options), 1700000000000LL);
   CHECK_CODE(cosid_options_validate(options, err, sizeof err), COSID_OK);
   CHECK_STR_EQ(err, "");
 
