@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "cosid/binding.h"
+#include "cosid/c.h"
 #include "cosid/clock.h"
 #include "cosid/codec.h"
 #include "cosid/config.h"
@@ -124,12 +125,31 @@ void generator_issues_and_closes() {
   CHECK(ec == cosid::errc::closed);
 }
 
+// The C API's entry points are guarded with try/catch only where exceptions exist; here they must
+// compile without it and still return codes and messages.
+void c_api_codes() {
+  char err[256];
+  cosid_layout_t layout;
+  CHECK(cosid_layout_preset("nope", &layout, err, sizeof err) == COSID_E_UNKNOWN_LAYOUT);
+  CHECK(err[0] != '\0');
+  std::uint64_t id = 0;
+  CHECK(cosid_id_decode("42", COSID_FORMAT_DECIMAL, nullptr, &id, err, sizeof err) == COSID_OK);
+  CHECK(id == 42);
+  cosid_options_t* options = cosid_options_create();
+  CHECK(options != nullptr);
+  cosid_runtime_t* runtime = nullptr;
+  CHECK(cosid_runtime_open(options, &runtime, err, sizeof err) == COSID_E_NO_SLOT_CONFIGURED);
+  CHECK(runtime == nullptr);
+  cosid_options_destroy(options);
+}
+
 }  // namespace
 
 int main() {
   layout_errors();
   codec_errors();
   generator_issues_and_closes();
+  c_api_codes();
   if (failures != 0) {
     std::fprintf(stderr, "no_exceptions: %d check(s) failed\n", failures);
     return 1;
