@@ -27,6 +27,7 @@
 #include "cosid/clock.h"
 #include "cosid/config.h"
 #include "cosid/error.h"
+#include "cosid/export.h"
 #include "cosid/fs.h"
 #include "cosid/generator.h"
 #include "cosid/options.h"
@@ -44,7 +45,7 @@ enum class EventKind {
   kStateFileReplaced,    // the file was removed or replaced: no more ceilings are written
 };
 
-struct Event {
+struct COSID_EXPORT Event {
   EventKind kind;
   std::error_code code;  // the failure, for kStateWriteFailed and kStateFileReplaced
   std::string message;   // a sentence for a log
@@ -53,7 +54,7 @@ struct Event {
 
 // Receives the runtime's events, on the thread that caused them (often the background thread).
 // Must not block for long, must not throw, and must not call back into the Runtime.
-class EventListener {
+class COSID_EXPORT EventListener {
  public:
   virtual ~EventListener() = default;
   virtual void on_event(const Event& event) noexcept = 0;
@@ -61,7 +62,7 @@ class EventListener {
 
 // The seams and knobs a program or a test may set. Every pointer may be null for the default and
 // must otherwise outlive the Runtime.
-struct RuntimeEnvironment {
+struct COSID_EXPORT RuntimeEnvironment {
   Clock* clock = nullptr;             // default: the system clock
   FileSystem* fs = nullptr;           // default: posix_file_system()
   EventListener* listener = nullptr;  // default: events are dropped
@@ -71,7 +72,7 @@ struct RuntimeEnvironment {
   GeneratorOptions generator;  // wait bounds and drift of the generators
 };
 
-class Runtime {
+class COSID_EXPORT Runtime {
  public:
   // Opens the slot's window as the header comment says. Fails with the state file's errors,
   // errc::clock_behind_floor (the clock stayed at or before the floor for start_wait; the message

@@ -47,12 +47,13 @@
 #include <vector>
 
 #include "cosid/error.h"
+#include "cosid/export.h"
 
 namespace cosid {
 namespace lease {
 
 // A 128-bit incarnation, new for every runtime start.
-struct Incarnation {
+struct COSID_EXPORT Incarnation {
   std::array<std::uint8_t, 16> bytes{};
 
   // A random version-4 UUID from the kernel's random source (getrandom, else /dev/urandom).
@@ -72,19 +73,19 @@ struct Incarnation {
 
 // Who holds a lease: a logical key (configured, else "host:pid") and the incarnation of the
 // runtime that holds it.
-struct Owner {
+struct COSID_EXPORT Owner {
   std::string key;
   Incarnation incarnation;
 };
 
 // What every caller of a namespace must agree on.
-struct NamespaceTerms {
+struct COSID_EXPORT NamespaceTerms {
   std::uint32_t slot_limit = 1024;            // slots 0 .. slot_limit - 1 (2^bits)
   std::chrono::milliseconds tolerance{1000};  // how far past expires_at a holder may issue
 };
 
 // A held lease, as acquire() and renew() return it.
-struct SlotLease {
+struct COSID_EXPORT SlotLease {
   std::string name_space;  // "namespace" is a keyword
   std::uint32_t slot = 0;
   Owner owner;
@@ -96,7 +97,7 @@ struct SlotLease {
 };
 
 // One slot as the store holds it, for choosing a slot and for `cosid lease list`.
-struct SlotRecord {
+struct COSID_EXPORT SlotRecord {
   std::uint32_t slot = 0;
   bool held = false;           // an owner is recorded (it may have expired: see expires_at)
   Owner owner;                 // meaningful when held
@@ -108,7 +109,7 @@ struct SlotRecord {
   std::int64_t next_floor = 0;  // the floor of the next holder
 };
 
-struct AcquireRequest {
+struct COSID_EXPORT AcquireRequest {
   std::string name_space;
   std::uint32_t slot = 0;  // the one slot this compare-and-set is about
   Owner owner;
@@ -121,7 +122,7 @@ enum class AcquireOutcome {
   kTaken,     // a live lease of another owner holds the slot; `record` shows it
 };
 
-class SlotLeaseStore {
+class COSID_EXPORT SlotLeaseStore {
  public:
   virtual ~SlotLeaseStore() = default;
 
