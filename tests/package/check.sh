@@ -45,7 +45,8 @@ check_exports() {
 cmake_configure() {  # cmake_configure SOURCE BUILD [ARGS...]
   local source="$1" build="$2"
   shift 2
-  cmake -S "$source" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$CXX" "$@"
+  cmake -S "$source" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$CXX" \
+    "$@"
 }
 
 for kind in static shared; do
@@ -64,7 +65,8 @@ for kind in static shared; do
   pc_file="$(find "$prefix" -name cosid.pc)"
   libdir="$(dirname "$(dirname "$pc_file")")"
   for file in "$prefix/bin/cosid" "$libdir/cmake/cosid/cosidConfig.cmake" \
-              "$libdir/cmake/cosid/cosidConfigVersion.cmake" "$libdir/cmake/cosid/cosidTargets.cmake"; do
+              "$libdir/cmake/cosid/cosidConfigVersion.cmake" \
+              "$libdir/cmake/cosid/cosidTargets.cmake"; do
     [[ -f "$file" ]] || fail "$kind install lacks $file"
   done
   # Every public header, including those in subdirectories of include/cosid.
