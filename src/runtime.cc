@@ -26,7 +26,7 @@ constexpr int kIdentityRounds = 5;
 
 }  // namespace
 
-class Runtime::Impl final : public CeilingListener {
+class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
  public:
   Impl(const Options& options, const RuntimeEnvironment& environment)
       : options_(options),

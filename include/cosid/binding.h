@@ -14,19 +14,21 @@
 #include <atomic>
 #include <cstdint>
 
+#include "cosid/export.h"
+
 namespace cosid {
 
 // Told when a generator waits because its next tick lies past the ceiling, so the owner of the
 // window can make a higher ceiling durable at once instead of on its schedule. Called on the
 // waiting thread, outside the path that issues ids; must not block and must not throw.
-class CeilingListener {
+class COSID_EXPORT CeilingListener {
  public:
   virtual ~CeilingListener() = default;
   // `needed_ms` is the last millisecond of the tick the generator wants to issue.
   virtual void on_ceiling_wanted(std::int64_t needed_ms) noexcept = 0;
 };
 
-class Binding {
+class COSID_EXPORT Binding {
  public:
   // REQUIRES: floor_ms <= ceiling_ms. `listener`, if not null, must outlive the binding.
   Binding(std::uint32_t slot, std::int64_t floor_ms, std::int64_t ceiling_ms,

@@ -14,9 +14,11 @@
 #include <chrono>
 #include <cstdint>
 
+#include "cosid/export.h"
+
 namespace cosid {
 
-class Clock {
+class COSID_EXPORT Clock {
  public:
   virtual ~Clock() = default;
 
@@ -33,7 +35,7 @@ class Clock {
 
 // The real clock: clock_gettime(CLOCK_REALTIME) and clock_gettime(CLOCK_MONOTONIC), which the
 // vDSO serves without entering the kernel on Linux. Stateless.
-class SystemClock final : public Clock {
+class COSID_EXPORT SystemClock final : public Clock {
  public:
   std::int64_t now_ms() noexcept override;
   std::int64_t monotonic_ns() noexcept override;
@@ -43,7 +45,7 @@ class SystemClock final : public Clock {
 // A clock for tests. Wall and monotonic time start where the constructor puts them and move only
 // when told: set_ms() and step_ms() move the wall clock alone (a clock set forward or back),
 // advance() moves both (time passing). What sleep_for() does is chosen by OnSleep.
-class ManualClock final : public Clock {
+class COSID_EXPORT ManualClock final : public Clock {
  public:
   enum class OnSleep {
     // sleep_for(d) lets max(d, 1 ms) pass on both clocks: a caller that waits for time makes

@@ -24,6 +24,7 @@
 
 #include "cosid/config.h"
 #include "cosid/error.h"
+#include "cosid/export.h"
 #include "cosid/layout.h"
 
 namespace cosid {
@@ -43,43 +44,46 @@ inline constexpr std::size_t kMaxDecimalChars = 19;
 
 // Encoders. Each writes the text (no terminating NUL) to `out`, which must hold kMaxEncodedChars
 // characters, and returns how many it wrote. REQUIRES: id <= 2^63 - 1.
-std::size_t encode_decimal(std::uint64_t id, char* out) noexcept;
-std::size_t encode_radix62(std::uint64_t id, char* out) noexcept;
-std::size_t encode_radix36(std::uint64_t id, char* out) noexcept;
+COSID_EXPORT std::size_t encode_decimal(std::uint64_t id, char* out) noexcept;
+COSID_EXPORT std::size_t encode_radix62(std::uint64_t id, char* out) noexcept;
+COSID_EXPORT std::size_t encode_radix36(std::uint64_t id, char* out) noexcept;
 // The friendly form needs the layout to find the time, slot and sequence. A second-unit layout
 // writes 000 as the milliseconds.
-std::size_t encode_friendly(std::uint64_t id, const Layout& layout, char* out) noexcept;
+COSID_EXPORT std::size_t encode_friendly(std::uint64_t id, const Layout& layout,
+                                         char* out) noexcept;
 // Dispatches on `format`; `layout` is used by kFriendly only.
-std::size_t encode(std::uint64_t id, IdFormat format, const Layout& layout, char* out) noexcept;
+COSID_EXPORT std::size_t encode(std::uint64_t id, IdFormat format, const Layout& layout,
+                                char* out) noexcept;
 
 // Decoders. On success return the id and clear `ec`; on failure return 0 and set `ec`, and when
 // `message` is not null store a sentence that quotes the input and says what is wrong with it.
-[[nodiscard]] std::uint64_t decode_decimal(std::string_view text, std::error_code& ec,
-                                           std::string* message = nullptr) noexcept;
-[[nodiscard]] std::uint64_t decode_radix62(std::string_view text, std::error_code& ec,
-                                           std::string* message = nullptr) noexcept;
-[[nodiscard]] std::uint64_t decode_radix36(std::string_view text, std::error_code& ec,
-                                           std::string* message = nullptr) noexcept;
+[[nodiscard]] COSID_EXPORT std::uint64_t decode_decimal(std::string_view text, std::error_code& ec,
+                                                        std::string* message = nullptr) noexcept;
+[[nodiscard]] COSID_EXPORT std::uint64_t decode_radix62(std::string_view text, std::error_code& ec,
+                                                        std::string* message = nullptr) noexcept;
+[[nodiscard]] COSID_EXPORT std::uint64_t decode_radix36(std::string_view text, std::error_code& ec,
+                                                        std::string* message = nullptr) noexcept;
 // Also checks that each field fits `layout`; for a second-unit layout the milliseconds must be 000.
-[[nodiscard]] std::uint64_t decode_friendly(std::string_view text, const Layout& layout,
-                                            std::error_code& ec,
-                                            std::string* message = nullptr) noexcept;
-[[nodiscard]] std::uint64_t decode(std::string_view text, IdFormat format, const Layout& layout,
-                                   std::error_code& ec, std::string* message = nullptr) noexcept;
+[[nodiscard]] COSID_EXPORT std::uint64_t decode_friendly(std::string_view text,
+                                                         const Layout& layout, std::error_code& ec,
+                                                         std::string* message = nullptr) noexcept;
+[[nodiscard]] COSID_EXPORT std::uint64_t decode(std::string_view text, IdFormat format,
+                                                const Layout& layout, std::error_code& ec,
+                                                std::string* message = nullptr) noexcept;
 
 // Guesses the format of `text`: a '-' means friendly; only digits means decimal; otherwise 13
 // characters mean radix36 and anything else radix62 (whose decoder then reports what is wrong).
 // An 11-digit radix62 id is read as decimal: name the format when that matters.
-IdFormat detect_format(std::string_view text) noexcept;
+COSID_EXPORT IdFormat detect_format(std::string_view text) noexcept;
 
 // "decimal", "radix62", "radix36" or "friendly".
-const char* to_string(IdFormat format) noexcept;
+COSID_EXPORT const char* to_string(IdFormat format) noexcept;
 // The inverse of to_string(IdFormat). Returns false for any other name.
-[[nodiscard]] bool parse_format(std::string_view name, IdFormat& format) noexcept;
+[[nodiscard]] COSID_EXPORT bool parse_format(std::string_view name, IdFormat& format) noexcept;
 
 // Convenience: the encoded id as a std::string (allocates).
-std::string to_string(std::uint64_t id, IdFormat format = IdFormat::kDecimal,
-                      const Layout& layout = layouts::kDefault);
+COSID_EXPORT std::string to_string(std::uint64_t id, IdFormat format = IdFormat::kDecimal,
+                                   const Layout& layout = layouts::kDefault);
 
 #if COSID_HAS_EXCEPTIONS
 // Throwing decoder: throws cosid::Error with the message of the noexcept overload.

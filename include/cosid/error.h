@@ -17,6 +17,7 @@
 #include <system_error>
 
 #include "cosid/config.h"
+#include "cosid/export.h"
 
 namespace cosid {
 
@@ -71,7 +72,7 @@ enum class errc {
 };
 
 // The category of every errc value. Its name() is "cosid".
-const std::error_category& error_category() noexcept;
+COSID_EXPORT const std::error_category& error_category() noexcept;
 
 inline std::error_code make_error_code(errc e) noexcept {
   return {static_cast<int>(e), error_category()};
@@ -80,7 +81,7 @@ inline std::error_code make_error_code(errc e) noexcept {
 #if COSID_HAS_EXCEPTIONS
 // The exception thrown by cosid's throwing overloads. what() is the actionable message when one
 // was produced, else the category's text for the code.
-class Error : public std::system_error {
+class COSID_EXPORT Error : public std::system_error {
  public:
   Error(std::error_code code, const std::string& message) : std::system_error(code, message) {}
   explicit Error(std::error_code code) : std::system_error(code) {}

@@ -14,4 +14,12 @@
 #define COSID_EXPORT
 #endif
 
+/* COSID_NO_EXPORT: for the library's sources only, on a class nested in an exported one (such as a
+ * pimpl), which would otherwise inherit the enclosing class's visibility. */
+#if defined(__GNUC__) || defined(__clang__)
+#define COSID_NO_EXPORT __attribute__((visibility("hidden")))
+#else
+#define COSID_NO_EXPORT
+#endif
+
 #endif /* COSID_EXPORT_H_ */

@@ -18,9 +18,11 @@
 #include <string>
 #include <system_error>
 
+#include "cosid/export.h"
+
 namespace cosid {
 
-struct FileInfo {
+struct COSID_EXPORT FileInfo {
   std::uint64_t device = 0;
   std::uint64_t inode = 0;
   std::uint64_t links = 0;
@@ -28,7 +30,7 @@ struct FileInfo {
   bool regular = false;
 };
 
-class FileSystem {
+class COSID_EXPORT FileSystem {
  public:
   virtual ~FileSystem() = default;
 
@@ -77,7 +79,7 @@ class FileSystem {
 };
 
 // The real file system. Lives for the whole program.
-FileSystem& posix_file_system() noexcept;
+COSID_EXPORT FileSystem& posix_file_system() noexcept;
 
 }  // namespace cosid
 

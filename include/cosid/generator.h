@@ -41,6 +41,7 @@
 #include "cosid/clock.h"
 #include "cosid/config.h"
 #include "cosid/error.h"
+#include "cosid/export.h"
 #include "cosid/layout.h"
 
 namespace cosid {
@@ -48,7 +49,7 @@ namespace detail {
 class ForkGuard;
 }  // namespace detail
 
-struct GeneratorOptions {
+struct COSID_EXPORT GeneratorOptions {
   // How long next() may wait, measured on the clock's monotonic time, before it gives up:
   // for the clock to come back after it went back while running,
   std::chrono::milliseconds clock_backwards{1000};
@@ -65,7 +66,7 @@ struct GeneratorOptions {
 };
 
 // Counters of one generator since it was made. Every field only grows.
-struct GeneratorStats {
+struct COSID_EXPORT GeneratorStats {
   std::uint64_t ids_issued = 0;       // ids returned by next() and next_batch()
   std::uint64_t sequence_waits = 0;   // calls that waited for a new tick: the sequence was used up
   std::uint64_t ceiling_waits = 0;    // calls that waited for the ceiling to be raised
@@ -74,7 +75,7 @@ struct GeneratorStats {
   std::uint64_t failures = 0;         // calls that returned an error
 };
 
-class Generator {
+class COSID_EXPORT Generator {
  public:
   // Makes a generator over `binding`. Fails with the layout's own error when `layout` is invalid
   // or its epoch lies after clock.now_ms(), and with slot_out_of_range when the binding's slot

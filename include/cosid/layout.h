@@ -19,6 +19,7 @@
 
 #include "cosid/config.h"
 #include "cosid/error.h"
+#include "cosid/export.h"
 
 namespace cosid {
 
@@ -34,7 +35,7 @@ constexpr std::int64_t unit_ms(TimeUnit unit) noexcept {
 }
 
 // The three fields of an id.
-struct IdParts {
+struct COSID_EXPORT IdParts {
   std::int64_t timestamp = 0;  // ticks since the layout's epoch
   std::uint32_t slot = 0;
   std::uint32_t sequence = 0;
@@ -45,7 +46,7 @@ struct IdParts {
   friend bool operator!=(const IdParts& a, const IdParts& b) noexcept { return !(a == b); }
 };
 
-struct Layout {
+struct COSID_EXPORT Layout {
   // The instant of timestamp 0, in `unit`s since 1970-01-01T00:00:00Z.
   std::int64_t epoch = 1577203200000;
   TimeUnit unit = TimeUnit::kMillisecond;
@@ -145,14 +146,14 @@ inline constexpr Layout kJsSafeSeconds{1577203200, TimeUnit::kSecond, 31, 3, 19}
 
 // The preset called `name`: "default", "seconds", "js-safe" or "js-safe-seconds". On an unknown
 // name sets `ec` to unknown_layout (the message lists the names) and returns kDefault.
-[[nodiscard]] Layout layout_preset(std::string_view name, std::error_code& ec,
-                                   std::string* message = nullptr) noexcept;
+[[nodiscard]] COSID_EXPORT Layout layout_preset(std::string_view name, std::error_code& ec,
+                                                std::string* message = nullptr) noexcept;
 
 // The names accepted by layout_preset, comma separated, for help texts and messages.
-const char* layout_preset_names() noexcept;
+COSID_EXPORT const char* layout_preset_names() noexcept;
 
 // "ms" or "s".
-const char* to_string(TimeUnit unit) noexcept;
+COSID_EXPORT const char* to_string(TimeUnit unit) noexcept;
 
 #if COSID_HAS_EXCEPTIONS
 // Throwing overloads: throw cosid::Error with the message of the noexcept overload.

@@ -67,6 +67,7 @@
 
 #include "cosid/config.h"
 #include "cosid/error.h"
+#include "cosid/export.h"
 #include "cosid/layout.h"
 #include "cosid/slot_source.h"
 
@@ -79,7 +80,7 @@ using EnvLookup = std::function<const char*(const char*)>;
 // A raw setting: a canonical dotted key and its text, as flags arrive from the command line.
 using KeyValue = std::pair<std::string, std::string>;
 
-struct Options {
+struct COSID_EXPORT Options {
   std::string namespace_name = "cosid";
   Layout layout = layouts::kDefault;
   std::uint32_t slot = 0;  // set it (or resolve it): there is no default slot
@@ -94,7 +95,7 @@ struct Options {
 };
 
 // Where resolve_options() looks.
-struct OptionSources {
+struct COSID_EXPORT OptionSources {
   // The config file given with --config. Empty: the one COSID_CONFIG names, else none.
   std::string config_file;
   // When set, read instead of a file (tests, fuzzing); config_file names it in messages.
@@ -110,7 +111,7 @@ struct OptionSources {
 };
 
 // One effective setting, for `cosid config check`.
-struct Setting {
+struct COSID_EXPORT Setting {
   std::string key;     // "cosid.machine.static.slot"
   std::string value;   // canonical text, as a config file would say it; "" for an unset path
   std::string origin;  // "flag --slot", "env COSID_SLOT", "file /etc/cosid.yaml:4", "default", ...
@@ -136,7 +137,7 @@ inline constexpr const char* kConfigKeys[] = {
 // A command-line flag (without "--") and the key it sets. A flag without a value (a switch) sets
 // its key to `implied_value`; for the others implied_value is nullptr. --config is not here: it
 // names the file (OptionSources::config_file).
-struct ConfigFlag {
+struct COSID_EXPORT ConfigFlag {
   const char* flag;
   const char* key;
   const char* implied_value;
@@ -159,7 +160,7 @@ inline constexpr ConfigFlag kConfigFlags[] = {
 
 // The environment variables and the keys they set. COSID_CONFIG, which names the config file, is
 // not here.
-struct ConfigVariable {
+struct COSID_EXPORT ConfigVariable {
   const char* name;
   const char* key;
 };
@@ -172,35 +173,36 @@ inline constexpr ConfigVariable kConfigVariables[] = {
 };
 
 // The entry of kConfigFlags for `flag` (given without "--"), or nullptr.
-const ConfigFlag* find_config_flag(std::string_view flag) noexcept;
+COSID_EXPORT const ConfigFlag* find_config_flag(std::string_view flag) noexcept;
 // The key `flag` sets, or nullptr when it is not a config or layout flag.
-const char* key_for_flag(std::string_view flag) noexcept;
+COSID_EXPORT const char* key_for_flag(std::string_view flag) noexcept;
 
 // Resolves the options from `sources`. On success fills `out` and, in the second form,
 // `settings` with one entry per key of kConfigKeys. On failure leaves `out` alone and sets `ec`:
 // config_unreadable, config_syntax, config_unknown_key (also for a flag key not in kConfigKeys),
 // config_duplicate_key, unset_variable, invalid_value, unknown_layout, layout_*,
 // no_slot_configured, invalid_slot, no_hostname_ordinal or slot_out_of_range.
-[[nodiscard]] bool resolve_options(const OptionSources& sources, Options& out, std::error_code& ec,
-                                   std::string* message = nullptr) noexcept;
-[[nodiscard]] bool resolve_options(const OptionSources& sources, Options& out,
-                                   std::vector<Setting>& settings, std::error_code& ec,
-                                   std::string* message = nullptr) noexcept;
+[[nodiscard]] COSID_EXPORT bool resolve_options(const OptionSources& sources, Options& out,
+                                                std::error_code& ec,
+                                                std::string* message = nullptr) noexcept;
+[[nodiscard]] COSID_EXPORT bool resolve_options(const OptionSources& sources, Options& out,
+                                                std::vector<Setting>& settings, std::error_code& ec,
+                                                std::string* message = nullptr) noexcept;
 
 // Checks options built in code by the rules above (the slot against the layout, ahead's range,
 // ...). resolve_options() output always passes.
-[[nodiscard]] bool validate_options(const Options& options, std::error_code& ec,
-                                    std::string* message = nullptr) noexcept;
+[[nodiscard]] COSID_EXPORT bool validate_options(const Options& options, std::error_code& ec,
+                                                 std::string* message = nullptr) noexcept;
 
 // The layout the cosid.layout.* entries of `flags` describe (other keys are ignored), for
 // commands that take layout flags but no other options. Messages name the flags ("flag --epoch").
-[[nodiscard]] bool layout_from_settings(const std::vector<KeyValue>& flags, Layout& out,
-                                        std::error_code& ec,
-                                        std::string* message = nullptr) noexcept;
+[[nodiscard]] COSID_EXPORT bool layout_from_settings(const std::vector<KeyValue>& flags,
+                                                     Layout& out, std::error_code& ec,
+                                                     std::string* message = nullptr) noexcept;
 
 // A config file that resolves to `options` again (with an explicit slot, and the layout spelled
 // out field by field). Keys at their default are written too, except an empty state-file.
-std::string to_config_text(const Options& options);
+COSID_EXPORT std::string to_config_text(const Options& options);
 
 #if COSID_HAS_EXCEPTIONS
 // Throwing overloads: throw cosid::Error with the message of the noexcept overload.

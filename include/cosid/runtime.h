@@ -27,6 +27,7 @@
 #include "cosid/clock.h"
 #include "cosid/config.h"
 #include "cosid/error.h"
+#include "cosid/export.h"
 #include "cosid/fs.h"
 #include "cosid/generator.h"
 #include "cosid/metrics.h"
@@ -45,7 +46,7 @@ enum class EventKind {
   kStateFileReplaced,    // the file was removed or replaced: no more ceilings are written
 };
 
-struct Event {
+struct COSID_EXPORT Event {
   EventKind kind;
   std::error_code code;  // the failure, for kStateWriteFailed and kStateFileReplaced
   std::string message;   // a sentence for a log
@@ -57,7 +58,7 @@ struct Event {
 // the usual listener: examples/logging/logging.cc logs every event with a level, and README.md
 // ("Observability") says what each event means. Counts of the same happenings, for a scrape
 // rather than a log, come from Runtime::metrics().
-class EventListener {
+class COSID_EXPORT EventListener {
  public:
   virtual ~EventListener() = default;
   virtual void on_event(const Event& event) noexcept = 0;
@@ -65,7 +66,7 @@ class EventListener {
 
 // The seams and knobs a program or a test may set. Every pointer may be null for the default and
 // must otherwise outlive the Runtime.
-struct RuntimeEnvironment {
+struct COSID_EXPORT RuntimeEnvironment {
   Clock* clock = nullptr;             // default: the system clock
   FileSystem* fs = nullptr;           // default: posix_file_system()
   EventListener* listener = nullptr;  // default: events are dropped
@@ -75,7 +76,7 @@ struct RuntimeEnvironment {
   GeneratorOptions generator;  // wait bounds and drift of the generators
 };
 
-class Runtime {
+class COSID_EXPORT Runtime {
  public:
   // Opens the slot's window as the header comment says. Fails with the state file's errors,
   // errc::clock_behind_floor (the clock stayed at or before the floor for start_wait; the message

@@ -21,6 +21,7 @@
 
 #include "cosid/config.h"
 #include "cosid/error.h"
+#include "cosid/export.h"
 
 namespace cosid {
 
@@ -30,22 +31,24 @@ enum class SlotSource : std::uint8_t {
 };
 
 // "explicit" or "stateful-set", the values of cosid.machine.static.slot-source.
-const char* to_string(SlotSource source) noexcept;
+COSID_EXPORT const char* to_string(SlotSource source) noexcept;
 // The inverse of to_string(SlotSource). Returns false for any other text.
-[[nodiscard]] bool parse_slot_source(std::string_view text, SlotSource& source) noexcept;
+[[nodiscard]] COSID_EXPORT bool parse_slot_source(std::string_view text,
+                                                  SlotSource& source) noexcept;
 
 // Reads a slot value: ASCII digits without a leading zero, below 2^slot_bits (and at most
 // 2^32 - 1). `origin` says where the text came from ("flag --slot", "env COSID_SLOT") for the
 // message. Fails with invalid_slot for text that is not such a number (a number beyond 64 bits
 // included) and with slot_out_of_range for a number the slot bits cannot hold; the message names
 // the value, its origin, the slot bits and the range.
-[[nodiscard]] bool parse_slot(std::string_view text, std::string_view origin, int slot_bits,
-                              std::uint32_t& slot, std::error_code& ec,
-                              std::string* message = nullptr) noexcept;
+[[nodiscard]] COSID_EXPORT bool parse_slot(std::string_view text, std::string_view origin,
+                                           int slot_bits, std::uint32_t& slot, std::error_code& ec,
+                                           std::string* message = nullptr) noexcept;
 
 // Checks a slot number against the slot bits: slot_out_of_range unless slot < 2^slot_bits.
-[[nodiscard]] bool check_slot(std::uint64_t slot, std::string_view origin, int slot_bits,
-                              std::error_code& ec, std::string* message = nullptr) noexcept;
+[[nodiscard]] COSID_EXPORT bool check_slot(std::uint64_t slot, std::string_view origin,
+                                           int slot_bits, std::error_code& ec,
+                                           std::string* message = nullptr) noexcept;
 
 // The StatefulSet ordinal at the end of `hostname`: the digits after its last '-' in the part
 // before the first '.' (so "order-service-3.order-service.ns.svc" works too). The ordinal is
@@ -55,14 +58,15 @@ const char* to_string(SlotSource source) noexcept;
 // pod names, and a cut name may end in another pod's ordinal. An ordinal that does not fit the
 // slot bits fails with slot_out_of_range. `origin` says where the name came from ("env
 // HOSTNAME", "gethostname()").
-[[nodiscard]] bool slot_from_hostname(std::string_view hostname, std::string_view origin,
-                                      int slot_bits, std::uint32_t& slot, std::error_code& ec,
-                                      std::string* message = nullptr) noexcept;
+[[nodiscard]] COSID_EXPORT bool slot_from_hostname(std::string_view hostname,
+                                                   std::string_view origin, int slot_bits,
+                                                   std::uint32_t& slot, std::error_code& ec,
+                                                   std::string* message = nullptr) noexcept;
 
 // This machine's host name from gethostname(). Fails with no_hostname_ordinal when the call fails
 // or returns an empty name.
-[[nodiscard]] bool local_hostname(std::string& name, std::error_code& ec,
-                                  std::string* message = nullptr) noexcept;
+[[nodiscard]] COSID_EXPORT bool local_hostname(std::string& name, std::error_code& ec,
+                                               std::string* message = nullptr) noexcept;
 
 #if COSID_HAS_EXCEPTIONS
 // Throwing overloads: throw cosid::Error with the message of the noexcept overload.

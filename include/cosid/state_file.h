@@ -27,14 +27,14 @@
 namespace cosid {
 
 // Whom a state file belongs to. A file written for another owner is refused.
-struct StateFileOwner {
+struct COSID_EXPORT StateFileOwner {
   std::uint32_t slot = 0;
   Layout layout = layouts::kDefault;
   std::string namespace_name;
 };
 
 // One record as stored (see src/state_record.h for the bytes).
-struct StateRecord {
+struct COSID_EXPORT StateRecord {
   std::uint64_t generation = 0;
   std::int64_t ceiling_ms = 0;
   std::uint32_t slot = 0;
@@ -45,14 +45,14 @@ struct StateRecord {
 };
 
 // What a state file holds, read without locking it (for `cosid state show`).
-struct StateFileView {
+struct COSID_EXPORT StateFileView {
   StateRecord records[2];
   bool valid[2] = {false, false};
   const char* problem[2] = {"", ""};  // why a block is not valid
   int current = -1;                   // the block with the current record; -1 if none is valid
 };
 
-struct StateFileOpenOptions {
+struct COSID_EXPORT StateFileOpenOptions {
   // Create the file, with floor = not_before_ms, when it does not exist. Else refuse with
   // errc::state_file_missing.
   bool create_if_missing = true;
@@ -61,7 +61,7 @@ struct StateFileOpenOptions {
   std::int64_t not_before_ms = 0;
 };
 
-class StateFile {
+class COSID_EXPORT StateFile {
  public:
   // Opens and locks the state file at `path`, creating it if missing and allowed, checks it
   // belongs to `owner`, and picks the current record from what is on the device (read past the
@@ -133,9 +133,11 @@ class StateFile {
 // Creates a new state file at `path` for `owner` with the given floor, and fails with EEXIST
 // (generic category) if one exists: never replaces a file, whose ceiling could be rolled back.
 // For migrations (`cosid state init`).
-[[nodiscard]] bool create_state_file(FileSystem& fs, Clock& clock, const std::string& path,
-                                     const StateFileOwner& owner, std::int64_t floor_ms,
-                                     std::error_code& ec, std::string* message = nullptr);
+[[nodiscard]] COSID_EXPORT bool create_state_file(FileSystem& fs, Clock& clock,
+                                                  const std::string& path,
+                                                  const StateFileOwner& owner,
+                                                  std::int64_t floor_ms, std::error_code& ec,
+                                                  std::string* message = nullptr);
 
 // Checks that `record` was written for `owner`: the same slot, layout and namespace. Otherwise
 // fails with errc::state_file_mismatch and, if `message` is not null, says what differs in the
@@ -148,8 +150,9 @@ class StateFile {
                                                         std::string* message = nullptr);
 
 // Reads both records of the state file at `path` without locking or changing it.
-[[nodiscard]] bool read_state_file(FileSystem& fs, const std::string& path, StateFileView& view,
-                                   std::error_code& ec, std::string* message = nullptr);
+[[nodiscard]] COSID_EXPORT bool read_state_file(FileSystem& fs, const std::string& path,
+                                                StateFileView& view, std::error_code& ec,
+                                                std::string* message = nullptr);
 
 }  // namespace cosid
 

@@ -79,19 +79,19 @@ struct COSID_EXPORT Incarnation {
 
 // Who holds a lease: a logical key (configured, else "host:pid") and the incarnation of the
 // runtime that holds it.
-struct Owner {
+struct COSID_EXPORT Owner {
   std::string key;
   Incarnation incarnation;
 };
 
 // What every caller of a namespace must agree on.
-struct NamespaceTerms {
+struct COSID_EXPORT NamespaceTerms {
   std::uint32_t slot_limit = 1024;            // slots 0 .. slot_limit - 1 (2^bits)
   std::chrono::milliseconds tolerance{1000};  // how far past expires_at a holder may issue
 };
 
 // A held lease, as acquire() and renew() return it.
-struct SlotLease {
+struct COSID_EXPORT SlotLease {
   std::string name_space;  // "namespace" is a keyword
   std::uint32_t slot = 0;
   Owner owner;
@@ -103,7 +103,7 @@ struct SlotLease {
 };
 
 // One slot as the store holds it, for choosing a slot and for `cosid lease list`.
-struct SlotRecord {
+struct COSID_EXPORT SlotRecord {
   std::uint32_t slot = 0;
   bool held = false;           // an owner is recorded (it may have expired: see expires_at)
   Owner owner;                 // meaningful when held
@@ -115,7 +115,7 @@ struct SlotRecord {
   std::int64_t next_floor = 0;  // the floor of the next holder
 };
 
-struct AcquireRequest {
+struct COSID_EXPORT AcquireRequest {
   std::string name_space;
   std::uint32_t slot = 0;  // the one slot this compare-and-set is about
   Owner owner;

@@ -1,0 +1,65 @@
+# `cmake --install`: the public headers, the library, a CMake package (find_package(cosid) gives
+# cosid::cosid), a pkg-config file, and the cosid CLI when it is built. Everything goes under
+# CMAKE_INSTALL_PREFIX by the GNUInstallDirs layout, and the CMake package and the pkg-config file
+# find the rest relative to themselves, so `cmake --install build --prefix DIR` and a moved prefix
+# both work.
+include(CMakePackageConfigHelpers)
+
+set(COSID_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/cosid"
+    CACHE STRING "Where cosidConfig.cmake is installed, relative to the prefix")
+mark_as_advanced(COSID_INSTALL_CMAKEDIR)
+
+install(TARGETS cosid EXPORT cosidTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# The whole public tree, so a header added under include/cosid/ (or a subdirectory of it) is
+# installed without another rule.
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/cosid" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h")
+
+install(EXPORT cosidTargets NAMESPACE cosid:: FILE cosidTargets.cmake
+        DESTINATION ${COSID_INSTALL_CMAKEDIR})
+configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/cosidConfig.cmake.in"
+                              "${PROJECT_BINARY_DIR}/cosidConfig.cmake"
+                              INSTALL_DESTINATION ${COSID_INSTALL_CMAKEDIR})
+# SameMajorVersion: a request for version X.Y accepts an installed X.Z with Z >= Y.
+write_basic_package_version_file("${PROJECT_BINARY_DIR}/cosidConfigVersion.cmake"
+                                 COMPATIBILITY SameMajorVersion)
+install(FILES "${PROJECT_BINARY_DIR}/cosidConfig.cmake"
+              "${PROJECT_BINARY_DIR}/cosidConfigVersion.cmake"
+        DESTINATION ${COSID_INSTALL_CMAKEDIR})
+
+# pkg-config. The prefix is written relative to the .pc file's own directory (${pcfiledir}), so it
+# stays right under `cmake --install --prefix` and in a moved tree; absolute install dirs are used
+# as they are. A static library needs the thread library at the consumer's link; a shared one
+# brings it along. (_cosid_type: the library's TYPE, from CMakeLists.txt.)
+set(_cosid_pc_dir "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+if(IS_ABSOLUTE "${_cosid_pc_dir}")
+  set(COSID_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH _cosid_pc_up "/prefix/${_cosid_pc_dir}" "/prefix")
+  string(REGEX REPLACE "/$" "" _cosid_pc_up "${_cosid_pc_up}")
+  set(COSID_PC_PREFIX "\${pcfiledir}/${_cosid_pc_up}")
+endif()
+foreach(_dir LIBDIR INCLUDEDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${_dir}}")
+    set(COSID_PC_${_dir} "${CMAKE_INSTALL_${_dir}}")
+  else()
+    set(COSID_PC_${_dir} "\${prefix}/${CMAKE_INSTALL_${_dir}}")
+  endif()
+endforeach()
+if(_cosid_type STREQUAL "STATIC_LIBRARY")
+  set(COSID_PC_LIBS "-L\${libdir} -lcosid -pthread")
+  set(COSID_PC_LIBS_PRIVATE "")
+else()
+  set(COSID_PC_LIBS "-L\${libdir} -lcosid")
+  set(COSID_PC_LIBS_PRIVATE "-pthread")
+endif()
+configure_file("${PROJECT_SOURCE_DIR}/cmake/cosid.pc.in" "${PROJECT_BINARY_DIR}/cosid.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/cosid.pc" DESTINATION ${_cosid_pc_dir})
+
+if(TARGET cosid_cli)
+  install(TARGETS cosid_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
