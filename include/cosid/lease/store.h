@@ -31,7 +31,13 @@
 // lease_terms_mismatch, store_unavailable (I/O, lock or timeout: the outcome of a change may be
 // unknown, and retrying it is safe because every change is idempotent or fenced),
 // store_corrupt, invalid_argument (a slot at or above the limit, an empty namespace or key, a
-// non-positive ttl). Messages name the namespace, the slot and the values.
+// non-positive ttl, a negative tolerance, a nil incarnation). Messages name the namespace, the slot
+// and the values. A store never throws into the library; every call is noexcept in practice and
+// reports through `ec`.
+//
+// store_rules.h holds the table above as pure functions over one SlotRecord, so a store only has
+// to provide the atomic compare-and-set around them; lease/conformance.h (the TCK, target
+// cosid::tck) checks that a store keeps every row.
 //
 // Thread safety: a SlotLeaseStore must accept calls from any number of threads and processes at
 // once (each store says which processes can share it); each call is atomic with respect to all
@@ -47,12 +53,13 @@
 #include <vector>
 
 #include "cosid/error.h"
+#include "cosid/export.h"
 
 namespace cosid {
 namespace lease {
 
 // A 128-bit incarnation, new for every runtime start.
-struct Incarnation {
+struct COSID_EXPORT Incarnation {
   std::array<std::uint8_t, 16> bytes{};
 
   // A random version-4 UUID from the kernel's random source (getrandom, else /dev/urandom).
@@ -121,7 +128,7 @@ enum class AcquireOutcome {
   kTaken,     // a live lease of another owner holds the slot; `record` shows it
 };
 
-class SlotLeaseStore {
+class COSID_EXPORT SlotLeaseStore {
  public:
   virtual ~SlotLeaseStore() = default;
 

@@ -1,0 +1,90 @@
+// Store rules: the store-side table of lease/store.h as pure functions over one slot's record.
+//
+// A store's only job is to make each change one atomic compare-and-set on one slot: read the
+// record (and the namespace's recorded terms), let these functions decide, and write the result
+// back only if nobody changed the record meanwhile. Every store of cosid (memory, file) is built
+// this way, and a user's store can be too; the conformance kit (lease/conformance.h) checks the
+// result either way.
+//
+// Bounds beyond the table, so that no sum overflows: a ttl of 1 ms to 30 days, a tolerance of
+// 0 to 30 days, a slot limit of 1 to 2^22 (the widest slot field a 63-bit layout leaves room for
+// with a 41-bit timestamp is far smaller; the bound only keeps scans finite).
+//
+// Thread safety: pure functions of their arguments; call them from any thread.
+#ifndef COSID_LEASE_STORE_RULES_H_
+#define COSID_LEASE_STORE_RULES_H_
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <system_error>
+
+#include "cosid/export.h"
+#include "cosid/lease/store.h"
+
+namespace cosid {
+namespace lease {
+
+constexpr std::chrono::milliseconds kMaxLeaseTtl{30LL * 24 * 3600 * 1000};
+constexpr std::chrono::milliseconds kMaxLeaseTolerance{30LL * 24 * 3600 * 1000};
+constexpr std::uint32_t kMaxSlotLimit = 1u << 22;
+
+// Argument checks, each failing with errc::invalid_argument and a message naming the value.
+// Terms: a slot limit of 1 to kMaxSlotLimit, a tolerance of 0 to kMaxLeaseTolerance.
+COSID_EXPORT bool check_terms(const std::string& name_space, const NamespaceTerms& terms,
+                              std::error_code& ec, std::string* message = nullptr);
+// A namespace that is not empty, valid terms, a ttl of 1 ms to kMaxLeaseTtl.
+COSID_EXPORT bool check_scan(const std::string& name_space, const NamespaceTerms& terms,
+                             std::error_code& ec, std::string* message = nullptr);
+// check_scan, plus: a slot below the limit, an owner key that is not empty, an incarnation that
+// is not nil, a ttl of 1 ms to kMaxLeaseTtl.
+COSID_EXPORT bool check_acquire(const AcquireRequest& request, std::error_code& ec,
+                                std::string* message = nullptr);
+// The same checks for a held lease given to renew (with its ttl) or release (ttl unused: pass
+// any valid one).
+COSID_EXPORT bool check_held(const SlotLease& held, const NamespaceTerms& terms,
+                             std::chrono::milliseconds ttl, std::error_code& ec,
+                             std::string* message = nullptr);
+
+// Compares the terms a namespace recorded with those of a call: errc::lease_terms_mismatch,
+// with both in the message, when they differ.
+COSID_EXPORT bool check_recorded_terms(const std::string& name_space,
+                                       const NamespaceTerms& recorded,
+                                       const NamespaceTerms& requested, std::error_code& ec,
+                                       std::string* message = nullptr);
+
+// Whether another owner may take the slot at store time `now`: never used, released, or expired
+// (now > expires_at).
+COSID_EXPORT bool is_free(const SlotRecord& record, std::int64_t now) noexcept;
+
+// The lease a record describes, as acquire() and renew() return it.
+COSID_EXPORT SlotLease lease_of(const std::string& name_space, const SlotRecord& record,
+                                std::int64_t now);
+
+// The acquire row. `record` is the slot's current record (a never-used slot: SlotRecord with
+// only `slot` set). Returns kAcquired and updates `record` and `lease` when the slot is free (a
+// new lease: fence + 1, the next floor) or held by request.owner (the existing lease, unchanged:
+// an idempotent retry, whose store_now is `now`); returns kTaken and leaves both alone when
+// another owner's live lease holds it. REQUIRES: check_acquire(request) passed.
+COSID_EXPORT AcquireOutcome apply_acquire(SlotRecord& record, const AcquireRequest& request,
+                                          std::int64_t now, SlotLease& lease);
+
+// The renew row: fails with errc::lease_lost when `record` is not held by held.owner under
+// held.fence (the record is then left alone); else raises expires_at to now + ttl, ceiling and
+// next_floor with it, never lowering any of them, and fills `renewed`.
+// REQUIRES: check_held(held, terms, ttl) passed and the recorded terms match.
+COSID_EXPORT bool apply_renew(SlotRecord& record, const SlotLease& held,
+                              const NamespaceTerms& terms, std::chrono::milliseconds ttl,
+                              std::int64_t now, SlotLease& renewed, std::error_code& ec,
+                              std::string* message = nullptr);
+
+// The release row: fails with errc::lease_lost like apply_renew; else clears the owner (keeping
+// its key in last_owner_key), sets next_floor = max(floor, min(last_issued, ceiling)) and
+// increments the fence.
+COSID_EXPORT bool apply_release(SlotRecord& record, const SlotLease& held, std::int64_t last_issued,
+                                std::error_code& ec, std::string* message = nullptr);
+
+}  // namespace lease
+}  // namespace cosid
+
+#endif  // COSID_LEASE_STORE_RULES_H_

@@ -1,0 +1,223 @@
+#include "cosid/lease/store_rules.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "parse_util.h"
+
+namespace cosid {
+namespace lease {
+namespace {
+
+bool fail(errc code, std::error_code& ec, std::string* message, const std::string& text) {
+  ec = make_error_code(code);
+  if (message != nullptr) *message = text;
+  return false;
+}
+
+// now + ttl (+ tolerance) for a store clock anywhere in int64: saturates instead of overflowing,
+// so an absurd clock reading gives a far expiry rather than undefined behaviour.
+std::int64_t add_ms(std::int64_t a, std::int64_t b) noexcept {
+  if (b > 0 && a > std::numeric_limits<std::int64_t>::max() - b) {
+    return std::numeric_limits<std::int64_t>::max();
+  }
+  return a + b;
+}
+
+std::string in_namespace(const std::string& name_space) {
+  return " in namespace " + detail::quote(name_space);
+}
+
+std::string slot_text(const std::string& name_space, std::uint32_t slot) {
+  return "slot " + std::to_string(slot) + in_namespace(name_space);
+}
+
+bool check_ttl(const std::string& name_space, std::chrono::milliseconds ttl, std::error_code& ec,
+               std::string* message) {
+  if (ttl.count() < 1 || ttl > kMaxLeaseTtl) {
+    return fail(errc::invalid_argument, ec, message,
+                "lease ttl " + std::to_string(ttl.count()) + " ms" + in_namespace(name_space) +
+                    " is outside 1 ms to " + std::to_string(kMaxLeaseTtl.count()) +
+                    " ms: give a ttl such as 30s");
+  }
+  return true;
+}
+
+bool check_owner(const std::string& name_space, std::uint32_t slot, const Owner& owner,
+                 std::error_code& ec, std::string* message) {
+  if (owner.key.empty()) {
+    return fail(errc::invalid_argument, ec, message,
+                "the owner key for " + slot_text(name_space, slot) +
+                    " is empty: give a key such as host:pid");
+  }
+  if (owner.incarnation.is_nil()) {
+    return fail(errc::invalid_argument, ec, message,
+                "the incarnation of owner " + detail::quote(owner.key) + " for " +
+                    slot_text(name_space, slot) +
+                    " is nil: make one with Incarnation::random() at every start");
+  }
+  return true;
+}
+
+bool check_slot(const std::string& name_space, std::uint32_t slot, const NamespaceTerms& terms,
+                std::error_code& ec, std::string* message) {
+  if (slot >= terms.slot_limit) {
+    return fail(errc::invalid_argument, ec, message,
+                "slot " + std::to_string(slot) + in_namespace(name_space) +
+                    " is at or above the slot limit " + std::to_string(terms.slot_limit) +
+                    ": give a slot from 0 to " + std::to_string(terms.slot_limit - 1));
+  }
+  return true;
+}
+
+bool same_owner(const Owner& a, const Owner& b) noexcept {
+  return a.key == b.key && a.incarnation == b.incarnation;
+}
+
+// Whether `record` is still the lease `held`: held by the same owner under the same fence.
+bool check_still_held(const SlotRecord& record, const SlotLease& held, const char* operation,
+                      std::error_code& ec, std::string* message) {
+  if (record.held && record.fence == held.fence && same_owner(record.owner, held.owner)) {
+    return true;
+  }
+  std::string now_text = record.held ? "it is held by " + detail::quote(record.owner.key) +
+                                           " (incarnation " + record.owner.incarnation.to_string() +
+                                           ") under fence " + std::to_string(record.fence)
+                                     : "it is free, fence " + std::to_string(record.fence);
+  return fail(errc::lease_lost, ec, message,
+              std::string("cannot ") + operation + " the lease on " +
+                  slot_text(held.name_space, held.slot) + " of " + detail::quote(held.owner.key) +
+                  " (incarnation " + held.owner.incarnation.to_string() + ", fence " +
+                  std::to_string(held.fence) + "): " + now_text +
+                  "; the lease is gone: stop issuing under it and acquire a slot anew");
+}
+
+}  // namespace
+
+bool check_terms(const std::string& name_space, const NamespaceTerms& terms, std::error_code& ec,
+                 std::string* message) {
+  if (terms.slot_limit < 1 || terms.slot_limit > kMaxSlotLimit) {
+    return fail(errc::invalid_argument, ec, message,
+                "slot limit " + std::to_string(terms.slot_limit) + in_namespace(name_space) +
+                    " is outside 1 to " + std::to_string(kMaxSlotLimit) +
+                    ": give 2^slot_bits of the layout, such as 1024");
+  }
+  if (terms.tolerance.count() < 0 || terms.tolerance > kMaxLeaseTolerance) {
+    return fail(errc::invalid_argument, ec, message,
+                "tolerance " + std::to_string(terms.tolerance.count()) + " ms" +
+                    in_namespace(name_space) + " is outside 0 to " +
+                    std::to_string(kMaxLeaseTolerance.count()) + " ms: give one such as 1s");
+  }
+  return true;
+}
+
+bool check_scan(const std::string& name_space, const NamespaceTerms& terms, std::error_code& ec,
+                std::string* message) {
+  if (name_space.empty()) {
+    return fail(errc::invalid_argument, ec, message,
+                "the lease namespace is empty: give a namespace such as the service's name");
+  }
+  return check_terms(name_space, terms, ec, message);
+}
+
+bool check_acquire(const AcquireRequest& request, std::error_code& ec, std::string* message) {
+  return check_scan(request.name_space, request.terms, ec, message) &&
+         check_slot(request.name_space, request.slot, request.terms, ec, message) &&
+         check_owner(request.name_space, request.slot, request.owner, ec, message) &&
+         check_ttl(request.name_space, request.ttl, ec, message);
+}
+
+bool check_held(const SlotLease& held, const NamespaceTerms& terms, std::chrono::milliseconds ttl,
+                std::error_code& ec, std::string* message) {
+  return check_scan(held.name_space, terms, ec, message) &&
+         check_slot(held.name_space, held.slot, terms, ec, message) &&
+         check_owner(held.name_space, held.slot, held.owner, ec, message) &&
+         check_ttl(held.name_space, ttl, ec, message);
+}
+
+bool check_recorded_terms(const std::string& name_space, const NamespaceTerms& recorded,
+                          const NamespaceTerms& requested, std::error_code& ec,
+                          std::string* message) {
+  if (recorded.slot_limit == requested.slot_limit && recorded.tolerance == requested.tolerance) {
+    return true;
+  }
+  return fail(errc::lease_terms_mismatch, ec, message,
+              "namespace " + detail::quote(name_space) + " records slot limit " +
+                  std::to_string(recorded.slot_limit) + " and tolerance " +
+                  std::to_string(recorded.tolerance.count()) + " ms, this runtime asks for " +
+                  std::to_string(requested.slot_limit) + " and " +
+                  std::to_string(requested.tolerance.count()) +
+                  " ms: every runtime of a namespace must use the same slot bits and tolerance, "
+                  "else they disagree on ceilings; configure them alike or use another namespace");
+}
+
+bool is_free(const SlotRecord& record, std::int64_t now) noexcept {
+  return !record.held || now > record.expires_at;
+}
+
+SlotLease lease_of(const std::string& name_space, const SlotRecord& record, std::int64_t now) {
+  SlotLease lease;
+  lease.name_space = name_space;
+  lease.slot = record.slot;
+  lease.owner = record.owner;
+  lease.fence = record.fence;
+  lease.expires_at = record.expires_at;
+  lease.floor = record.floor;
+  lease.ceiling = record.ceiling;
+  lease.store_now = now;
+  return lease;
+}
+
+AcquireOutcome apply_acquire(SlotRecord& record, const AcquireRequest& request, std::int64_t now,
+                             SlotLease& lease) {
+  // The same owner retrying (its first answer was lost) gets the lease it already has, as long as
+  // it is live; an expired one is taken anew below like any free slot, with a new window.
+  const bool retry = record.held && same_owner(record.owner, request.owner);
+  if (retry && now <= record.expires_at) {
+    lease = lease_of(request.name_space, record, now);
+    return AcquireOutcome::kAcquired;
+  }
+  if (!is_free(record, now)) return AcquireOutcome::kTaken;
+  record.held = true;
+  record.owner = request.owner;
+  record.last_owner_key = request.owner.key;
+  record.fence += 1;
+  record.floor = record.next_floor;
+  record.expires_at = add_ms(now, request.ttl.count());
+  // The window never ends before it starts, whatever the store's clock did since the last holder.
+  record.ceiling =
+      std::max(add_ms(record.expires_at, request.terms.tolerance.count()), record.floor);
+  record.next_floor = record.ceiling;
+  lease = lease_of(request.name_space, record, now);
+  return AcquireOutcome::kAcquired;
+}
+
+bool apply_renew(SlotRecord& record, const SlotLease& held, const NamespaceTerms& terms,
+                 std::chrono::milliseconds ttl, std::int64_t now, SlotLease& renewed,
+                 std::error_code& ec, std::string* message) {
+  if (!check_still_held(record, held, "renew", ec, message)) return false;
+  // Only up: a store clock that went back, or a replayed renewal, never shortens the window.
+  record.expires_at = std::max(record.expires_at, add_ms(now, ttl.count()));
+  record.ceiling = std::max(record.ceiling, add_ms(record.expires_at, terms.tolerance.count()));
+  record.next_floor = std::max(record.next_floor, record.ceiling);
+  renewed = lease_of(held.name_space, record, now);
+  ec.clear();
+  return true;
+}
+
+bool apply_release(SlotRecord& record, const SlotLease& held, std::int64_t last_issued,
+                   std::error_code& ec, std::string* message) {
+  if (!check_still_held(record, held, "release", ec, message)) return false;
+  record.held = false;
+  record.last_owner_key = record.owner.key;
+  record.owner = Owner{};
+  // The next holder starts right after the last timestamp really issued, which lies in
+  // (floor, ceiling]; a value outside is clamped into the window, never beyond it.
+  record.next_floor = std::max(record.floor, std::min(last_issued, record.ceiling));
+  record.fence += 1;
+  ec.clear();
+  return true;
+}
+
+}  // namespace lease
+}  // namespace cosid
