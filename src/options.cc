@@ -209,7 +209,8 @@ bool build_distributor(const RawSettings& raw, Options& options, std::error_code
     std::uint32_t slot = 0;
     if (!parse_slot(preferred.text, preferred.origin, options.layout.slot_bits, slot, ec,
                     message)) {
-      if (message != nullptr) *message = std::string(kConfigKeys[detail::kPreferredSlot]) + ": " + *message;
+      if (message != nullptr)
+        *message = std::string(kConfigKeys[detail::kPreferredSlot]) + ": " + *message;
       return false;
     }
     options.preferred_slot = slot;
@@ -322,16 +323,15 @@ bool validate_store_options(const Options& options, std::error_code& ec, std::st
                             "the store; clear Options::state_file and require_state_file");
   }
   if (!detail::check_store_slot_bits(options.layout, ec, message) ||
-      !detail::check_ttl(options.ttl, options.layout,
-                         shown(detail::format_duration(options.ttl)), ec, message) ||
+      !detail::check_ttl(options.ttl, options.layout, shown(detail::format_duration(options.ttl)),
+                         ec, message) ||
       !detail::check_tolerance(options.tolerance,
                                shown(std::to_string(options.tolerance.count()) + "ms"), ec,
                                message) ||
       (!options.owner_key.empty() &&
        !detail::check_owner_key(options.owner_key, shown(options.owner_key), ec, message)) ||
-      (options.preferred_slot &&
-       !check_slot(*options.preferred_slot, "Options::preferred_slot", options.layout.slot_bits, ec,
-                   message)) ||
+      (options.preferred_slot && !check_slot(*options.preferred_slot, "Options::preferred_slot",
+                                             options.layout.slot_bits, ec, message)) ||
       (!options.store_directory.empty() &&
        !detail::check_store_directory(options.store_directory, shown(options.store_directory), ec,
                                       message))) {

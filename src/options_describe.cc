@@ -118,8 +118,8 @@ std::string to_config_text(const Options& options) {
       text += "      preferred-slot: " + std::to_string(*options.preferred_slot) + "\n";
     }
     if (!options.store_directory.empty()) {
-      text += "      file:\n        directory: " + detail::yaml_quoted(options.store_directory) +
-              "\n";
+      text +=
+          "      file:\n        directory: " + detail::yaml_quoted(options.store_directory) + "\n";
     }
   }
   text += "  layout:\n    preset: default\n";

@@ -27,8 +27,7 @@ OptionGroup config_flags_group() {
           {"tolerance", '\0', "DUR",
            "how far past its expiry a lease may still issue; the same for the namespace (1s)"},
           {"owner-key", '\0', "KEY", "the lease holder's name (COSID_OWNER_KEY; HOST:PID)"},
-          {"preferred-slot", '\0', "N",
-           "the slot to lease when it is free (COSID_PREFERRED_SLOT)"},
+          {"preferred-slot", '\0', "N", "the slot to lease when it is free (COSID_PREFERRED_SLOT)"},
       }};
 }
 

@@ -67,8 +67,10 @@ class LeaseKeeper::Impl {
     }
     if (!Incarnation::random(owner_.incarnation, ec)) {
       if (message != nullptr) {
-        *message = "no random incarnation for the lease owner: the kernel's random source "
-                   "cannot be read (" + ec.message() + ")";
+        *message =
+            "no random incarnation for the lease owner: the kernel's random source "
+            "cannot be read (" +
+            ec.message() + ")";
       }
       return false;
     }
@@ -82,8 +84,7 @@ class LeaseKeeper::Impl {
       SlotChoice choice;
       std::string why;
       if (acquire_locked(choice, ec, &why)) return true;
-      const bool retryable =
-          ec == errc::lease_exhausted || ec == errc::store_unavailable;
+      const bool retryable = ec == errc::lease_exhausted || ec == errc::store_unavailable;
       const std::int64_t waited = clock_.monotonic_ns() - begin;
       if (ec == errc::lease_exhausted) {
         why = "every slot of namespace " + options_.name_space + " (" +
@@ -104,8 +105,8 @@ class LeaseKeeper::Impl {
         return false;
       }
       if (!reported) {
-        emit({KeeperEventKind::kWaitingForSlot, ec, why + "; retrying for up to " +
-                                                        detail::format_duration(timeout)});
+        emit({KeeperEventKind::kWaitingForSlot, ec,
+              why + "; retrying for up to " + detail::format_duration(timeout)});
         reported = true;
       }
       backoff = std::clamp(backoff * 2, kFirstBackoff, max_backoff_);
@@ -217,9 +218,8 @@ class LeaseKeeper::Impl {
     const std::int64_t now = clock_.monotonic_ns();
     if (current_ == nullptr) {
       if (now >= next_attempt_ns_) reacquire_locked();
-    } else if (now >= next_attempt_ns_ ||
-               (wanted_.load(std::memory_order_relaxed) &&
-                now >= last_attempt_ns_ + to_ns(kFirstBackoff))) {
+    } else if (now >= next_attempt_ns_ || (wanted_.load(std::memory_order_relaxed) &&
+                                           now >= last_attempt_ns_ + to_ns(kFirstBackoff))) {
       renew_locked();
     }
     const std::int64_t after = clock_.monotonic_ns();
@@ -243,7 +243,8 @@ class LeaseKeeper::Impl {
     const bool ok = choose_slot(store_, request, choice, ec, message);
     const std::int64_t local_after = clock_.now_ms();
     for (const SlotRecord& other : choice.duplicate_key_holders) {
-      emit({KeeperEventKind::kDuplicateOwnerKey, {},
+      emit({KeeperEventKind::kDuplicateOwnerKey,
+            {},
             "owner key " + owner_.key + " also holds slot " + std::to_string(other.slot) +
                 " of namespace " + options_.name_space + " under incarnation " +
                 other.owner.incarnation.to_string() + " (expires " +
@@ -274,11 +275,13 @@ class LeaseKeeper::Impl {
     next_attempt_ns_ = last_attempt_ns_ + to_ns(renew_every_);
     backoff_ = milliseconds(0);
     wanted_.store(false, std::memory_order_relaxed);
-    emit({KeeperEventKind::kAcquired, {},
+    emit({KeeperEventKind::kAcquired,
+          {},
           "leased slot " + std::to_string(lease.slot) + " of namespace " + options_.name_space +
               " as " + owner_.key + " (fence " + std::to_string(lease.fence) + "): window (" +
               detail::format_instant(floor) + ", " + detail::format_instant(lease.ceiling) + "]",
-          lease.slot, lease.ceiling});
+          lease.slot,
+          lease.ceiling});
   }
 
   // REQUIRES: mutex_ held and current_ set.
@@ -299,11 +302,13 @@ class LeaseKeeper::Impl {
       next_attempt_ns_ = clock_.monotonic_ns() + to_ns(renew_every_);
       backoff_ = milliseconds(0);
       if (failures_ > 0) {
-        emit({KeeperEventKind::kRenewalRecovered, {},
+        emit({KeeperEventKind::kRenewalRecovered,
+              {},
               "lease on slot " + std::to_string(lease_.slot) + " renewed again after " +
                   std::to_string(failures_) + " failures; ceiling " +
                   detail::format_instant(renewed.ceiling),
-              lease_.slot, renewed.ceiling});
+              lease_.slot,
+              renewed.ceiling});
         failures_ = 0;
       }
       return;
@@ -375,10 +380,12 @@ class LeaseKeeper::Impl {
       }
       return ec;
     }
-    emit({KeeperEventKind::kReleased, {},
-          "released slot " + std::to_string(lease_.slot) + " of namespace " +
-              options_.name_space + " with last timestamp " + detail::format_instant(last),
-          lease_.slot, lease_.ceiling});
+    emit({KeeperEventKind::kReleased,
+          {},
+          "released slot " + std::to_string(lease_.slot) + " of namespace " + options_.name_space +
+              " with last timestamp " + detail::format_instant(last),
+          lease_.slot,
+          lease_.ceiling});
     return {};
   }
 
@@ -387,7 +394,8 @@ class LeaseKeeper::Impl {
     const std::int64_t local = local_before + (local_after - local_before) / 2;
     const std::int64_t skew = store_now - local;
     if (std::llabs(skew) * 2 <= options_.terms.tolerance.count()) return;
-    KeeperEvent event{KeeperEventKind::kClockSkew, {},
+    KeeperEvent event{KeeperEventKind::kClockSkew,
+                      {},
                       "the store's clock " + detail::format_instant(store_now) + " is " +
                           std::to_string(std::llabs(skew)) + " ms " +
                           (skew > 0 ? "ahead of" : "behind") +
@@ -395,7 +403,9 @@ class LeaseKeeper::Impl {
                           std::to_string(options_.terms.tolerance.count()) +
                           " ms): ids stay unique, but the generators may wait at the ceiling or "
                           "the floor; synchronise the clocks (NTP)",
-                      lease_.slot, 0, skew};
+                      lease_.slot,
+                      0,
+                      skew};
     emit(event);
   }
 
@@ -434,10 +444,9 @@ class LeaseKeeper::Impl {
 LeaseKeeper::LeaseKeeper(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(impl)) {}
 LeaseKeeper::~LeaseKeeper() = default;
 
-std::unique_ptr<LeaseKeeper> LeaseKeeper::start(SlotLeaseStore& store,
-                                                const KeeperOptions& options, Clock& clock,
-                                                KeeperListener* listener, std::error_code& ec,
-                                                std::string* message) {
+std::unique_ptr<LeaseKeeper> LeaseKeeper::start(SlotLeaseStore& store, const KeeperOptions& options,
+                                                Clock& clock, KeeperListener* listener,
+                                                std::error_code& ec, std::string* message) {
   auto impl = std::make_unique<Impl>(store, options, clock, listener);
   if (!impl->start(ec, message)) return nullptr;
   ec.clear();
@@ -445,9 +454,8 @@ std::unique_ptr<LeaseKeeper> LeaseKeeper::start(SlotLeaseStore& store,
 }
 
 #if COSID_HAS_EXCEPTIONS
-std::unique_ptr<LeaseKeeper> LeaseKeeper::start(SlotLeaseStore& store,
-                                                const KeeperOptions& options, Clock& clock,
-                                                KeeperListener* listener) {
+std::unique_ptr<LeaseKeeper> LeaseKeeper::start(SlotLeaseStore& store, const KeeperOptions& options,
+                                                Clock& clock, KeeperListener* listener) {
   std::error_code ec;
   std::string message;
   auto keeper = start(store, options, clock, listener, ec, &message);
