@@ -1,5 +1,5 @@
-// cosid next: issues ids on a static slot, from the options that flags, COSID_* variables and a
-// config file resolve to.
+// cosid next: issues ids on a static slot or on one leased from a store (--store), from the
+// options that flags, COSID_* variables and a config file resolve to.
 #include <stdio_ext.h>
 
 #include <cerrno>
@@ -17,6 +17,7 @@
 #include "cli/layout_flags.h"
 #include "cli/warning_printer.h"
 #include "cosid/codec.h"
+#include "cosid/lease/store_registry.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
 
@@ -35,9 +36,11 @@ constexpr const char* kDescription =
     "\n"
     "  {\"id\":\"ID\",\"timestamp_ms\":UNIX_MS,\"time\":\"TIME\",\"slot\":S,\"sequence\":Q}\n"
     "\n"
-    "A slot is required: --slot N, COSID_SLOT=N, the config file, or --slot-from-hostname.\n"
-    "Without a state file a restart is not protected against a clock set back: a warning says\n"
-    "so. Warnings go to standard error as `cosid: warning: MESSAGE`.\n";
+    "A slot is required: --slot N, COSID_SLOT=N, the config file, or --slot-from-hostname;\n"
+    "or --store memory|file:DIR leases one: the lease is renewed while ids are issued and\n"
+    "released with the exact last timestamp at the end. Without a state file a static slot's\n"
+    "restart is not protected against a clock set back: a warning says so. Warnings go to\n"
+    "standard error as `cosid: warning: MESSAGE`.\n";
 
 constexpr const char* kWriteFormats = "decimal, radix62, radix36, friendly, json";
 
@@ -118,8 +121,10 @@ int run_next(Invocation& invocation) {
                          std::string(kName) + ": " + (message.empty() ? ec.message() : message));
   }
   WarningPrinter warnings(invocation.err);
+  lease::StoreRegistry stores;
   RuntimeEnvironment environment;
   environment.listener = &warnings;
+  environment.stores = &stores;
   const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, ec, &message);
   if (runtime == nullptr) {
     return runtime_error(invocation.err,
@@ -194,8 +199,8 @@ const Command& next_command() {
       {
           {kExitOk, "the ids were issued, or -n 0 was stopped by SIGINT or SIGTERM"},
           {kExitFailure,
-           "the options, the state file or the clock did not allow issuing ids, or the output "
-           "could not be written (see standard error)"},
+           "the options, the state file, the lease store or the clock did not allow issuing ids, "
+           "or the output could not be written (see standard error)"},
           usage_exit_status(),
       },
       run_next,
