@@ -1,0 +1,199 @@
+// Many threads and many processes acquiring at once, and a holder paused past its ceiling.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "cosid/binding.h"
+#include "cosid/generator.h"
+#include "cosid/layout.h"
+#include "cosid/lease/slot_choice.h"
+#include "harness.h"
+
+namespace cosid {
+namespace lease {
+namespace tck {
+namespace internal {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr int kContenders = 16;  // twice the slot limit: half of them must find none
+
+SlotChoiceRequest choice_request(const Harness& h, const Owner& owner) {
+  SlotChoiceRequest request;
+  request.name_space = h.name_space();
+  request.owner = owner;
+  request.terms = h.terms;
+  request.ttl = h.ttl;
+  return request;
+}
+
+// Each slot went to exactly one contender, and the store's records agree with the winners.
+void expect_one_owner_per_slot(Harness& h, const std::vector<int>& slots,
+                               const std::vector<int>& errors) {
+  std::set<int> distinct;
+  int winners = 0;
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (slots[i] >= 0) {
+      ++winners;
+      EXPECT_TRUE(distinct.insert(slots[i]).second) << "slot " << slots[i] << " granted twice";
+    } else {
+      EXPECT_EQ(errors[i], static_cast<int>(errc::lease_exhausted)) << "contender " << i;
+    }
+  }
+  EXPECT_EQ(winners, static_cast<int>(h.terms.slot_limit));
+  std::vector<SlotRecord> records;
+  std::int64_t now = 0;
+  std::error_code ec;
+  std::string message;
+  TCK_ASSERT_OK(h.store().scan(h.name_space(), h.terms, records, now, ec, &message), ec, message);
+  EXPECT_EQ(records.size(), static_cast<std::size_t>(h.terms.slot_limit));
+  for (const SlotRecord& record : records) {
+    EXPECT_TRUE(record.held);
+    EXPECT_EQ(record.fence, 1u) << "slot " << record.slot << " changed hands";
+  }
+}
+
+void threads_acquiring_at_once_get_distinct_slots(Harness& h) {
+  std::vector<int> slots(kContenders, -1);
+  std::vector<int> errors(kContenders, 0);
+  std::atomic<bool> go{false};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kContenders; ++i) {
+    threads.emplace_back([&, i] {
+      const SlotChoiceRequest request = choice_request(h, Harness::owner("t" + std::to_string(i)));
+      // Acquire pairs with the release store below; the threads only wait to start together.
+      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+      SlotChoice choice;
+      std::error_code ec;
+      if (choose_slot(h.store(), request, choice, ec)) {
+        slots[static_cast<std::size_t>(i)] = static_cast<int>(choice.lease.slot);
+      } else {
+        errors[static_cast<std::size_t>(i)] = ec.value();
+      }
+    });
+  }
+  go.store(true, std::memory_order_release);
+  for (std::thread& thread : threads) thread.join();
+  expect_one_owner_per_slot(h, slots, errors);
+}
+
+void processes_acquiring_at_once_get_distinct_slots(Harness& h) {
+  if (!h.kit().shared_across_processes) {
+    GTEST_SKIP() << h.kit().name
+                 << " is not shared across processes: " << h.kit().not_shared_reason;
+  }
+  // Create the namespace first, so the children race on slots and not on its creation.
+  h.record_of(0);
+  int start[2];
+  int results[2];
+  ASSERT_EQ(::pipe(start), 0);
+  ASSERT_EQ(::pipe(results), 0);
+  std::vector<pid_t> children;
+  for (int i = 0; i < kContenders; ++i) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      // The child: no GoogleTest here, only the store, then _exit without running destructors
+      // that belong to the parent.
+      ::close(start[1]);
+      ::close(results[0]);
+      char byte;
+      while (::read(start[0], &byte, 1) < 0) {
+      }
+      std::int32_t answer[2] = {-1, 0};
+      std::unique_ptr<SlotLeaseStore> store = h.kit().make_store(h.clock());
+      if (store != nullptr) {
+        SlotChoice choice;
+        std::error_code ec;
+        if (choose_slot(*store, choice_request(h, Harness::owner("p" + std::to_string(i))), choice,
+                        ec)) {
+          answer[0] = static_cast<std::int32_t>(choice.lease.slot);
+        } else {
+          answer[1] = ec.value();
+        }
+      }
+      store.reset();
+      // 8 bytes: below PIPE_BUF, so the answers of the children never interleave.
+      const bool written = ::write(results[1], answer, sizeof answer) == sizeof answer;
+      ::_exit(written ? 0 : 3);
+    }
+    children.push_back(pid);
+  }
+  ::close(start[0]);
+  ::close(results[1]);
+  ::close(start[1]);  // every child's read returns at once: they start together
+  std::vector<int> slots;
+  std::vector<int> errors;
+  std::int32_t answer[2];
+  while (::read(results[0], answer, sizeof answer) == sizeof answer) {
+    slots.push_back(answer[0]);
+    errors.push_back(answer[1]);
+  }
+  ::close(results[0]);
+  for (const pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  }
+  ASSERT_EQ(slots.size(), static_cast<std::size_t>(kContenders));
+  expect_one_owner_per_slot(h, slots, errors);
+}
+
+void paused_holder_past_its_ceiling_cannot_issue(Harness& h) {
+  const Layout layout;  // the default: millisecond ticks, 10 slot bits
+  const SlotLease lease_a = h.acquire(2, Harness::owner("a"));
+  Binding binding_a(lease_a.slot, lease_a.floor, lease_a.ceiling);
+  // The holder's own clock is the store's here; every wait is bounded at 10 ms of it.
+  const GeneratorOptions options{milliseconds(10), milliseconds(10), milliseconds(10)};
+  std::error_code ec;
+  std::string message;
+  auto generator_a = Generator::create(layout, binding_a, h.clock(), options, ec, &message);
+  ASSERT_NE(generator_a, nullptr) << message;
+  const std::uint64_t id_a = generator_a->next(ec, &message);
+  ASSERT_NE(id_a, 0u) << message;
+  const std::int64_t time_a = layout.parse(id_a).timestamp + layout.epoch;
+  EXPECT_GT(time_a, lease_a.floor);
+  EXPECT_LE(time_a, lease_a.ceiling);
+
+  // The holder freezes (GC, a stopped VM) and wakes up well past its expiry and its ceiling;
+  // meanwhile another owner took the slot.
+  h.clock().set_ms(lease_a.ceiling + 5000);
+  const SlotLease lease_b = h.acquire(2, Harness::owner("b"));
+  EXPECT_EQ(lease_b.floor, lease_a.ceiling);
+  // The old holder's next timestamps lie past its ceiling: refused, never issued.
+  EXPECT_EQ(generator_a->next(ec, &message), 0u);
+  TCK_EXPECT_ERRC(ec, errc::ceiling_reached);
+  SlotLease renewed;
+  EXPECT_FALSE(h.store().renew(lease_a, h.terms, h.ttl, renewed, ec, &message));
+  TCK_EXPECT_ERRC(ec, errc::lease_lost);
+  binding_a.invalidate();
+  EXPECT_EQ(generator_a->next(ec), 0u);
+  TCK_EXPECT_ERRC(ec, errc::slot_lost);
+
+  Binding binding_b(lease_b.slot, lease_b.floor, lease_b.ceiling);
+  auto generator_b = Generator::create(layout, binding_b, h.clock(), options, ec, &message);
+  ASSERT_NE(generator_b, nullptr) << message;
+  const std::uint64_t id_b = generator_b->next(ec, &message);
+  ASSERT_NE(id_b, 0u) << message;
+  EXPECT_GT(layout.parse(id_b).timestamp + layout.epoch, lease_a.ceiling);
+  EXPECT_NE(id_b, id_a);
+}
+
+}  // namespace
+
+std::vector<Case> concurrency_cases() {
+  return {
+      {"ThreadsAcquiringAtOnceGetDistinctSlots", threads_acquiring_at_once_get_distinct_slots},
+      {"ProcessesAcquiringAtOnceGetDistinctSlots", processes_acquiring_at_once_get_distinct_slots},
+      {"PausedHolderPastItsCeilingCannotIssue", paused_holder_past_its_ceiling_cannot_issue},
+  };
+}
+
+}  // namespace internal
+}  // namespace tck
+}  // namespace lease
+}  // namespace cosid

@@ -1,0 +1,72 @@
+// The conformance kit run on cosid's own stores: MemoryLeaseStore (one process) and
+// FileLeaseStore (shared by the processes of a host, in a temporary directory of this run).
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "cosid/lease/conformance.h"
+#include "cosid/lease/file_store.h"
+#include "cosid/lease/memory_store.h"
+
+namespace {
+
+using cosid::lease::tck::StoreKit;
+
+// A directory for this run's file stores, removed when the tests end (forked children leave with
+// _exit and never remove it).
+class StoreDirectory : public ::testing::Environment {
+ public:
+  static const std::string& path() {
+    static const std::string made = make();
+    return made;
+  }
+
+  void TearDown() override {
+    const std::string& dir = path();
+    if (DIR* listing = ::opendir(dir.c_str())) {
+      while (const dirent* entry = ::readdir(listing)) {
+        const std::string name = entry->d_name;
+        if (name != "." && name != "..") ::unlink((dir + "/" + name).c_str());
+      }
+      ::closedir(listing);
+    }
+    ::rmdir(dir.c_str());
+  }
+
+ private:
+  static std::string make() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/cosid-lease-tck-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) std::abort();
+    return pattern;
+  }
+};
+
+const bool kRegistered = [] {
+  ::testing::AddGlobalTestEnvironment(new StoreDirectory);
+  cosid::lease::tck::register_conformance_tests(
+      {"Memory",
+       [](cosid::Clock& clock) { return std::make_unique<cosid::lease::MemoryLeaseStore>(clock); },
+       false, "a MemoryLeaseStore lives in one process's memory"});
+  cosid::lease::tck::register_conformance_tests(
+      {"File",
+       [](cosid::Clock& clock) -> std::unique_ptr<cosid::lease::SlotLeaseStore> {
+         cosid::lease::FileLeaseStoreOptions options;
+         options.clock = &clock;
+         std::error_code ec;
+         std::string message;
+         auto store =
+             cosid::lease::FileLeaseStore::open(StoreDirectory::path(), options, ec, &message);
+         if (store == nullptr) ADD_FAILURE() << message;
+         return store;
+       },
+       true, ""});
+  return true;
+}();
+
+}  // namespace
