@@ -6,7 +6,6 @@
 #include <limits>
 #include <mutex>
 #include <thread>
-
 #include <utility>
 #include <vector>
 
@@ -319,14 +318,18 @@ class Runtime::Impl final : public CeilingListener {
 
   void emit_lease(const lease::KeeperEvent& event) {
     static constexpr EventKind kKinds[] = {
-        EventKind::kLeaseAcquired,       EventKind::kLeaseWaiting,
-        EventKind::kDuplicateOwnerKey,   EventKind::kClockSkew,
-        EventKind::kLeaseRenewalFailed,  EventKind::kLeaseRenewalRecovered,
-        EventKind::kLeaseLost,           EventKind::kLeaseReleased,
+        EventKind::kLeaseAcquired,      EventKind::kLeaseWaiting,
+        EventKind::kDuplicateOwnerKey,  EventKind::kClockSkew,
+        EventKind::kLeaseRenewalFailed, EventKind::kLeaseRenewalRecovered,
+        EventKind::kLeaseLost,          EventKind::kLeaseReleased,
     };
     if (environment_.listener == nullptr) return;
-    Event out{kKinds[static_cast<std::size_t>(event.kind)], event.code, event.message,
-              event.ceiling_ms, event.slot, event.skew_ms};
+    Event out{kKinds[static_cast<std::size_t>(event.kind)],
+              event.code,
+              event.message,
+              event.ceiling_ms,
+              event.slot,
+              event.skew_ms};
     environment_.listener->on_event(out);
   }
 

@@ -21,9 +21,9 @@ namespace {
 
 // Every command, in the order the help lists them.
 std::vector<const Command*> all_commands() {
-  return {&next_command(),        &parse_command(),      &layout_command(),
-          &state_show_command(),  &state_init_command(), &not_before_command(),
-          &config_check_command(), &bench_command()};
+  return {&next_command(),         &parse_command(),      &layout_command(),
+          &state_show_command(),   &state_init_command(), &not_before_command(),
+          &config_check_command(), &bench_command(),      &lease_list_command()};
 }
 
 constexpr const char* kToolDescription =

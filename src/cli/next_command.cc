@@ -3,6 +3,7 @@
 #include <stdio_ext.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <system_error>
+#include <thread>
 
 #include "cli/commands.h"
 #include "cli/config_flags.h"
@@ -88,6 +90,19 @@ bool write_chunk(std::string& chunk, std::FILE* out) {
   return ok;
 }
 
+// After a lost lease: the generator over the slot the runtime leases next, once it has one; null
+// (with `ec` set) when none came within ttl + tolerance, or on the stop signal.
+Generator* replacement_generator(Runtime& runtime, const Options& options, bool streaming,
+                                 std::error_code& ec) {
+  const auto deadline = std::chrono::steady_clock::now() + options.ttl + options.tolerance;
+  for (;;) {
+    Generator* generator = runtime.generator("default", ec);
+    if (generator != nullptr || ec != errc::slot_lost) return generator;
+    if (std::chrono::steady_clock::now() >= deadline || (streaming && g_stop != 0)) return nullptr;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 // Closes the runtime, reporting a failure as a warning (the durable ceiling is still safe).
 void close_runtime(Runtime& runtime, std::FILE* err) {
   std::string message;
@@ -160,7 +175,15 @@ int run_next(Invocation& invocation) {
   };
   for (std::uint64_t issued = 0; streaming || issued < count; ++issued) {
     if (streaming && g_stop != 0) break;
-    const std::uint64_t id = generator->next(ec, &message);
+    std::uint64_t id = generator->next(ec, &message);
+    if (ec == errc::slot_lost && options.uses_store()) {
+      // The lease was lost (a warning said so): go on over the slot leased in its place.
+      std::error_code replaced;
+      if (Generator* replacement = replacement_generator(*runtime, options, streaming, replaced)) {
+        generator = replacement;
+        id = generator->next(ec, &message);
+      }
+    }
     if (ec) {
       // The ids issued before the failure are still printed.
       if (flush()) {

@@ -1,5 +1,6 @@
 #include "cosid/lease/store_registry.h"
 
+#include "cosid/lease/file_store.h"
 #include "cosid/lease/memory_store.h"
 #include "parse_util.h"
 
@@ -35,6 +36,20 @@ StoreRegistry::StoreRegistry() {
         if (!memory_) memory_ = std::make_shared<MemoryLeaseStore>(context.clock);
         ec.clear();
         return memory_;
+      });
+  factories_.emplace_back(
+      "file",
+      [](const StoreContext& context, std::error_code& ec,
+         std::string* message) -> std::shared_ptr<SlotLeaseStore> {
+        if (context.options.store_directory.empty()) {
+          fail(errc::invalid_argument, ec, message,
+               "the file store needs a directory (cosid.machine.distributor.file.directory, or "
+               "--store file:DIR)");
+          return nullptr;
+        }
+        // The host's clock: every process of the host must decide expiry on the same one.
+        FileLeaseStoreOptions options;
+        return FileLeaseStore::open(context.options.store_directory, options, ec, message);
       });
 }
 
