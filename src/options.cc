@@ -234,14 +234,13 @@ bool build_distributor(const RawSettings& raw, Options& options, std::error_code
                             "the namespace: give --store file:DIR or "
                             "cosid.machine.distributor.file.directory");
   }
-  // The floor of a slot taken over from a crashed holder lies up to tolerance past the store's
-  // clock; a local clock behind the store's by up to ttl is still waited out.
-  options.start_wait = options.ttl + options.tolerance;
   return true;
 }
 
 // Turns the raw texts into `options`, key by key, checking each.
 bool build(const RawSettings& raw, Options& options, std::error_code& ec, std::string* message) {
+  // First, so that a static key given with a store is reported as the ambiguity it is.
+  if (!build_distributor(raw, options, ec, message)) return false;
   std::string why;
   if (raw[detail::kNamespace].given) {
     options.namespace_name = raw[detail::kNamespace].text;
@@ -282,8 +281,11 @@ bool build(const RawSettings& raw, Options& options, std::error_code& ec, std::s
                               "not set: set it, or drop require-state-file",
                               ec, message);
   }
-  options.start_wait = options.ahead + std::chrono::seconds(1);
-  return build_distributor(raw, options, ec, message);
+  // With a store, the floor of a slot taken over from a crashed holder lies up to tolerance past
+  // the store's clock, and a local clock behind the store's by up to ttl is still waited out.
+  options.start_wait = options.uses_store() ? options.ttl + options.tolerance
+                                            : options.ahead + std::chrono::seconds(1);
+  return true;
 }
 
 bool resolve(const OptionSources& sources, Options& out, std::vector<Setting>* settings,

@@ -17,6 +17,7 @@
 
 #include "cosid/codec.h"
 #include "cosid/layout.h"
+#include "cosid/options.h"
 #include "cosid/version.h"
 #include "time_format.h"
 
@@ -728,7 +729,7 @@ TEST(CliNotBefore, FromAKnownId) {
 TEST(CliConfigCheck, ShowsEverySettingAndItsOrigin) {
   const RunResult flag = run_cosid({"config", "check", "--slot", "3"}, Environment().envp());
   EXPECT_EQ(flag.exit_code, 0) << flag.err;
-  EXPECT_EQ(count_lines(flag.out), 13);
+  EXPECT_EQ(count_lines(flag.out), static_cast<int>(std::size(cosid::kConfigKeys)));
   const std::size_t line = flag.out.find("cosid.machine.static.slot = 3   (");
   ASSERT_NE(line, std::string::npos) << flag.out;
   const std::string origin = flag.out.substr(line, flag.out.find('\n', line) - line);
@@ -748,15 +749,14 @@ TEST(CliConfigCheck, ShowsEverySettingAndItsOrigin) {
 // cosid bench: only the shape of the output and the exit status; the numbers depend on the machine.
 TEST(CliBench, PrintsOneJsonLineAndVerifies) {
   const TempDir dir;
-  const RunResult result =
-      run_cosid({"bench", "--seconds", "1", "--threads", "2", "--verify"},
-                Environment({"TMPDIR=" + dir.file("")}).envp());
+  const RunResult result = run_cosid({"bench", "--seconds", "1", "--threads", "2", "--verify"},
+                                     Environment({"TMPDIR=" + dir.file("")}).envp());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.err, "");
   ASSERT_EQ(count_lines(result.out), 1) << result.out;
   EXPECT_EQ(result.out.rfind("{\"threads\":2,\"seconds\":1,\"ids\":", 0), 0u) << result.out;
-  for (const std::string key : {"\"ids_per_s\":", "\"limit_per_s\":4096000,", "\"ratio\":",
-                                "\"cpu_s\":", "\"cpu_s_per_million_ids\":"}) {
+  for (const std::string key : {"\"ids_per_s\":", "\"limit_per_s\":4096000,",
+                                "\"ratio\":", "\"cpu_s\":", "\"cpu_s_per_million_ids\":"}) {
     EXPECT_NE(result.out.find(key), std::string::npos) << key << " in " << result.out;
   }
   EXPECT_EQ(result.out.substr(result.out.size() - 2), "}\n");
