@@ -792,4 +792,46 @@ TEST(CliBench, UsageErrors) {
   }
 }
 
+// Lease stores on the command line (issue 6): config check shows the store keys and refuses an
+// unknown type, next issues on a leased slot and releases it, lease list shows the record.
+TEST(CliLeaseCommands, ConfigCheckShowsTheStoreAndRefusesAmbiguityAndUnknownTypes) {
+  const RunResult store =
+      run_cosid({"config", "check", "--store", "file:/tmp/leases", "--ttl", "5s"});
+  EXPECT_EQ(store.exit_code, 0) << store.err;
+  EXPECT_NE(store.out.find("cosid.machine.distributor.type = file   (flag --store)"),
+            std::string::npos)
+      << store.out;
+  EXPECT_NE(store.out.find("cosid.machine.distributor.ttl = 5s   (flag --ttl)"), std::string::npos)
+      << store.out;
+  const RunResult ambiguous = run_cosid({"config", "check", "--store", "memory", "--slot", "1"});
+  EXPECT_EQ(ambiguous.exit_code, 1);
+  EXPECT_NE(ambiguous.err.find("are ambiguous"), std::string::npos) << ambiguous.err;
+  const RunResult unknown = run_cosid({"config", "check", "--store", "zookeeper"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("no lease store is registered as \"zookeeper\""), std::string::npos)
+      << unknown.err;
+}
+
+TEST(CliLeaseCommands, NextReleasesItsSlotAndLeaseListShowsIt) {
+  const std::string leases = testing::TempDir() + "cli_lease_" + std::to_string(getpid());
+  const RunResult missing = run_cosid({"lease", "list", "--store", "file:" + leases});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("does not exist"), std::string::npos) << missing.err;
+  const RunResult next = run_cosid({"next", "-n", "3", "--store", "file:" + leases, "--owner-key",
+                                    "cli-test", "--format", "json"});
+  ASSERT_EQ(next.exit_code, 0) << next.err;
+  EXPECT_EQ(count_lines(next.out), 3);
+  EXPECT_NE(next.out.find("\"slot\":0,"), std::string::npos) << next.out;
+  const RunResult table = run_cosid({"lease", "list", "--store", "file:" + leases});
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("namespace cosid, store clock "), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("free     (cli-test)"), std::string::npos) << table.out;
+  const RunResult json = run_cosid({"lease", "list", "--json", "--store", "file:" + leases});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(count_lines(json.out), 1);
+  EXPECT_NE(json.out.find("\"state\":\"free\",\"owner_key\":null"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"last_owner_key\":\"cli-test\""), std::string::npos) << json.out;
+  (void)std::system(("rm -rf '" + leases + "'").c_str());
+}
+
 }  // namespace

@@ -1,4 +1,6 @@
 // cosid lease list: prints the slot records of a namespace in a lease store.
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -115,6 +117,14 @@ int run_lease_list(Invocation& invocation) {
                          std::string(kName) +
                              ": no lease store is configured (the distributor type is static): "
                              "name one with --store file:DIR or in the config file");
+  }
+  // A listing changes nothing: a file store's directory that does not exist is reported, not
+  // made (opening the store would create it).
+  struct stat status;
+  if (options.store_type == "file" && stat(options.store_directory.c_str(), &status) != 0) {
+    return runtime_error(invocation.err, std::string(kName) + ": no lease store at " +
+                                             options.store_directory +
+                                             ": the directory does not exist; check the path");
   }
   SystemClock clock;
   lease::StoreRegistry stores;
