@@ -21,11 +21,10 @@ OptionGroup config_flags_group() {
            "issue no timestamp at or before TIME, Unix ms or RFC 3339 (COSID_NOT_BEFORE)"},
           {"require-state-file", '\0', nullptr, "refuse to run without a state file"},
           {"store", '\0', "TYPE[:DIR]",
-           "lease the slot from a store: memory, or file:DIR (a directory every process of the "
-           "namespace shares); default static"},
+           "lease the slot: memory, or file:DIR shared by the namespace (default static)"},
           {"ttl", '\0', "DUR", "how long a lease lasts unless renewed (30s)"},
           {"tolerance", '\0', "DUR",
-           "how far past its expiry a lease may still issue; the same for the namespace (1s)"},
+           "how far past expiry a lease may issue, alike in a namespace (1s)"},
           {"owner-key", '\0', "KEY", "the lease holder's name (COSID_OWNER_KEY; HOST:PID)"},
           {"preferred-slot", '\0', "N", "the slot to lease when it is free (COSID_PREFERRED_SLOT)"},
       }};
