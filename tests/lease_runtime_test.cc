@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cosid/clock.h"
@@ -234,6 +235,50 @@ TEST_F(LeaseRuntimeTest, AFloorAheadOfTheClockIsWaitedOutAtStart) {
   EXPECT_EQ(listener_.count(EventKind::kWaitingForFloor), 1);
   const std::uint64_t id = next(newcomer->generator());
   EXPECT_GT(unix_ms_of(id), crashed.ceiling);
+}
+
+TEST_F(LeaseRuntimeTest, BackgroundRenewalsLetTwoThreadsIssuePastTheFirstCeiling) {
+  SystemClock system;
+  lease::StoreRegistry stores;
+  RuntimeEnvironment environment;
+  environment.clock = &system;
+  environment.stores = &stores;
+  environment.listener = &listener_;
+  options_.ttl = milliseconds(300);
+  options_.tolerance = milliseconds(100);
+  std::error_code ec;
+  std::string message;
+  auto runtime = Runtime::open(options_, environment, ec, &message);
+  ASSERT_NE(runtime, nullptr) << message;
+  const std::int64_t first_ceiling = runtime->ceiling_ms();
+  Generator& generator = runtime->generator();
+  std::vector<std::vector<std::uint64_t>> ids(2);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < ids.size(); ++t) {
+    threads.emplace_back([&, t] {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      std::error_code error;
+      while (std::chrono::steady_clock::now() < deadline) {
+        const std::uint64_t id = generator.next(error);
+        if (error) break;
+        ids[t].push_back(id);
+        if (unix_ms_of(id) > first_ceiling) break;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  std::set<std::uint64_t> seen;
+  std::size_t total = 0;
+  for (const auto& list : ids) {
+    ASSERT_FALSE(list.empty());
+    EXPECT_GT(unix_ms_of(list.back()), first_ceiling) << "no renewal raised the ceiling";
+    seen.insert(list.begin(), list.end());
+    total += list.size();
+  }
+  EXPECT_EQ(seen.size(), total);
+  EXPECT_NO_ERROR(runtime->close());
+  EXPECT_EQ(listener_.count(EventKind::kLeaseReleased), 1);
 }
 
 TEST_F(LeaseRuntimeTest, EveryNameSharesTheOneLeasedGenerator) {
