@@ -200,6 +200,11 @@ TEST_F(KeeperTest, FailedRenewalsBackOffFrom100msToASixthOfTheTtlAndKeepTheCeili
   EXPECT_EQ(b->ceiling_ms(), clock_.now_ms() + kTtl.count() + kTolerance.count());
   EXPECT_EQ(events_.count(KeeperEventKind::kRenewalRecovered), 1);
   EXPECT_TRUE(b->valid());
+  const KeeperStats stats = keeper->stats();
+  EXPECT_EQ(stats.renewals, 1u);
+  EXPECT_EQ(stats.renewal_failures, 9u);
+  EXPECT_EQ(stats.losses, 0u);
+  EXPECT_EQ(stats.acquisitions, 1u);
 }
 
 TEST_F(KeeperTest, GeneratorsIssueUpToTheCeilingWhileRenewalsFail) {
@@ -250,6 +255,8 @@ TEST_F(KeeperTest, LossGivesSlotLostAndANewSlotAboveTheOldCeiling) {
   clock_.set_ms(fresh->floor_ms() + 1);
   (void)generator->next(ec);
   EXPECT_NO_ERROR(ec);
+  EXPECT_EQ(keeper->stats().losses, 1u);
+  EXPECT_EQ(keeper->stats().acquisitions, 2u);
 }
 
 TEST_F(KeeperTest, LossWithEveryOtherSlotTakenRetriesUntilOneIsFree) {

@@ -171,6 +171,16 @@ class LeaseKeeper::Impl {
 
   const KeeperOptions& options() const noexcept { return options_; }
 
+  KeeperStats stats() const noexcept {
+    // Relaxed: independent counters that publish no other data.
+    KeeperStats stats;
+    stats.acquisitions = acquisitions_.load(std::memory_order_relaxed);
+    stats.renewals = renewals_.load(std::memory_order_relaxed);
+    stats.renewal_failures = renewal_failures_.load(std::memory_order_relaxed);
+    stats.losses = losses_.load(std::memory_order_relaxed);
+    return stats;
+  }
+
  private:
   // Tells the keeper that a generator waits at the ceiling of a binding.
   class CeilingWish final : public CeilingListener {
@@ -270,6 +280,7 @@ class LeaseKeeper::Impl {
     bindings_.push_back(std::make_unique<Binding>(lease.slot, floor, ceiling, &ceiling_listener_));
     current_ = bindings_.back().get();
     ++generation_;
+    acquisitions_.fetch_add(1, std::memory_order_relaxed);  // see stats()
     failures_ = 0;
     last_attempt_ns_ = clock_.monotonic_ns();
     next_attempt_ns_ = last_attempt_ns_ + to_ns(renew_every_);
@@ -301,6 +312,7 @@ class LeaseKeeper::Impl {
       wanted_.store(false, std::memory_order_relaxed);
       next_attempt_ns_ = clock_.monotonic_ns() + to_ns(renew_every_);
       backoff_ = milliseconds(0);
+      renewals_.fetch_add(1, std::memory_order_relaxed);  // see stats()
       if (failures_ > 0) {
         emit({KeeperEventKind::kRenewalRecovered,
               {},
@@ -319,6 +331,7 @@ class LeaseKeeper::Impl {
       return;
     }
     ++failures_;
+    renewal_failures_.fetch_add(1, std::memory_order_relaxed);  // see stats()
     backoff_ = std::clamp(backoff_ * 2, kFirstBackoff, max_backoff_);
     next_attempt_ns_ = clock_.monotonic_ns() + to_ns(backoff_);
     emit({KeeperEventKind::kRenewalFailed, ec,
@@ -332,6 +345,7 @@ class LeaseKeeper::Impl {
   // The lease is gone: every generator over the binding fails from now on. REQUIRES: mutex_.
   void lose_locked(std::error_code ec, const std::string& why) {
     current_->invalidate();
+    losses_.fetch_add(1, std::memory_order_relaxed);  // see stats()
     previous_ceiling_ = std::max(previous_ceiling_, current_->ceiling_ms());
     current_ = nullptr;
     backoff_ = milliseconds(0);
@@ -351,6 +365,7 @@ class LeaseKeeper::Impl {
     last_attempt_ns_ = clock_.monotonic_ns();
     if (acquire_locked(choice, ec, &why)) return;
     ++failures_;
+    renewal_failures_.fetch_add(1, std::memory_order_relaxed);  // see stats()
     backoff_ = std::clamp(backoff_ * 2, kFirstBackoff, max_backoff_);
     next_attempt_ns_ = clock_.monotonic_ns() + to_ns(backoff_);
     emit({KeeperEventKind::kRenewalFailed, ec,
@@ -434,6 +449,11 @@ class LeaseKeeper::Impl {
   int failures_ = 0;
   bool closed_ = false;
   std::atomic<bool> wanted_{false};  // a generator waits at the ceiling; set without the lock
+  // Written under mutex_, read by stats() without it.
+  std::atomic<std::uint64_t> acquisitions_{0};
+  std::atomic<std::uint64_t> renewals_{0};
+  std::atomic<std::uint64_t> renewal_failures_{0};
+  std::atomic<std::uint64_t> losses_{0};
 
   std::mutex thread_mutex_;  // guards thread_ and stop_
   std::condition_variable wake_;
@@ -476,6 +496,7 @@ std::error_code LeaseKeeper::close(const std::function<std::int64_t(const Bindin
 const Owner& LeaseKeeper::owner() const noexcept { return impl_->owner(); }
 SlotLease LeaseKeeper::lease() const { return impl_->lease(); }
 const KeeperOptions& LeaseKeeper::options() const noexcept { return impl_->options(); }
+KeeperStats LeaseKeeper::stats() const noexcept { return impl_->stats(); }
 
 }  // namespace lease
 }  // namespace cosid

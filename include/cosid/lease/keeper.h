@@ -85,6 +85,15 @@ struct KeeperEvent {
   std::int64_t skew_ms = 0;     // kClockSkew: store clock minus local clock
 };
 
+// Counts of what the keeper did since start(); every field only grows. For metrics
+// (cosid_lease_renewals_total and its siblings in metrics.h).
+struct KeeperStats {
+  std::uint64_t acquisitions = 0;      // slots leased: 1 at start, +1 after every loss
+  std::uint64_t renewals = 0;          // renewals that succeeded
+  std::uint64_t renewal_failures = 0;  // renewals (and new leases after a loss) that failed
+  std::uint64_t losses = 0;            // leases found gone (their generators fail with slot_lost)
+};
+
 // Receives the keeper's events on the thread that caused them. Must not block for long, must not
 // throw, and must not call back into the keeper.
 class COSID_EXPORT KeeperListener {
@@ -138,6 +147,8 @@ class COSID_EXPORT LeaseKeeper {
   const Owner& owner() const noexcept;
   // A copy of the lease as the store last confirmed it.
   SlotLease lease() const;
+  // The counters; lock-free, each exact at some moment during the call.
+  KeeperStats stats() const noexcept;
   const KeeperOptions& options() const noexcept;
 
  private:
