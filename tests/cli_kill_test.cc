@@ -572,4 +572,88 @@ TEST(CliLease, SigkilledHoldersSlotIsTakenOnlyAfterItsCeiling) {
   EXPECT_EQ(other.wait(), 0) << other.err();
 }
 
+// The state of `slot` in `cosid lease list --json` output, or "" when it has no record.
+std::string slot_state(const std::vector<std::string>& records, std::uint32_t slot) {
+  for (const std::string& record : records) {
+    if (json_number(record, "slot") != slot) continue;
+    const std::size_t at = record.find("\"state\":\"");
+    return at == std::string::npos ? "" : record.substr(at + 9, record.find('"', at + 9) - at - 9);
+  }
+  return "";
+}
+
+// A holder stopped (SIGSTOP) past its expiry loses its slot to a newcomer; when it resumes, it
+// issues nothing more on that slot above its old ceiling, reports the loss, and goes on over a
+// new slot. No id repeats among all of them.
+TEST(CliLease, AHolderPausedPastItsExpiryMovesToANewSlot) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::string leases = dir.path() + "/leases";
+  const cosid::Layout layout = cosid::layouts::kDefault;
+  Cli paused(dir, leased_args(leases));
+  std::vector<std::uint64_t> paused_ids = to_ids(paused.lines(200));
+  ASSERT_EQ(paused_ids.size(), 200u) << paused.err();
+  const std::uint32_t slot = layout.parse(paused_ids.front()).slot;
+  paused.signal(SIGSTOP);
+
+  // Wait (bounded by the hang guard) until the store sees the stopped holder's lease expired.
+  const std::vector<std::string> list_args = {"lease",          "list",        "--json", "--store",
+                                              "file:" + leases, "--tolerance", "200ms"};
+  std::int64_t old_ceiling = -1;
+  const Steady::time_point deadline = Steady::now() + kHangGuard;
+  while (Steady::now() < deadline) {
+    Cli list(dir, list_args);
+    const std::vector<std::string> records = list.rest();
+    ASSERT_EQ(list.wait(), 0) << list.err();
+    if (slot_state(records, slot) == "expired") {
+      for (const std::string& record : records) {
+        if (json_number(record, "slot") == slot) old_ceiling = json_number(record, "ceiling_ms");
+      }
+      break;
+    }
+    std::this_thread::sleep_for(milliseconds(100));
+  }
+  ASSERT_GT(old_ceiling, 0) << "the stopped holder's lease never expired";
+
+  Cli newcomer(dir, leased_args(leases, {"--preferred-slot", std::to_string(slot)}));
+  std::vector<std::uint64_t> newcomer_ids = to_ids(newcomer.lines(200));
+  ASSERT_EQ(newcomer_ids.size(), 200u) << newcomer.err();
+
+  paused.signal(SIGCONT);
+  // The resumed holder's output: what was in the pipe, then ids over its new slot.
+  bool moved = false;
+  while (!moved && Steady::now() < deadline) {
+    const std::vector<std::uint64_t> more = to_ids(paused.lines(500));
+    ASSERT_FALSE(more.empty()) << "the resumed holder stopped: " << paused.err();
+    paused_ids.insert(paused_ids.end(), more.begin(), more.end());
+    moved = layout.parse(paused_ids.back()).slot != slot;
+  }
+  ASSERT_TRUE(moved) << paused.err();
+  paused.signal(SIGTERM);
+  const std::vector<std::uint64_t> paused_rest = to_ids(paused.rest());
+  EXPECT_EQ(paused.wait(), 0) << paused.err();
+  paused_ids.insert(paused_ids.end(), paused_rest.begin(), paused_rest.end());
+  EXPECT_NE(paused.err().find("is lost"), std::string::npos) << paused.err();
+  newcomer.signal(SIGTERM);
+  const std::vector<std::uint64_t> newcomer_rest = to_ids(newcomer.rest());
+  EXPECT_EQ(newcomer.wait(), 0) << newcomer.err();
+  newcomer_ids.insert(newcomer_ids.end(), newcomer_rest.begin(), newcomer_rest.end());
+
+  for (const std::uint64_t id : newcomer_ids) {
+    ASSERT_EQ(layout.parse(id).slot, slot);
+    ASSERT_GT(unix_ms_of(layout, id), old_ceiling);
+  }
+  std::size_t on_old_slot = 0;
+  for (const std::uint64_t id : paused_ids) {
+    if (layout.parse(id).slot != slot) continue;
+    ++on_old_slot;
+    ASSERT_LE(unix_ms_of(layout, id), old_ceiling) << "an id past the lost lease's ceiling";
+  }
+  std::set<std::uint64_t> seen(paused_ids.begin(), paused_ids.end());
+  seen.insert(newcomer_ids.begin(), newcomer_ids.end());
+  EXPECT_EQ(seen.size(), paused_ids.size() + newcomer_ids.size()) << "an id was issued twice";
+  std::printf("paused holder: %zu ids on slot %u, %zu on its new slot; newcomer: %zu\n",
+              on_old_slot, slot, paused_ids.size() - on_old_slot, newcomer_ids.size());
+}
+
 }  // namespace
