@@ -58,6 +58,9 @@ const bool kRegistered = [] {
        [](cosid::Clock& clock) -> std::unique_ptr<cosid::lease::SlotLeaseStore> {
          cosid::lease::FileLeaseStoreOptions options;
          options.clock = &clock;
+         // 16 threads or processes queue for one namespace lock, each change with two fsyncs:
+         // on a loaded CI machine a waiter may need more than the default 10 s.
+         options.lock_timeout = std::chrono::milliseconds(60000);
          std::error_code ec;
          std::string message;
          auto store =

@@ -228,5 +228,44 @@ TEST_F(SlotChoiceTest, RefusesANilIncarnation) {
   EXPECT_ERRC(ec, errc::invalid_argument);
 }
 
+// A store whose scan() breaks its promise (a slot beyond the limit) is reported, not trusted.
+class SlotBeyondTheLimitStore final : public SlotLeaseStore {
+ public:
+  bool scan(const std::string&, const NamespaceTerms&, std::vector<SlotRecord>& records,
+            std::int64_t& store_now, std::error_code& ec, std::string*) override {
+    SlotRecord record;
+    record.slot = 9;
+    records = {record};
+    store_now = 0;
+    ec.clear();
+    return true;
+  }
+  bool acquire(const AcquireRequest&, AcquireOutcome&, SlotLease&, SlotRecord&, std::error_code& ec,
+               std::string*) override {
+    ec = make_error_code(errc::store_unavailable);
+    return false;
+  }
+  bool renew(const SlotLease&, const NamespaceTerms&, std::chrono::milliseconds, SlotLease&,
+             std::error_code& ec, std::string*) override {
+    ec = make_error_code(errc::store_unavailable);
+    return false;
+  }
+  bool release(const SlotLease&, const NamespaceTerms&, std::int64_t, std::error_code& ec,
+               std::string*) override {
+    ec = make_error_code(errc::store_unavailable);
+    return false;
+  }
+};
+
+TEST(SlotChoice, AScanBeyondTheLimitIsStoreCorrupt) {
+  SlotBeyondTheLimitStore store;
+  SlotChoice choice;
+  std::error_code ec;
+  std::string message;
+  EXPECT_FALSE(choose_slot(store, choice_request(make_owner("a")), choice, ec, &message));
+  EXPECT_ERRC(ec, errc::store_corrupt);
+  EXPECT_NE(message.find("slot 9"), std::string::npos) << message;
+}
+
 }  // namespace
 }  // namespace cosid::lease

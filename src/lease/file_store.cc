@@ -23,6 +23,11 @@
 // escaped like N. COUNT is the number of slot lines; CRC is 8 lower-case hex digits of the masked
 // CRC32C (src/crc32c.h) of every byte before "end". Numbers are written in their shortest form and
 // read back only in it; anything else is store_corrupt.
+//
+// The store calls POSIX directly rather than through the FileSystem seam (cosid/fs.h): the seam has
+// no rename over an existing file, no truncating create and no way to wait for a lock, and what
+// matters here (OFD locks between processes, rename atomicity) is only tested for real, with real
+// files and forked processes (the conformance kit and tests/file_store_test.cc).
 #include "cosid/lease/file_store.h"
 
 #include <errno.h>
@@ -331,9 +336,10 @@ class FileLeaseStore::Transaction {
     }
     if (!lock(ec, message) || !read(file, ec, message)) return false;
     if (!file.exists) {
+      // A new namespace: its terms are recorded with this call's commit().
       file.terms = terms;
       file.exists = true;
-      if (!write(file, ec, message)) return false;  // the terms are recorded on first use
+      unrecorded_ = true;
     } else if (!check_recorded_terms(name_space_, file.terms, terms, ec, message)) {
       return false;
     }
@@ -341,6 +347,12 @@ class FileLeaseStore::Transaction {
     return true;
   }
 
+  // Writes `file` back if `changed`, or if the namespace is new: one write per call at most.
+  bool commit(const NamespaceFile& file, bool changed, std::error_code& ec, std::string* message) {
+    return (!changed && !unrecorded_) || write(file, ec, message);
+  }
+
+ private:
   bool write(const NamespaceFile& file, std::error_code& ec, std::string* message) {
     const std::string tmp = base_ + ".tmp";
     const std::string data = format_record(file);
@@ -364,7 +376,6 @@ class FileLeaseStore::Transaction {
     return true;
   }
 
- private:
   bool io_failure(const std::string& what, int error, std::error_code& ec, std::string* message) {
     return fail(errc::store_unavailable, ec, message,
                 "file lease store " + store_.directory_ + ": cannot " + what + ": " +
@@ -430,6 +441,7 @@ class FileLeaseStore::Transaction {
   const std::string base_;
   const std::string shown_path_;
   int lock_fd_ = -1;
+  bool unrecorded_ = false;  // the namespace is new and not on disk yet
 };
 
 FileLeaseStore::FileLeaseStore(std::string directory, int directory_fd,
@@ -493,7 +505,10 @@ bool FileLeaseStore::scan(const std::string& name_space, const NamespaceTerms& t
   if (!check_scan(name_space, terms, ec, message)) return false;
   Transaction transaction(*this, name_space);
   NamespaceFile file;
-  if (!transaction.begin(terms, file, store_now, ec, message)) return false;
+  if (!transaction.begin(terms, file, store_now, ec, message) ||
+      !transaction.commit(file, false, ec, message)) {
+    return false;
+  }
   records = std::move(file.slots);
   ec.clear();
   return true;
@@ -514,10 +529,9 @@ bool FileLeaseStore::acquire(const AcquireRequest& request, AcquireOutcome& outc
   SlotLease acquired;
   const AcquireOutcome decided = apply_acquire(current, request, now, acquired);
   // A retry by the holder changes nothing and needs no write.
-  if (decided == AcquireOutcome::kAcquired && current.fence != fence_before) {
-    file.put(current);
-    if (!transaction.write(file, ec, message)) return false;
-  }
+  const bool changed = decided == AcquireOutcome::kAcquired && current.fence != fence_before;
+  if (changed) file.put(current);
+  if (!transaction.commit(file, changed, ec, message)) return false;
   outcome = decided;
   lease = acquired;
   record = current;
@@ -539,7 +553,7 @@ bool FileLeaseStore::renew(const SlotLease& held, const NamespaceTerms& terms,
   SlotLease result;
   if (!apply_renew(current, held, terms, ttl, now, result, ec, message)) return false;
   file.put(current);
-  if (!transaction.write(file, ec, message)) return false;
+  if (!transaction.commit(file, true, ec, message)) return false;
   renewed = result;
   ec.clear();
   return true;
@@ -557,7 +571,7 @@ bool FileLeaseStore::release(const SlotLease& held, const NamespaceTerms& terms,
   if (const SlotRecord* known = file.find(held.slot)) current = *known;
   if (!apply_release(current, held, last_issued, ec, message)) return false;
   file.put(current);
-  if (!transaction.write(file, ec, message)) return false;
+  if (!transaction.commit(file, true, ec, message)) return false;
   ec.clear();
   return true;
 }

@@ -90,6 +90,19 @@ bool choose_slot(SlotLeaseStore& store, const SlotChoiceRequest& request, SlotCh
   if (!store.scan(request.name_space, request.terms, records, store_now, ec, message)) {
     return false;
   }
+  // The candidates below index slots by number and search them in order: a store that breaks
+  // scan()'s promise must not make the chooser read out of bounds.
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (records[i].slot >= request.terms.slot_limit ||
+        (i > 0 && records[i].slot <= records[i - 1].slot)) {
+      return fail(errc::store_corrupt, ec, message,
+                  "the store's scan of namespace " + detail::quote(request.name_space) +
+                      " returned slot " + std::to_string(records[i].slot) +
+                      " out of order or at or above the slot limit " +
+                      std::to_string(request.terms.slot_limit) +
+                      ": the store is broken; run the conformance kit against it");
+    }
+  }
   const Candidates candidates(std::move(records), store_now);
   std::int64_t earliest_expiry = std::numeric_limits<std::int64_t>::max();
   for (const SlotRecord& record : candidates.records()) {

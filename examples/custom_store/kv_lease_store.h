@@ -1,0 +1,72 @@
+// A user's SlotLeaseStore over a versioned key-value store: how to plug etcd, Consul, Redis or a
+// SQL table with a version column into cosid.
+//
+// The back end only needs two things: read a key with its version, and write a key only if its
+// version is still the one read (compare-and-set). Each lease change reads one slot's key, lets
+// cosid's store rules (cosid/lease/store_rules.h) decide, and writes the result with one
+// compare-and-set; when another writer got there first, it reads again and decides again. Here the
+// back end is a toy in memory (VersionedKv) so the example runs anywhere.
+//
+// Thread safety: VersionedKv has one mutex; KvLeaseStore keeps no state of its own but the clock.
+#ifndef COSID_EXAMPLES_CUSTOM_STORE_KV_LEASE_STORE_H_
+#define COSID_EXAMPLES_CUSTOM_STORE_KV_LEASE_STORE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cosid/clock.h"
+#include "cosid/lease/store.h"
+
+namespace example {
+
+// The stand-in for etcd: string keys, string values, a version per key (0: absent).
+class VersionedKv {
+ public:
+  // The value and version of `key`; version 0 and an empty value when it is absent.
+  std::pair<std::string, std::uint64_t> get(const std::string& key);
+  // Writes `value` if `key`'s version is still `expected` (0: the key must be absent).
+  bool compare_and_set(const std::string& key, std::uint64_t expected, const std::string& value);
+  // Every key starting with `prefix`, in key order, with its value.
+  std::vector<std::pair<std::string, std::string>> list(const std::string& prefix);
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::pair<std::string, std::uint64_t>> entries_;
+};
+
+class KvLeaseStore final : public cosid::lease::SlotLeaseStore {
+ public:
+  // The back end is shared: a real store would hold a client connection here.
+  KvLeaseStore(std::shared_ptr<VersionedKv> kv, cosid::Clock& clock)
+      : kv_(std::move(kv)), clock_(clock) {}
+
+  bool scan(const std::string& name_space, const cosid::lease::NamespaceTerms& terms,
+            std::vector<cosid::lease::SlotRecord>& records, std::int64_t& store_now,
+            std::error_code& ec, std::string* message = nullptr) override;
+  bool acquire(const cosid::lease::AcquireRequest& request, cosid::lease::AcquireOutcome& outcome,
+               cosid::lease::SlotLease& lease, cosid::lease::SlotRecord& record,
+               std::error_code& ec, std::string* message = nullptr) override;
+  bool renew(const cosid::lease::SlotLease& held, const cosid::lease::NamespaceTerms& terms,
+             std::chrono::milliseconds ttl, cosid::lease::SlotLease& renewed, std::error_code& ec,
+             std::string* message = nullptr) override;
+  bool release(const cosid::lease::SlotLease& held, const cosid::lease::NamespaceTerms& terms,
+               std::int64_t last_issued, std::error_code& ec,
+               std::string* message = nullptr) override;
+
+ private:
+  // Records `terms` for a new namespace (one compare-and-set on "<ns>/terms"), or checks them.
+  bool agree_terms(const std::string& name_space, const cosid::lease::NamespaceTerms& terms,
+                   std::error_code& ec, std::string* message);
+
+  const std::shared_ptr<VersionedKv> kv_;
+  cosid::Clock& clock_;
+};
+
+}  // namespace example
+
+#endif  // COSID_EXAMPLES_CUSTOM_STORE_KV_LEASE_STORE_H_
