@@ -91,6 +91,7 @@
 
 #include "cosid/config.h"
 #include "cosid/error.h"
+#include "cosid/export.h"
 #include "cosid/layout.h"
 #include "cosid/slot_source.h"
 
@@ -229,7 +230,7 @@ const char* key_for_flag(std::string_view flag) noexcept;
 
 // The settings one --store VALUE gives: the type key with the text before the first ':' (all of
 // it when there is none), and the directory key with the text after it, if any.
-std::vector<KeyValue> split_store_flag(std::string_view value);
+COSID_EXPORT std::vector<KeyValue> split_store_flag(std::string_view value);
 
 // Resolves the options from `sources`. On success fills `out` and, in the second form,
 // `settings` with one entry per key of kConfigKeys. On failure leaves `out` alone and sets `ec`:
