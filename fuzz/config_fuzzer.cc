@@ -27,16 +27,22 @@ std::string describe(const cosid::Options& o) {
   return "ns=" + o.namespace_name + " slot=" + std::to_string(o.slot) +
          " source=" + std::to_string(static_cast<int>(o.slot_source)) + " state=" + o.state_file +
          " ahead=" + std::to_string(o.ahead.count()) + " nb=" + std::to_string(o.not_before_ms) +
-         " req=" + std::to_string(o.require_state_file) + " wait=" + std::to_string(o.start_wait.count()) +
-         " epoch=" + std::to_string(l.epoch) + " unit=" + cosid::to_string(l.unit) +
-         " bits=" + std::to_string(l.timestamp_bits) + "/" + std::to_string(l.slot_bits) + "/" +
-         std::to_string(l.sequence_bits);
+         " req=" + std::to_string(o.require_state_file) +
+         " wait=" + std::to_string(o.start_wait.count()) + " epoch=" + std::to_string(l.epoch) +
+         " unit=" + cosid::to_string(l.unit) + " bits=" + std::to_string(l.timestamp_bits) + "/" +
+         std::to_string(l.slot_bits) + "/" + std::to_string(l.sequence_bits) +
+         " store=" + o.store_type + " ttl=" + std::to_string(o.ttl.count()) +
+         " tolerance=" + std::to_string(o.tolerance.count()) + " owner=" + o.owner_key +
+         " dir=" + o.store_directory;
 }
 
 bool same(const cosid::Options& a, const cosid::Options& b) {
   return a.namespace_name == b.namespace_name && a.layout == b.layout && a.slot == b.slot &&
          a.state_file == b.state_file && a.ahead == b.ahead && a.not_before_ms == b.not_before_ms &&
-         a.require_state_file == b.require_state_file && a.start_wait == b.start_wait;
+         a.require_state_file == b.require_state_file && a.start_wait == b.start_wait &&
+         a.store_type == b.store_type && a.ttl == b.ttl && a.tolerance == b.tolerance &&
+         a.owner_key == b.owner_key && a.preferred_slot == b.preferred_slot &&
+         a.store_directory == b.store_directory;
 }
 
 bool is_cosid_error(const std::error_code& ec) {
@@ -98,7 +104,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   CHECK_MSG(cosid::validate_options(options, valid_ec, &valid_message),
             describe(options) + ": " + valid_message);
   CHECK_MSG(options.layout.validate(valid_ec), describe(options));
-  CHECK_MSG(options.start_wait == options.ahead + std::chrono::seconds(1), describe(options));
+  CHECK_MSG(options.start_wait == (options.uses_store() ? options.ttl + options.tolerance
+                                                        : options.ahead + std::chrono::seconds(1)),
+            describe(options));
 
   CHECK_MSG(settings.size() == std::size(cosid::kConfigKeys), describe(options));
   for (std::size_t i = 0; i < settings.size(); ++i) {
@@ -117,7 +125,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string again_message;
   CHECK_MSG(cosid::resolve_options(again_sources, again, again_ec, &again_message),
             again_text + "\n=> " + again_message);
-  CHECK_MSG(same(again, options), describe(options) + "\n  vs " + describe(again) + "\n" + again_text);
+  CHECK_MSG(same(again, options),
+            describe(options) + "\n  vs " + describe(again) + "\n" + again_text);
   CHECK_MSG(again.slot_source == cosid::SlotSource::kExplicit, again_text);
   CHECK_MSG(cosid::to_config_text(again) == again_text, again_text);
   return 0;

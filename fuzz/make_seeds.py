@@ -112,6 +112,12 @@ for name, data in {
                                "  machine:\n    static:\n      slot: 462146\n"),
     "quoted_crlf": config("cosid:\r\n  namespace: \"a\\\"b\"  # comment\r\n  machine:\r\n"
                           "    static:\r\n      slot: '2'\r\n"),
+    "store_file": config("cosid:\n  machine:\n    distributor:\n      type: file\n"
+                         "      ttl: 10s\n      tolerance: 500ms\n      preferred-slot: 3\n"
+                         "      file:\n        directory: /var/lib/cosid/leases\n",
+                         ["COSID_OWNER_KEY=orders-7"]),
+    "store_with_slot": config("cosid:\n  machine:\n    static:\n      slot: 1\n"
+                              "    distributor:\n      type: memory\n"),
     "duplicate_key": config("cosid:\n  machine:\n    static:\n      slot: 1\n      slot: 2\n"),
     "tab_indent": config("cosid:\n\tnamespace: x\n"),
     "flow_style": config("cosid: {namespace: x}\n"),

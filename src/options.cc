@@ -142,8 +142,105 @@ bool resolve_slot(const OptionSources& sources, const EnvLookup& env, const RawS
                             message);
 }
 
+// "KEY = "TEXT" (ORIGIN)" of a raw value, for messages about two keys.
+std::string describe(Key key, const RawValue& value) {
+  return std::string(kConfigKeys[key]) + " = " + detail::quote(value.text) + " (" + value.origin +
+         ")";
+}
+
+// The keys of one distributor that the other refuses.
+constexpr Key kStaticOnlyKeys[] = {detail::kSlot, detail::kSlotSource, detail::kStateFile,
+                                   detail::kAhead, detail::kRequireStateFile};
+constexpr Key kStoreOnlyKeys[] = {detail::kTtl, detail::kTolerance, detail::kOwnerKey,
+                                  detail::kPreferredSlot, detail::kStoreDirectory};
+
+// The distributor keys: the type, and for a store its terms. Static keys given with a store, and
+// store keys given with static, are refused: each would be ignored, and an ignored slot or state
+// file is how two processes end up issuing the same ids.
+bool build_distributor(const RawSettings& raw, Options& options, std::error_code& ec,
+                       std::string* message) {
+  const RawValue& type = raw[detail::kStoreType];
+  if (type.given) {
+    options.store_type = type.text;
+    if (!detail::check_store_type(options.store_type, type, ec, message)) return false;
+  }
+  if (!options.uses_store()) {
+    for (const Key key : kStoreOnlyKeys) {
+      if (!raw[key].given) continue;
+      return detail::fail(errc::invalid_value, ec, message,
+                          describe(key, raw[key]) +
+                              " only applies to a lease store, but the distributor type is "
+                              "static: choose a store (--store file:DIR, or type under "
+                              "cosid.machine.distributor), or drop the setting");
+    }
+    return true;
+  }
+  for (const Key key : kStaticOnlyKeys) {
+    if (!raw[key].given) continue;
+    return detail::fail(errc::invalid_value, ec, message,
+                        describe(key, raw[key]) + " and " + describe(detail::kStoreType, type) +
+                            " are ambiguous: a static slot and a slot leased from a store "
+                            "exclude each other; give only one of them");
+  }
+  if (!detail::check_store_slot_bits(options.layout, ec, message)) return false;
+  std::string why;
+  const auto duration = [&](Key key, std::chrono::milliseconds& value) {
+    if (!raw[key].given || detail::parse_duration(raw[key].text, value, &why)) return true;
+    return detail::fail_value(errc::invalid_value, key, raw[key], why, ec, message);
+  };
+  const auto shown = [&raw](Key key, std::chrono::milliseconds value) {
+    return raw[key].given ? raw[key] : RawValue{false, detail::format_duration(value), "default"};
+  };
+  if (!duration(detail::kTtl, options.ttl) ||
+      !detail::check_ttl(options.ttl, options.layout, shown(detail::kTtl, options.ttl), ec,
+                         message) ||
+      !duration(detail::kTolerance, options.tolerance) ||
+      !detail::check_tolerance(options.tolerance, shown(detail::kTolerance, options.tolerance), ec,
+                               message)) {
+    return false;
+  }
+  const RawValue& owner_key = raw[detail::kOwnerKey];
+  if (owner_key.given) {
+    options.owner_key = owner_key.text;
+    if (!detail::check_owner_key(options.owner_key, owner_key, ec, message)) return false;
+  }
+  const RawValue& preferred = raw[detail::kPreferredSlot];
+  if (preferred.given) {
+    std::uint32_t slot = 0;
+    if (!parse_slot(preferred.text, preferred.origin, options.layout.slot_bits, slot, ec,
+                    message)) {
+      if (message != nullptr)
+        *message = std::string(kConfigKeys[detail::kPreferredSlot]) + ": " + *message;
+      return false;
+    }
+    options.preferred_slot = slot;
+  }
+  const RawValue& directory = raw[detail::kStoreDirectory];
+  if (directory.given) {
+    if (options.store_type == "memory") {
+      return detail::fail_value(errc::invalid_value, detail::kStoreDirectory, directory,
+                                "the memory store keeps no files: drop the directory, or use "
+                                "--store file:DIR",
+                                ec, message);
+    }
+    options.store_directory = directory.text;
+    if (!detail::check_store_directory(options.store_directory, directory, ec, message)) {
+      return false;
+    }
+  } else if (options.store_type == "file") {
+    return detail::fail(errc::invalid_value, ec, message,
+                        describe(detail::kStoreType, type) +
+                            " needs a directory for the lease files, shared by every process of "
+                            "the namespace: give --store file:DIR or "
+                            "cosid.machine.distributor.file.directory");
+  }
+  return true;
+}
+
 // Turns the raw texts into `options`, key by key, checking each.
 bool build(const RawSettings& raw, Options& options, std::error_code& ec, std::string* message) {
+  // First, so that a static key given with a store is reported as the ambiguity it is.
+  if (!build_distributor(raw, options, ec, message)) return false;
   std::string why;
   if (raw[detail::kNamespace].given) {
     options.namespace_name = raw[detail::kNamespace].text;
@@ -184,7 +281,10 @@ bool build(const RawSettings& raw, Options& options, std::error_code& ec, std::s
                               "not set: set it, or drop require-state-file",
                               ec, message);
   }
-  options.start_wait = options.ahead + std::chrono::seconds(1);
+  // With a store, the floor of a slot taken over from a crashed holder lies up to tolerance past
+  // the store's clock, and a local clock behind the store's by up to ttl is still waited out.
+  options.start_wait = options.uses_store() ? options.ttl + options.tolerance
+                                            : options.ahead + std::chrono::seconds(1);
   return true;
 }
 
@@ -196,13 +296,54 @@ bool resolve(const OptionSources& sources, Options& out, std::vector<Setting>* s
   std::string slot_origin;
   if (!gather(sources, env, raw, ec, message) ||
       !detail::resolve_layout(raw, options.layout, ec, message) ||
-      !build(raw, options, ec, message) ||
-      !resolve_slot(sources, env, raw, options, slot_origin, ec, message)) {
+      !build(raw, options, ec, message)) {
+    return false;
+  }
+  // With a store the slot is leased when the runtime starts; build() refused a configured one.
+  if (options.uses_store()) {
+    slot_origin = "leased from the " + options.store_type + " store at start";
+  } else if (!resolve_slot(sources, env, raw, options, slot_origin, ec, message)) {
     return false;
   }
   if (settings != nullptr) detail::describe_settings(options, raw, slot_origin, *settings);
   out = std::move(options);
   ec.clear();
+  return true;
+}
+
+// validate_options() for the distributor fields.
+bool validate_store_options(const Options& options, std::error_code& ec, std::string* message) {
+  const auto shown = [](std::string text) { return RawValue{true, std::move(text), "in code"}; };
+  if (!detail::check_store_type(options.store_type, shown(options.store_type), ec, message)) {
+    return false;
+  }
+  if (!options.uses_store()) return true;
+  if (!options.state_file.empty() || options.require_state_file) {
+    return detail::fail(errc::invalid_value, ec, message,
+                        "Options::store_type is " + detail::quote(options.store_type) +
+                            " but a state file is set as well: a leased slot keeps its window in "
+                            "the store; clear Options::state_file and require_state_file");
+  }
+  if (!detail::check_store_slot_bits(options.layout, ec, message) ||
+      !detail::check_ttl(options.ttl, options.layout, shown(detail::format_duration(options.ttl)),
+                         ec, message) ||
+      !detail::check_tolerance(options.tolerance,
+                               shown(std::to_string(options.tolerance.count()) + "ms"), ec,
+                               message) ||
+      (!options.owner_key.empty() &&
+       !detail::check_owner_key(options.owner_key, shown(options.owner_key), ec, message)) ||
+      (options.preferred_slot && !check_slot(*options.preferred_slot, "Options::preferred_slot",
+                                             options.layout.slot_bits, ec, message)) ||
+      (!options.store_directory.empty() &&
+       !detail::check_store_directory(options.store_directory, shown(options.store_directory), ec,
+                                      message))) {
+    return false;
+  }
+  if (options.store_type == "file" && options.store_directory.empty()) {
+    return detail::fail(errc::invalid_value, ec, message,
+                        "Options::store_type is file but Options::store_directory is empty: give "
+                        "the directory the lease files are kept in");
+  }
   return true;
 }
 
@@ -218,6 +359,17 @@ const ConfigFlag* find_config_flag(std::string_view flag) noexcept {
 const char* key_for_flag(std::string_view flag) noexcept {
   const ConfigFlag* entry = find_config_flag(flag);
   return entry != nullptr ? entry->key : nullptr;
+}
+
+std::vector<KeyValue> split_store_flag(std::string_view value) {
+  const std::size_t colon = value.find(':');
+  std::vector<KeyValue> settings;
+  settings.emplace_back(kConfigKeys[detail::kStoreType], std::string(value.substr(0, colon)));
+  if (colon != std::string_view::npos) {
+    settings.emplace_back(kConfigKeys[detail::kStoreDirectory],
+                          std::string(value.substr(colon + 1)));
+  }
+  return settings;
 }
 
 bool resolve_options(const OptionSources& sources, Options& out, std::error_code& ec,
@@ -259,6 +411,7 @@ bool validate_options(const Options& options, std::error_code& ec, std::string* 
                         "Options::start_wait is negative (" +
                             std::to_string(options.start_wait.count()) + " ms): give 0 or more");
   }
+  if (!validate_store_options(options, ec, message)) return false;
   ec.clear();
   return true;
 }

@@ -59,13 +59,26 @@ void describe_settings(const Options& options, const RawSettings& raw,
     settings.push_back({kConfigKeys[key], std::move(value), std::move(origin)});
   };
   add(kNamespace, options.namespace_name, origin_of(kNamespace));
-  add(kSlot, std::to_string(options.slot), slot_origin);
+  add(kSlot, options.uses_store() ? std::string() : std::to_string(options.slot), slot_origin);
   add(kSlotSource, to_string(options.slot_source), origin_of(kSlotSource));
   add(kStateFile, options.state_file, origin_of(kStateFile));
   add(kAhead, format_duration(options.ahead), origin_of(kAhead));
   add(kNotBefore, instant_text(options.not_before_ms), origin_of(kNotBefore));
   add(kRequireStateFile, options.require_state_file ? "true" : "false",
       origin_of(kRequireStateFile));
+  add(kStoreType, options.store_type, origin_of(kStoreType));
+  // The store keys say "" and "unused" under static, where they would be refused.
+  const bool store = options.uses_store();
+  const auto store_origin = [&](Key key) {
+    return store ? origin_of(key) : std::string("unused: the distributor is static");
+  };
+  add(kTtl, store ? format_duration(options.ttl) : "", store_origin(kTtl));
+  add(kTolerance, store ? format_duration(options.tolerance) : "", store_origin(kTolerance));
+  add(kOwnerKey, options.owner_key,
+      store && !raw[kOwnerKey].given ? "default: HOST:PID at start" : store_origin(kOwnerKey));
+  add(kPreferredSlot, options.preferred_slot ? std::to_string(*options.preferred_slot) : "",
+      store_origin(kPreferredSlot));
+  add(kStoreDirectory, options.store_directory, store_origin(kStoreDirectory));
   add(kPreset, raw[kPreset].given ? raw[kPreset].text : "default", origin_of(kPreset));
   add(kEpoch, std::to_string(layout.epoch_ms()), layout_origin(kEpoch));
   add(kUnit, to_string(layout.unit), layout_origin(kUnit));
@@ -81,14 +94,34 @@ std::string to_config_text(const Options& options) {
   std::string text = "cosid:\n";
   text += "  namespace: " + detail::yaml_quoted(options.namespace_name) + "\n";
   text += "  machine:\n    static:\n";
-  text += "      slot: " + std::to_string(options.slot) + "\n";
-  if (!options.state_file.empty()) {
-    text += "      state-file: " + detail::yaml_quoted(options.state_file) + "\n";
+  if (!options.uses_store()) {
+    text += "      slot: " + std::to_string(options.slot) + "\n";
+    if (!options.state_file.empty()) {
+      text += "      state-file: " + detail::yaml_quoted(options.state_file) + "\n";
+    }
+    text += "      ahead: " + detail::format_duration(options.ahead) + "\n";
   }
-  text += "      ahead: " + detail::format_duration(options.ahead) + "\n";
   text += "      not-before: \"" + detail::instant_text(options.not_before_ms) + "\"\n";
-  text += std::string("      require-state-file: ") +
-          (options.require_state_file ? "true" : "false") + "\n";
+  if (!options.uses_store()) {
+    text += std::string("      require-state-file: ") +
+            (options.require_state_file ? "true" : "false") + "\n";
+  }
+  text += "    distributor:\n";
+  text += "      type: " + detail::yaml_quoted(options.store_type) + "\n";
+  if (options.uses_store()) {
+    text += "      ttl: " + detail::format_duration(options.ttl) + "\n";
+    text += "      tolerance: " + detail::format_duration(options.tolerance) + "\n";
+    if (!options.owner_key.empty()) {
+      text += "      owner-key: " + detail::yaml_quoted(options.owner_key) + "\n";
+    }
+    if (options.preferred_slot) {
+      text += "      preferred-slot: " + std::to_string(*options.preferred_slot) + "\n";
+    }
+    if (!options.store_directory.empty()) {
+      text +=
+          "      file:\n        directory: " + detail::yaml_quoted(options.store_directory) + "\n";
+    }
+  }
   text += "  layout:\n    preset: default\n";
   text += "    epoch: " + std::to_string(layout.epoch_ms()) + "\n";
   text += std::string("    unit: ") + to_string(layout.unit) + "\n";

@@ -28,6 +28,12 @@ enum Key : std::size_t {
   kAhead,
   kNotBefore,
   kRequireStateFile,
+  kStoreType,
+  kTtl,
+  kTolerance,
+  kOwnerKey,
+  kPreferredSlot,
+  kStoreDirectory,
   kPreset,
   kEpoch,
   kUnit,
@@ -73,6 +79,21 @@ bool check_ahead(std::chrono::milliseconds ahead, const Layout& layout, const Ra
                  std::error_code& ec, std::string* message);
 bool check_not_before(std::int64_t not_before_ms, const Layout& layout, const RawValue& shown,
                       std::error_code& ec, std::string* message);
+
+// The store keys (the type, its terms and its directory): checked together, since which of them
+// may be given depends on the type.
+bool check_store_type(std::string_view type, const RawValue& shown, std::error_code& ec,
+                      std::string* message);
+bool check_ttl(std::chrono::milliseconds ttl, const Layout& layout, const RawValue& shown,
+               std::error_code& ec, std::string* message);
+bool check_tolerance(std::chrono::milliseconds tolerance, const RawValue& shown,
+                     std::error_code& ec, std::string* message);
+bool check_owner_key(std::string_view key, const RawValue& shown, std::error_code& ec,
+                     std::string* message);
+bool check_store_directory(std::string_view path, const RawValue& shown, std::error_code& ec,
+                           std::string* message);
+// A store leases slots 0 .. 2^slot_bits - 1 and records the limit as a 32-bit number.
+bool check_store_slot_bits(const Layout& layout, std::error_code& ec, std::string* message);
 
 // Fills `settings` from resolved options and the raw values they came from.
 void describe_settings(const Options& options, const RawSettings& raw,

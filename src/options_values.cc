@@ -19,6 +19,15 @@ constexpr std::chrono::milliseconds kMaxAhead{24 * 3600 * 1000};
 // A window of a second-unit layout must hold whole ticks: at least two, so that one can be
 // issued while the next ceiling is written.
 constexpr std::chrono::milliseconds kMinAheadSeconds{2000};
+// A lease renewed every ttl/3 with back-off from 100 ms needs ttl/3 of at least 100 ms.
+constexpr std::chrono::milliseconds kMinTtl{300};
+constexpr std::chrono::milliseconds kMaxTtl{3600 * 1000};
+// For a second-unit layout: ceilings about 2/3 ttl ahead must still hold whole ticks.
+constexpr std::chrono::milliseconds kMinTtlSeconds{3000};
+constexpr std::chrono::milliseconds kMaxTolerance{3600 * 1000};
+constexpr std::size_t kMaxOwnerKeyBytes = 255;
+constexpr std::size_t kMaxStoreTypeBytes = 64;
+constexpr int kMaxStoreSlotBits = 31;
 
 bool apply_bits(const RawSettings& raw, Key key, int& bits, std::error_code& ec,
                 std::string* message) {
@@ -133,24 +142,111 @@ bool check_namespace(std::string_view name, const RawValue& shown, std::error_co
   return true;
 }
 
-bool check_state_file(std::string_view path, const RawValue& shown, std::error_code& ec,
-                      std::string* message) {
+namespace {
+
+// A path in the value of `key`: not empty, not longer than Linux allows, no control bytes.
+bool check_path(Key key, std::string_view path, const RawValue& shown, const char* example,
+                std::error_code& ec, std::string* message) {
   if (path.empty()) {
-    return fail_value(errc::invalid_value, kStateFile, shown,
-                      "empty: give a path, such as /var/lib/cosid/state, or leave the setting out "
-                      "to run without a state file",
-                      ec, message);
+    return fail_value(errc::invalid_value, key, shown,
+                      std::string("empty: give a path, such as ") + example, ec, message);
   }
   if (path.size() > kMaxPathBytes) {
-    return fail_value(errc::invalid_value, kStateFile, shown, "longer than a path may be (4095)",
-                      ec, message);
+    return fail_value(errc::invalid_value, key, shown, "longer than a path may be (4095)", ec,
+                      message);
   }
   for (const char c : path) {
     const auto byte = static_cast<unsigned char>(c);
     if (byte < 0x20 || byte == 0x7f) {
-      return fail_value(errc::invalid_value, kStateFile, shown,
+      return fail_value(errc::invalid_value, key, shown,
                         "a control byte in the path: check how the value was written", ec, message);
     }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool check_state_file(std::string_view path, const RawValue& shown, std::error_code& ec,
+                      std::string* message) {
+  return check_path(kStateFile, path, shown,
+                    "/var/lib/cosid/state, or leave the setting out to run without a state file",
+                    ec, message);
+}
+
+bool check_store_directory(std::string_view path, const RawValue& shown, std::error_code& ec,
+                           std::string* message) {
+  return check_path(kStoreDirectory, path, shown, "/var/lib/cosid/leases", ec, message);
+}
+
+bool check_store_type(std::string_view type, const RawValue& shown, std::error_code& ec,
+                      std::string* message) {
+  bool well_formed = !type.empty() && type.size() <= kMaxStoreTypeBytes;
+  for (const char c : type) {
+    well_formed = well_formed && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+                                  c == '_' || c == '.');
+  }
+  if (!well_formed) {
+    return fail_value(errc::invalid_value, kStoreType, shown,
+                      "not a distributor type: use static, memory, file, or the name of a "
+                      "registered store (lower-case letters, digits, '-', '_', '.', at most 64)",
+                      ec, message);
+  }
+  return true;
+}
+
+bool check_ttl(std::chrono::milliseconds ttl, const Layout& layout, const RawValue& shown,
+               std::error_code& ec, std::string* message) {
+  if (ttl < kMinTtl || ttl > kMaxTtl) {
+    return fail_value(errc::invalid_value, kTtl, shown,
+                      "out of range: ttl is from 300ms to 1h; 30s suits most services (a crashed "
+                      "holder's slot stays taken for ttl + tolerance)",
+                      ec, message);
+  }
+  if (layout.unit == TimeUnit::kSecond && ttl < kMinTtlSeconds) {
+    return fail_value(errc::invalid_value, kTtl, shown,
+                      "too short for a layout that counts seconds: a lease must cover whole "
+                      "seconds; give 3s or more",
+                      ec, message);
+  }
+  return true;
+}
+
+bool check_tolerance(std::chrono::milliseconds tolerance, const RawValue& shown,
+                     std::error_code& ec, std::string* message) {
+  if (tolerance.count() < 0 || tolerance > kMaxTolerance) {
+    return fail_value(errc::invalid_value, kTolerance, shown,
+                      "out of range: tolerance is from 0ms to 1h; 1s suits most services, and "
+                      "every runtime of a namespace must give the same",
+                      ec, message);
+  }
+  return true;
+}
+
+bool check_owner_key(std::string_view key, const RawValue& shown, std::error_code& ec,
+                     std::string* message) {
+  if (key.empty() || key.size() > kMaxOwnerKeyBytes) {
+    return fail_value(errc::invalid_value, kOwnerKey, shown,
+                      "an owner key is 1 to 255 bytes: give one such as orders-7, or leave it "
+                      "out for HOST:PID",
+                      ec, message);
+  }
+  for (const char c : key) {
+    if (c <= ' ' || c > '~') {
+      return fail_value(errc::invalid_value, kOwnerKey, shown,
+                        "an owner key is printable ASCII without spaces, such as orders-7", ec,
+                        message);
+    }
+  }
+  return true;
+}
+
+bool check_store_slot_bits(const Layout& layout, std::error_code& ec, std::string* message) {
+  if (layout.slot_bits > kMaxStoreSlotBits) {
+    return fail(errc::invalid_value, ec, message,
+                "the layout has " + std::to_string(layout.slot_bits) +
+                    " slot bits, but a lease store leases at most 2^31 slots: give "
+                    "cosid.layout.slot-bits 31 or less");
   }
   return true;
 }

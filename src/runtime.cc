@@ -6,7 +6,11 @@
 #include <limits>
 #include <mutex>
 #include <thread>
+#include <utility>
+#include <vector>
 
+#include "cosid/lease/keeper.h"
+#include "cosid/lease/store_registry.h"
 #include "cosid/state_file.h"
 #include "fork_guard.h"
 #include "time_format.h"
@@ -34,11 +38,17 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
         clock_(environment.clock != nullptr ? *environment.clock : system_clock_),
         fs_(environment.fs != nullptr ? *environment.fs : posix_file_system()) {}
 
-  ~Impl() override { (void)close(nullptr); }
+  ~Impl() override {
+    (void)close(nullptr);
+    // The generators go before the keeper that owns their bindings.
+    generator_.reset();
+    retired_.clear();
+  }
 
   bool start(std::error_code& ec, std::string* message) {
     if (!validate_options(options_, ec, message)) return false;
     if (!options_.layout.validate_at(clock_.now_ms(), ec, message)) return false;
+    if (options_.uses_store()) return start_leased(ec, message);
     std::int64_t floor = options_.not_before_ms;
     if (!options_.state_file.empty()) {
       StateFileOpenOptions open_options;
@@ -63,17 +73,10 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
                ": nothing protects against a clock set back across a restart; set state-file");
     }
     floor = std::max(floor, options_.layout.epoch_ms() - 1);
-    if (floor >= options_.layout.end_ms() - 1) {
-      ec = make_error_code(errc::timestamp_overflow);
-      if (message != nullptr) {
-        *message = "the floor " + std::to_string(floor) + " of slot " +
-                   std::to_string(options_.slot) + " lies at or past the end of the layout (" +
-                   detail::format_instant(options_.layout.end_ms()) +
-                   "): no id can be issued; check not-before and the state file's ceiling";
-      }
+    if (!check_floor(floor, options_.slot, ec, message) ||
+        !wait_for_floor(floor, options_.slot, ec, message)) {
       return false;
     }
-    if (!wait_for_floor(floor, ec, message)) return false;
 
     std::int64_t ceiling = options_.layout.end_ms() - 1;
     if (file_) {
@@ -104,6 +107,7 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
       return nullptr;
     }
     (void)name;  // every name shares the one generator: see runtime.h
+    if (keeper_) return leased_generator_locked(ec);
     if (!generator_) {
       generator_ =
           Generator::create(options_.layout, *binding_, clock_, environment_.generator, ec);
@@ -114,6 +118,10 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
   }
 
   std::error_code maintain(std::string* message) {
+    if (keeper_) {
+      (void)keeper_->maintain();  // failures are retried by the keeper and reported as events
+      return {};
+    }
     std::lock_guard<std::mutex> lock(writer_mutex_);
     if (!file_) return {};
     if (replaced_) {
@@ -139,6 +147,7 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
 
   std::error_code close(std::string* message) {
     if (fork_guard_.forked()) return close_in_forked_child();
+    if (keeper_) return close_leased(message);
     std::int64_t last = 0;
     {
       std::lock_guard<std::mutex> lock(generators_mutex_);
@@ -197,35 +206,187 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
   }
 
   const Options& options() const noexcept { return options_; }
-  const Binding& binding() const noexcept { return *binding_; }
+  // The static binding, or the latest leased one.
+  const Binding& binding() const noexcept {
+    if (!keeper_) return *binding_;
+    std::uint64_t generation = 0;
+    std::error_code ignored;
+    if (const Binding* current = keeper_->binding(generation, ignored)) {
+      latest_.store(current, std::memory_order_relaxed);
+    }
+    // Relaxed: the pointer is to a binding the keeper keeps for its life, whose own fields are
+    // read with their own orders.
+    return *latest_.load(std::memory_order_relaxed);
+  }
 
   RuntimeMetrics metrics() noexcept {
     RuntimeMetrics metrics;
     metrics.namespace_name = options_.namespace_name;
-    metrics.slot = options_.slot;
     {
-      // The generator is made on first use, under this lock; once made it lives as long as the
-      // runtime (closed, its counters stay readable).
+      // Generators are made on first use, and after a lost lease replaced, under this lock; once
+      // made each lives as long as the runtime (closed or retired, its counters stay readable),
+      // so the counts are those of every generator the runtime ever had.
       std::lock_guard<std::mutex> lock(generators_mutex_);
-      if (generator_) {
-        const GeneratorStats stats = generator_->stats();
-        metrics.ids_issued = stats.ids_issued;
-        metrics.sequence_waits = stats.sequence_waits;
-        metrics.ceiling_waits = stats.ceiling_waits;
-        metrics.clock_backwards = stats.clock_backwards;
-        metrics.floor_waits = stats.floor_waits;
-        metrics.generator_failures = stats.failures;
-      }
+      const auto add = [&metrics](const Generator& generator) {
+        const GeneratorStats stats = generator.stats();
+        metrics.ids_issued += stats.ids_issued;
+        metrics.sequence_waits += stats.sequence_waits;
+        metrics.ceiling_waits += stats.ceiling_waits;
+        metrics.clock_backwards += stats.clock_backwards;
+        metrics.floor_waits += stats.floor_waits;
+        metrics.generator_failures += stats.failures;
+      };
+      if (generator_) add(*generator_);
+      for (const auto& retired : retired_) add(*retired.second);
     }
     metrics.state_writes = state_writes_.load(std::memory_order_relaxed);
     metrics.state_write_failures = state_write_failures_.load(std::memory_order_relaxed);
-    metrics.floor_ms = binding_->floor_ms();
-    metrics.ceiling_ms = binding_->ceiling_ms();
+    if (keeper_) {
+      const lease::KeeperStats lease = keeper_->stats();
+      metrics.lease_renewals = lease.renewals;
+      metrics.lease_renewal_failures = lease.renewal_failures;
+      metrics.lease_losses = lease.losses;
+    }
+    const Binding& window = binding();
+    metrics.slot = window.slot();
+    metrics.floor_ms = window.floor_ms();
+    metrics.ceiling_ms = window.ceiling_ms();
     return metrics;
   }
 
  private:
-  bool wait_for_floor(std::int64_t floor, std::error_code& ec, std::string* message) {
+  // Passes the keeper's events on as the runtime's.
+  class KeeperEvents final : public lease::KeeperListener {
+   public:
+    explicit KeeperEvents(Impl& runtime) : runtime_(runtime) {}
+    void on_keeper_event(const lease::KeeperEvent& event) noexcept override {
+      runtime_.emit_lease(event);
+    }
+
+   private:
+    Impl& runtime_;
+  };
+
+  bool start_leased(std::error_code& ec, std::string* message) {
+    lease::StoreRegistry* stores = environment_.stores;
+    if (stores == nullptr) {
+      if (options_.store_type == "memory") {
+        ec = make_error_code(errc::unknown_store_type);
+        if (message != nullptr) {
+          *message =
+              "the memory store needs a lease::StoreRegistry in RuntimeEnvironment::stores, "
+              "shared by every runtime that should lease from it: a memory store of one runtime "
+              "alone would give each runtime of the process the same slot";
+        }
+        return false;
+      }
+      own_stores_ = std::make_unique<lease::StoreRegistry>();
+      stores = own_stores_.get();
+    }
+    store_ = stores->open(lease::StoreContext{options_, clock_}, ec, message);
+    if (!store_) return false;
+    lease::KeeperOptions keeper;
+    keeper.name_space = options_.namespace_name;
+    keeper.owner_key = options_.owner_key;
+    // validate_options() holds slot_bits to 31 for a store.
+    keeper.terms.slot_limit = std::uint32_t{1} << options_.layout.slot_bits;
+    keeper.terms.tolerance = options_.tolerance;
+    keeper.ttl = options_.ttl;
+    keeper.preferred_slot = options_.preferred_slot;
+    keeper.not_before_ms = options_.not_before_ms;
+    keeper_ = lease::LeaseKeeper::start(*store_, keeper, clock_, &keeper_events_, ec, message);
+    if (!keeper_) return false;
+    std::uint64_t generation = 0;
+    const Binding* leased = keeper_->binding(generation, ec);
+    latest_.store(leased, std::memory_order_relaxed);
+    const std::int64_t floor = std::max(leased->floor_ms(), options_.layout.epoch_ms() - 1);
+    if (!check_floor(floor, leased->slot(), ec, message) ||
+        !wait_for_floor(floor, leased->slot(), ec, message)) {
+      return false;  // the destructor releases the lease: nothing was issued
+    }
+    if (environment_.background_thread) keeper_->start_thread();
+    ec.clear();
+    return true;
+  }
+
+  // The generator over the keeper's current binding, made anew after a loss. The one it replaces
+  // is kept, closed at close(): a caller may still hold it (it fails with slot_lost).
+  // REQUIRES: generators_mutex_ held.
+  Generator* leased_generator_locked(std::error_code& ec) {
+    std::uint64_t generation = 0;
+    Binding* current = keeper_->binding(generation, ec);
+    if (current == nullptr) return nullptr;
+    latest_.store(current, std::memory_order_relaxed);
+    if (generator_ && generation == generator_generation_) {
+      ec.clear();
+      return generator_.get();
+    }
+    std::unique_ptr<Generator> made =
+        Generator::create(options_.layout, *current, clock_, environment_.generator, ec);
+    if (!made) return nullptr;
+    if (generator_) retired_.emplace_back(generator_binding_, std::move(generator_));
+    generator_ = std::move(made);
+    generator_binding_ = current;
+    generator_generation_ = generation;
+    return generator_.get();
+  }
+
+  // Ordered shutdown with a lease: generators closed, lease released with the exact last
+  // timestamp of its binding, then the keeper's thread stops (inside LeaseKeeper::close()).
+  std::error_code close_leased(std::string* message) {
+    std::vector<std::pair<const Binding*, std::int64_t>> lasts;
+    {
+      std::lock_guard<std::mutex> lock(generators_mutex_);
+      if (closed_) return {};
+      closed_ = true;
+      if (generator_) lasts.emplace_back(generator_binding_, generator_->close());
+      for (auto& retired : retired_) lasts.emplace_back(retired.first, retired.second->close());
+    }
+    return keeper_->close(
+        [&lasts](const Binding& binding) {
+          std::int64_t last = binding.floor_ms();
+          for (const auto& entry : lasts) {
+            if (entry.first == &binding) last = std::max(last, entry.second);
+          }
+          return last;
+        },
+        message);
+  }
+
+  void emit_lease(const lease::KeeperEvent& event) {
+    static constexpr EventKind kKinds[] = {
+        EventKind::kLeaseAcquired,      EventKind::kLeaseWaiting,
+        EventKind::kDuplicateOwnerKey,  EventKind::kClockSkew,
+        EventKind::kLeaseRenewalFailed, EventKind::kLeaseRenewalRecovered,
+        EventKind::kLeaseLost,          EventKind::kLeaseReleased,
+    };
+    if (environment_.listener == nullptr) return;
+    Event out{kKinds[static_cast<std::size_t>(event.kind)],
+              event.code,
+              event.message,
+              event.ceiling_ms,
+              event.slot,
+              event.skew_ms};
+    environment_.listener->on_event(out);
+  }
+
+  // Fails with timestamp_overflow when no id can lie above `floor` in the layout.
+  bool check_floor(std::int64_t floor, std::uint32_t slot, std::error_code& ec,
+                   std::string* message) {
+    if (floor < options_.layout.end_ms() - 1) return true;
+    ec = make_error_code(errc::timestamp_overflow);
+    if (message != nullptr) {
+      *message = "the floor " + std::to_string(floor) + " of slot " + std::to_string(slot) +
+                 " lies at or past the end of the layout (" +
+                 detail::format_instant(options_.layout.end_ms()) +
+                 "): no id can be issued; check not-before and the state file's or the lease "
+                 "store's ceiling";
+    }
+    return false;
+  }
+
+  bool wait_for_floor(std::int64_t floor, std::uint32_t slot, std::error_code& ec,
+                      std::string* message) {
     const std::int64_t start = clock_.monotonic_ns();
     bool reported = false;
     // The first tick that lies wholly after the floor must have begun (for a second-unit layout
@@ -247,7 +408,7 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
           *message = "the clock " + detail::format_instant(now) + " is " +
                      std::to_string(usable_ms - now) +
                      " ms short of the first tick after the floor " +
-                     detail::format_instant(floor) + " of slot " + std::to_string(options_.slot) +
+                     detail::format_instant(floor) + " of slot " + std::to_string(slot) +
                      " after waiting " + std::to_string(options_.start_wait.count()) +
                      " ms: ids up to the floor may exist; correct the clock, or wait and retry";
         }
@@ -266,6 +427,9 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
     std::lock_guard<std::mutex> lock(generators_mutex_);
     if (closed_) return {};
     closed_ = true;
+    // The lease is the parent's: releasing it from here would hand its window on while the parent
+    // issues in it, and the keeper's thread is the parent's too. So the keeper is left alone.
+    (void)keeper_.release();
     // The thread object refers to a thread of the parent: neither join it nor let its destructor
     // (which would terminate the child) run.
     (void)thread_.release();
@@ -373,6 +537,18 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
   std::atomic<std::uint64_t> state_write_failures_{0};
   std::unique_ptr<std::thread> thread_;
   detail::ForkGuard fork_guard_;
+
+  // With a lease store (start_leased()); the static fields above are then unused.
+  std::unique_ptr<lease::StoreRegistry> own_stores_;  // when the environment gives none
+  std::shared_ptr<lease::SlotLeaseStore> store_;
+  KeeperEvents keeper_events_{*this};
+  std::unique_ptr<lease::LeaseKeeper> keeper_;
+  mutable std::atomic<const Binding*> latest_{nullptr};  // for the accessors
+  // Under generators_mutex_: the binding and generation generator_ was made for, and the
+  // generators of lost leases.
+  Binding* generator_binding_ = nullptr;
+  std::uint64_t generator_generation_ = 0;
+  std::vector<std::pair<const Binding*, std::unique_ptr<Generator>>> retired_;
 };
 
 Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -410,7 +586,7 @@ Generator* Runtime::generator(std::string_view name, std::error_code& ec) noexce
 
 std::error_code Runtime::maintain(std::string* message) { return impl_->maintain(message); }
 std::error_code Runtime::close(std::string* message) { return impl_->close(message); }
-std::uint32_t Runtime::slot() const noexcept { return impl_->options().slot; }
+std::uint32_t Runtime::slot() const noexcept { return impl_->binding().slot(); }
 std::int64_t Runtime::floor_ms() const noexcept { return impl_->binding().floor_ms(); }
 std::int64_t Runtime::ceiling_ms() const noexcept { return impl_->binding().ceiling_ms(); }
 const Options& Runtime::options() const noexcept { return impl_->options(); }

@@ -22,10 +22,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
+#include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
+
+#include "cosid/layout.h"
 
 extern char** environ;
 
@@ -425,6 +430,230 @@ TEST(CliKill, SecondProcessOnTheSameStateFileIsRefused) {
   EXPECT_EQ(first.wait(), 0) << first.err();
   expect_after(more, max_of(ids, 0), "the first process, after the refusal");
   expect_after(rest, max_of(more, max_of(ids, 0)), "the first process, after SIGTERM");
+}
+
+// Slots leased from a file store (issue 6): real processes share one lease directory.
+
+// `cosid next -n 0` leasing from the file store in `leases`, with a short ttl so that renewals
+// happen within the test and a killed holder's slot frees quickly.
+std::vector<std::string> leased_args(const std::string& leases,
+                                     const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"next",  "-n", "0",           "--store", "file:" + leases,
+                                   "--ttl", "1s", "--tolerance", "200ms"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+// The Unix millisecond an id's tick starts at, and its slot.
+std::int64_t unix_ms_of(const cosid::Layout& layout, std::uint64_t id) {
+  return layout.tick_start_ms(layout.parse(id).timestamp);
+}
+
+// Four processes started at once lease four distinct slots, keep issuing past their first
+// ceiling (so renewals worked), and no id repeats across them.
+TEST(CliLease, FourProcessesGetDistinctSlotsAndNoIdRepeats) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::string leases = dir.path() + "/leases";
+  const cosid::Layout layout = cosid::layouts::kDefault;
+  std::vector<std::unique_ptr<Cli>> processes;
+  for (int i = 0; i < 4; ++i) processes.push_back(std::make_unique<Cli>(dir, leased_args(leases)));
+  std::vector<std::vector<std::uint64_t>> ids(processes.size());
+  std::vector<bool> renewed(processes.size(), false);
+  // A process has renewed once it issues an id more than ttl + tolerance after its first: the
+  // first ceiling was at most that far past the lease's start, which lies before the first id.
+  const Steady::time_point deadline = Steady::now() + kHangGuard;
+  while (Steady::now() < deadline) {
+    bool all = true;
+    for (std::size_t p = 0; p < processes.size(); ++p) {
+      const std::vector<std::uint64_t> more = to_ids(processes[p]->lines(500));
+      ASSERT_EQ(more.size(), 500u) << "process " << p << " stopped: " << processes[p]->err();
+      ids[p].insert(ids[p].end(), more.begin(), more.end());
+      renewed[p] = renewed[p] ||
+                   unix_ms_of(layout, ids[p].back()) > unix_ms_of(layout, ids[p].front()) + 1200;
+      all = all && renewed[p];
+    }
+    if (all) break;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  std::set<std::uint32_t> slots;
+  std::set<std::uint64_t> seen;
+  std::size_t total = 0;
+  for (std::size_t p = 0; p < processes.size(); ++p) {
+    EXPECT_TRUE(renewed[p]) << "process " << p << " never issued past its first ceiling";
+    processes[p]->signal(SIGTERM);
+    const std::vector<std::uint64_t> rest = to_ids(processes[p]->rest());
+    EXPECT_EQ(processes[p]->wait(), 0) << processes[p]->err();
+    ids[p].insert(ids[p].end(), rest.begin(), rest.end());
+    expect_after(ids[p], 0, "one leasing process");
+    const std::uint32_t slot = layout.parse(ids[p].front()).slot;
+    for (const std::uint64_t id : ids[p]) ASSERT_EQ(layout.parse(id).slot, slot);
+    slots.insert(slot);
+    seen.insert(ids[p].begin(), ids[p].end());
+    total += ids[p].size();
+  }
+  EXPECT_EQ(slots.size(), 4u);
+  EXPECT_EQ(seen.size(), total) << "an id was issued twice";
+  std::printf("4 leasing processes: %zu ids on slots", total);
+  for (const std::uint32_t slot : slots) std::printf(" %u", slot);
+  std::printf("\n");
+}
+
+// A SIGKILLed holder's slot is taken over only after its lease ran out (ttl + tolerance past its
+// last renewal): the new holder's ids all lie above the old holder's ceiling, so above all of
+// its ids. Two slots (slot bits 1), the second held by a live process, so the newcomer must wait
+// for the killed one's slot.
+TEST(CliLease, SigkilledHoldersSlotIsTakenOnlyAfterItsCeiling) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::string leases = dir.path() + "/leases";
+  cosid::Layout layout = cosid::layouts::kDefault;
+  layout.slot_bits = 1;
+  const std::vector<std::string> two_slots = {"--slot-bits", "1"};
+
+  Cli killed(dir, leased_args(leases, two_slots));
+  std::vector<std::uint64_t> killed_ids = to_ids(killed.lines(200));
+  ASSERT_EQ(killed_ids.size(), 200u) << killed.err();
+  Cli other(dir, leased_args(leases, two_slots));
+  const std::vector<std::uint64_t> other_ids = to_ids(other.lines(200));
+  ASSERT_EQ(other_ids.size(), 200u) << other.err();
+  const std::uint32_t slot = layout.parse(killed_ids.front()).slot;
+  ASSERT_NE(layout.parse(other_ids.front()).slot, slot);
+
+  killed.signal(SIGKILL);
+  const std::vector<std::uint64_t> after_kill = to_ids(killed.rest());
+  EXPECT_EQ(killed.wait(), 128 + SIGKILL);
+  killed_ids.insert(killed_ids.end(), after_kill.begin(), after_kill.end());
+  expect_after(killed_ids, 0, "the killed holder");
+
+  // The killed holder's lease as the store keeps it: still held, with its last ceiling.
+  Cli list(dir, {"lease", "list", "--json", "--store", "file:" + leases, "--tolerance", "200ms",
+                 "--slot-bits", "1"});
+  const std::vector<std::string> records = list.rest();
+  ASSERT_EQ(list.wait(), 0) << list.err();
+  std::int64_t killed_ceiling = -1;
+  for (const std::string& record : records) {
+    if (json_number(record, "slot") == slot) killed_ceiling = json_number(record, "ceiling_ms");
+  }
+  ASSERT_GT(killed_ceiling, 0) << "no record of slot " << slot;
+  EXPECT_LE(unix_ms_of(layout, max_of(killed_ids, 0)), killed_ceiling);
+
+  // The newcomer retries an exhausted namespace for its ttl; a retry that still finds no free
+  // slot ends with lease_exhausted, and is started again (the hang guard bounds the loop).
+  std::vector<std::uint64_t> newcomer_ids;
+  int attempts = 0;
+  const Steady::time_point deadline = Steady::now() + kHangGuard;
+  while (newcomer_ids.empty() && Steady::now() < deadline) {
+    ++attempts;
+    Cli newcomer(dir, leased_args(leases, two_slots));
+    newcomer_ids = to_ids(newcomer.lines(200));
+    if (newcomer_ids.empty()) {
+      EXPECT_EQ(newcomer.wait(), 1);
+      EXPECT_NE(newcomer.err().find("every slot of namespace cosid"), std::string::npos)
+          << newcomer.err();
+      continue;
+    }
+    ASSERT_EQ(newcomer_ids.size(), 200u) << newcomer.err();
+    newcomer.signal(SIGTERM);
+    const std::vector<std::uint64_t> rest = to_ids(newcomer.rest());
+    EXPECT_EQ(newcomer.wait(), 0) << newcomer.err();
+    newcomer_ids.insert(newcomer_ids.end(), rest.begin(), rest.end());
+  }
+  ASSERT_FALSE(newcomer_ids.empty());
+  for (const std::uint64_t id : newcomer_ids) {
+    ASSERT_EQ(layout.parse(id).slot, slot) << "the newcomer took another slot";
+    ASSERT_GT(unix_ms_of(layout, id), killed_ceiling) << "an id inside the killed holder's window";
+  }
+  expect_after(newcomer_ids, max_of(killed_ids, 0), "the newcomer after the killed holder");
+  std::printf("newcomer took slot %u after %d attempt(s)\n", slot, attempts);
+
+  other.signal(SIGTERM);
+  (void)other.rest();
+  EXPECT_EQ(other.wait(), 0) << other.err();
+}
+
+// The state of `slot` in `cosid lease list --json` output, or "" when it has no record.
+std::string slot_state(const std::vector<std::string>& records, std::uint32_t slot) {
+  for (const std::string& record : records) {
+    if (json_number(record, "slot") != slot) continue;
+    const std::size_t at = record.find("\"state\":\"");
+    return at == std::string::npos ? "" : record.substr(at + 9, record.find('"', at + 9) - at - 9);
+  }
+  return "";
+}
+
+// A holder stopped (SIGSTOP) past its expiry loses its slot to a newcomer; when it resumes, it
+// issues nothing more on that slot above its old ceiling, reports the loss, and goes on over a
+// new slot. No id repeats among all of them.
+TEST(CliLease, AHolderPausedPastItsExpiryMovesToANewSlot) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::string leases = dir.path() + "/leases";
+  const cosid::Layout layout = cosid::layouts::kDefault;
+  Cli paused(dir, leased_args(leases));
+  std::vector<std::uint64_t> paused_ids = to_ids(paused.lines(200));
+  ASSERT_EQ(paused_ids.size(), 200u) << paused.err();
+  const std::uint32_t slot = layout.parse(paused_ids.front()).slot;
+  paused.signal(SIGSTOP);
+
+  // Wait (bounded by the hang guard) until the store sees the stopped holder's lease expired.
+  const std::vector<std::string> list_args = {"lease",          "list",        "--json", "--store",
+                                              "file:" + leases, "--tolerance", "200ms"};
+  std::int64_t old_ceiling = -1;
+  const Steady::time_point deadline = Steady::now() + kHangGuard;
+  while (Steady::now() < deadline) {
+    Cli list(dir, list_args);
+    const std::vector<std::string> records = list.rest();
+    ASSERT_EQ(list.wait(), 0) << list.err();
+    if (slot_state(records, slot) == "expired") {
+      for (const std::string& record : records) {
+        if (json_number(record, "slot") == slot) old_ceiling = json_number(record, "ceiling_ms");
+      }
+      break;
+    }
+    std::this_thread::sleep_for(milliseconds(100));
+  }
+  ASSERT_GT(old_ceiling, 0) << "the stopped holder's lease never expired";
+
+  Cli newcomer(dir, leased_args(leases, {"--preferred-slot", std::to_string(slot)}));
+  std::vector<std::uint64_t> newcomer_ids = to_ids(newcomer.lines(200));
+  ASSERT_EQ(newcomer_ids.size(), 200u) << newcomer.err();
+
+  paused.signal(SIGCONT);
+  // The resumed holder's output: what was in the pipe, then ids over its new slot.
+  bool moved = false;
+  while (!moved && Steady::now() < deadline) {
+    const std::vector<std::uint64_t> more = to_ids(paused.lines(500));
+    ASSERT_FALSE(more.empty()) << "the resumed holder stopped: " << paused.err();
+    paused_ids.insert(paused_ids.end(), more.begin(), more.end());
+    moved = layout.parse(paused_ids.back()).slot != slot;
+  }
+  ASSERT_TRUE(moved) << paused.err();
+  paused.signal(SIGTERM);
+  const std::vector<std::uint64_t> paused_rest = to_ids(paused.rest());
+  EXPECT_EQ(paused.wait(), 0) << paused.err();
+  paused_ids.insert(paused_ids.end(), paused_rest.begin(), paused_rest.end());
+  EXPECT_NE(paused.err().find("is lost"), std::string::npos) << paused.err();
+  newcomer.signal(SIGTERM);
+  const std::vector<std::uint64_t> newcomer_rest = to_ids(newcomer.rest());
+  EXPECT_EQ(newcomer.wait(), 0) << newcomer.err();
+  newcomer_ids.insert(newcomer_ids.end(), newcomer_rest.begin(), newcomer_rest.end());
+
+  for (const std::uint64_t id : newcomer_ids) {
+    ASSERT_EQ(layout.parse(id).slot, slot);
+    ASSERT_GT(unix_ms_of(layout, id), old_ceiling);
+  }
+  std::size_t on_old_slot = 0;
+  for (const std::uint64_t id : paused_ids) {
+    if (layout.parse(id).slot != slot) continue;
+    ++on_old_slot;
+    ASSERT_LE(unix_ms_of(layout, id), old_ceiling) << "an id past the lost lease's ceiling";
+  }
+  std::set<std::uint64_t> seen(paused_ids.begin(), paused_ids.end());
+  seen.insert(newcomer_ids.begin(), newcomer_ids.end());
+  EXPECT_EQ(seen.size(), paused_ids.size() + newcomer_ids.size()) << "an id was issued twice";
+  std::printf("paused holder: %zu ids on slot %u, %zu on its new slot; newcomer: %zu\n",
+              on_old_slot, slot, paused_ids.size() - on_old_slot, newcomer_ids.size());
 }
 
 }  // namespace

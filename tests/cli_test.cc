@@ -18,6 +18,7 @@
 
 #include "cosid/codec.h"
 #include "cosid/layout.h"
+#include "cosid/options.h"
 #include "cosid/version.h"
 #include "time_format.h"
 
@@ -799,7 +800,7 @@ TEST(CliNotBefore, FromAKnownId) {
 TEST(CliConfigCheck, ShowsEverySettingAndItsOrigin) {
   const RunResult flag = run_cosid({"config", "check", "--slot", "3"}, Environment().envp());
   EXPECT_EQ(flag.exit_code, 0) << flag.err;
-  EXPECT_EQ(count_lines(flag.out), 13);
+  EXPECT_EQ(count_lines(flag.out), static_cast<int>(std::size(cosid::kConfigKeys)));
   const std::size_t line = flag.out.find("cosid.machine.static.slot = 3   (");
   ASSERT_NE(line, std::string::npos) << flag.out;
   const std::string origin = flag.out.substr(line, flag.out.find('\n', line) - line);
@@ -1089,7 +1090,7 @@ TEST(CliManPage, NamesEveryCommandAndEveryOptionOfItsHelp) {
     EXPECT_NE(options_section.find("\\fB" + roff(option) + "\\fR"), std::string::npos) << option;
   }
   const std::vector<std::string> commands = commands_in_help(tool.out);
-  EXPECT_EQ(commands.size(), 9u) << tool.out;
+  EXPECT_EQ(commands.size(), 10u) << tool.out;
   for (const std::string& command : commands) {
     SCOPED_TRACE(command);
     const std::string own = section(page, ".SS \"cosid " + roff(command) + "\"\n");
@@ -1150,6 +1151,48 @@ TEST(CliManPage, RendersWithoutWarnings) {
   const RunResult local = run_program({man, "-l", COSID_MAN_PAGE}, env.envp());
   EXPECT_EQ(local.exit_code, 0) << local.err;
   EXPECT_NE(local.out.find("cosid state check"), std::string::npos) << local.out;
+}
+
+// Lease stores on the command line (issue 6): config check shows the store keys and refuses an
+// unknown type, next issues on a leased slot and releases it, lease list shows the record.
+TEST(CliLeaseCommands, ConfigCheckShowsTheStoreAndRefusesAmbiguityAndUnknownTypes) {
+  const RunResult store =
+      run_cosid({"config", "check", "--store", "file:/tmp/leases", "--ttl", "5s"});
+  EXPECT_EQ(store.exit_code, 0) << store.err;
+  EXPECT_NE(store.out.find("cosid.machine.distributor.type = file   (flag --store)"),
+            std::string::npos)
+      << store.out;
+  EXPECT_NE(store.out.find("cosid.machine.distributor.ttl = 5s   (flag --ttl)"), std::string::npos)
+      << store.out;
+  const RunResult ambiguous = run_cosid({"config", "check", "--store", "memory", "--slot", "1"});
+  EXPECT_EQ(ambiguous.exit_code, 1);
+  EXPECT_NE(ambiguous.err.find("are ambiguous"), std::string::npos) << ambiguous.err;
+  const RunResult unknown = run_cosid({"config", "check", "--store", "zookeeper"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("no lease store is registered as \"zookeeper\""), std::string::npos)
+      << unknown.err;
+}
+
+TEST(CliLeaseCommands, NextReleasesItsSlotAndLeaseListShowsIt) {
+  const std::string leases = testing::TempDir() + "cli_lease_" + std::to_string(getpid());
+  const RunResult missing = run_cosid({"lease", "list", "--store", "file:" + leases});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("does not exist"), std::string::npos) << missing.err;
+  const RunResult next = run_cosid({"next", "-n", "3", "--store", "file:" + leases, "--owner-key",
+                                    "cli-test", "--format", "json"});
+  ASSERT_EQ(next.exit_code, 0) << next.err;
+  EXPECT_EQ(count_lines(next.out), 3);
+  EXPECT_NE(next.out.find("\"slot\":0,"), std::string::npos) << next.out;
+  const RunResult table = run_cosid({"lease", "list", "--store", "file:" + leases});
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("namespace cosid, store clock "), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("free     (cli-test)"), std::string::npos) << table.out;
+  const RunResult json = run_cosid({"lease", "list", "--json", "--store", "file:" + leases});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(count_lines(json.out), 1);
+  EXPECT_NE(json.out.find("\"state\":\"free\",\"owner_key\":null"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"last_owner_key\":\"cli-test\""), std::string::npos) << json.out;
+  (void)std::system(("rm -rf '" + leases + "'").c_str());
 }
 
 }  // namespace

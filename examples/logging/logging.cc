@@ -41,6 +41,23 @@ Described describe(cosid::EventKind kind) {
       return {"error", "state_write_failed"};  // ids stop at the ceiling unless a retry succeeds
     case cosid::EventKind::kStateFileReplaced:
       return {"error", "state_file_replaced"};  // ids stop at the ceiling
+    // A slot leased from a store (--store, cosid.machine.distributor.type).
+    case cosid::EventKind::kLeaseAcquired:
+      return {"info", "lease_acquired"};
+    case cosid::EventKind::kLeaseReleased:
+      return {"info", "lease_released"};
+    case cosid::EventKind::kLeaseRenewalRecovered:
+      return {"info", "lease_renewal_recovered"};
+    case cosid::EventKind::kLeaseWaiting:
+      return {"warning", "lease_waiting"};  // every slot is taken: start-up retries
+    case cosid::EventKind::kDuplicateOwnerKey:
+      return {"warning", "duplicate_owner_key"};  // two live runtimes claim one owner key
+    case cosid::EventKind::kClockSkew:
+      return {"warning", "clock_skew"};  // more than tolerance/2 off the store's clock
+    case cosid::EventKind::kLeaseRenewalFailed:
+      return {"error", "lease_renewal_failed"};  // ids stop at the ceiling unless a retry succeeds
+    case cosid::EventKind::kLeaseLost:
+      return {"error", "lease_lost"};  // generators fail with slot_lost; a new slot is leased
   }
   return {"warning", "unknown_event"};  // a kind added after this example was written
 }

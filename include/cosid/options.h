@@ -1,5 +1,6 @@
-// Options: the settings of a static-slot Runtime, and how they are resolved from command-line
-// flags, COSID_* environment variables, a config file and built-in defaults.
+// Options: the settings of a Runtime (a static slot, or a slot leased from a store), and how they
+// are resolved from command-line flags, COSID_* environment variables, a config file and built-in
+// defaults.
 //
 // Precedence, key by key: flag > COSID_* variable > config file > default. The config file is the
 // one given with --config (OptionSources::config_file), else the one COSID_CONFIG names, else none;
@@ -14,6 +15,12 @@
 //   cosid.machine.static.ahead            --ahead DUR            COSID_AHEAD       10s
 //   cosid.machine.static.not-before       --not-before TIME      COSID_NOT_BEFORE  0
 //   cosid.machine.static.require-state-file  --require-state-file                  false
+//   cosid.machine.distributor.type        --store TYPE[:DIR]                       static
+//   cosid.machine.distributor.ttl         --ttl DUR                                30s
+//   cosid.machine.distributor.tolerance   --tolerance DUR                          1s
+//   cosid.machine.distributor.owner-key   --owner-key KEY        COSID_OWNER_KEY   HOST:PID
+//   cosid.machine.distributor.preferred-slot  --preferred-slot N COSID_PREFERRED_SLOT (none)
+//   cosid.machine.distributor.file.directory  --store file:DIR                     (none)
 //   cosid.layout.preset                   --layout NAME                            default
 //   cosid.layout.epoch                    --epoch MS                               the preset's
 //   cosid.layout.unit                     --unit ms|s                              the preset's
@@ -35,6 +42,23 @@
 //                 means none. Otherwise it must lie at or after the layout's epoch (a smaller
 //                 value is usually seconds given for milliseconds) and before the layout's end.
 //   require-state-file  true | false; true needs a state-file.
+//   type          static (the slot is configured: the keys under cosid.machine.static) or the name
+//                 of a lease store: memory, file, or one registered in a lease::StoreRegistry
+//                 (lower-case letters, digits, '-', '_', '.'). With a store the slot is leased at
+//                 start (lease/keeper.h); a slot, slot-source stateful-set, state-file, ahead or
+//                 require-state-file given as well is refused as ambiguous. --store file:DIR sets
+//                 the type and the directory in one flag.
+//   ttl           how long a lease lasts unless renewed: from 300ms to 1h (at least 3s for a
+//                 layout that counts seconds). It is renewed every ttl/3; a crashed holder's slot
+//                 is free again after ttl + tolerance.
+//   tolerance     how far past its expiry a holder may still issue: from 0ms to 1h. Every runtime
+//                 of a namespace must give the same (D20); the store refuses another.
+//   owner-key     the holder's logical name, 1 to 255 bytes of printable ASCII without spaces;
+//                 default "HOST:PID". A live lease of the same key is never taken over.
+//   preferred-slot  a whole number below 2^slot-bits: tried first when free.
+//   directory     the file store's directory (required by type file, refused by the others),
+//                 checked like state-file.
+//   A store key given while the type is static is refused: it would have no effect.
 //   epoch         Unix milliseconds, even for a layout that counts seconds (then a whole second).
 //                 When only the unit is changed, the preset's epoch is converted.
 //   *-bits        whole numbers; Layout::validate() checks the layout they make.
@@ -90,8 +114,20 @@ struct COSID_EXPORT Options {
   std::int64_t not_before_ms = 0;  // Unix ms; 0: none
   bool require_state_file = false;
   // How long the start may wait for the clock to pass the floor. resolve_options() sets it to
-  // ahead + 1s; set it afterwards to change it (no flag, variable or key sets it).
+  // ahead + 1s (static) or ttl + tolerance (a store); set it afterwards to change it (no flag,
+  // variable or key sets it).
   std::chrono::milliseconds start_wait{11000};
+  // The slot distributor: "static" (slot, slot_source, state_file, ahead above), or the name of a
+  // lease store (lease/store_registry.h) from which the slot is leased.
+  std::string store_type = "static";
+  std::chrono::milliseconds ttl{30000};
+  std::chrono::milliseconds tolerance{1000};
+  std::string owner_key;                        // empty: "HOST:PID"
+  std::optional<std::uint32_t> preferred_slot;  // tried first when free
+  std::string store_directory;                  // the file store's directory
+
+  // Whether the slot comes from a lease store rather than from configuration.
+  bool uses_store() const noexcept { return store_type != "static"; }
 };
 
 // Where resolve_options() looks.
@@ -126,6 +162,12 @@ inline constexpr const char* kConfigKeys[] = {
     "cosid.machine.static.ahead",
     "cosid.machine.static.not-before",
     "cosid.machine.static.require-state-file",
+    "cosid.machine.distributor.type",
+    "cosid.machine.distributor.ttl",
+    "cosid.machine.distributor.tolerance",
+    "cosid.machine.distributor.owner-key",
+    "cosid.machine.distributor.preferred-slot",
+    "cosid.machine.distributor.file.directory",
     "cosid.layout.preset",
     "cosid.layout.epoch",
     "cosid.layout.unit",
@@ -136,7 +178,8 @@ inline constexpr const char* kConfigKeys[] = {
 
 // A command-line flag (without "--") and the key it sets. A flag without a value (a switch) sets
 // its key to `implied_value`; for the others implied_value is nullptr. --config is not here: it
-// names the file (OptionSources::config_file).
+// names the file (OptionSources::config_file). --store is listed twice: its value TYPE[:DIR] sets
+// the type key, and the part after the first ':' the directory key (see split_store_flag()).
 struct COSID_EXPORT ConfigFlag {
   const char* flag;
   const char* key;
@@ -150,6 +193,12 @@ inline constexpr ConfigFlag kConfigFlags[] = {
     {"ahead", "cosid.machine.static.ahead", nullptr},
     {"not-before", "cosid.machine.static.not-before", nullptr},
     {"require-state-file", "cosid.machine.static.require-state-file", "true"},
+    {"store", "cosid.machine.distributor.type", nullptr},
+    {"store", "cosid.machine.distributor.file.directory", nullptr},
+    {"ttl", "cosid.machine.distributor.ttl", nullptr},
+    {"tolerance", "cosid.machine.distributor.tolerance", nullptr},
+    {"owner-key", "cosid.machine.distributor.owner-key", nullptr},
+    {"preferred-slot", "cosid.machine.distributor.preferred-slot", nullptr},
     {"layout", "cosid.layout.preset", nullptr},
     {"epoch", "cosid.layout.epoch", nullptr},
     {"unit", "cosid.layout.unit", nullptr},
@@ -170,6 +219,8 @@ inline constexpr ConfigVariable kConfigVariables[] = {
     {"COSID_STATE_FILE", "cosid.machine.static.state-file"},
     {"COSID_AHEAD", "cosid.machine.static.ahead"},
     {"COSID_NOT_BEFORE", "cosid.machine.static.not-before"},
+    {"COSID_OWNER_KEY", "cosid.machine.distributor.owner-key"},
+    {"COSID_PREFERRED_SLOT", "cosid.machine.distributor.preferred-slot"},
 };
 
 // The entry of kConfigFlags for `flag` (given without "--"), or nullptr.
@@ -177,11 +228,17 @@ COSID_EXPORT const ConfigFlag* find_config_flag(std::string_view flag) noexcept;
 // The key `flag` sets, or nullptr when it is not a config or layout flag.
 COSID_EXPORT const char* key_for_flag(std::string_view flag) noexcept;
 
+// The settings one --store VALUE gives: the type key with the text before the first ':' (all of
+// it when there is none), and the directory key with the text after it, if any.
+COSID_EXPORT std::vector<KeyValue> split_store_flag(std::string_view value);
+
 // Resolves the options from `sources`. On success fills `out` and, in the second form,
 // `settings` with one entry per key of kConfigKeys. On failure leaves `out` alone and sets `ec`:
 // config_unreadable, config_syntax, config_unknown_key (also for a flag key not in kConfigKeys),
 // config_duplicate_key, unset_variable, invalid_value, unknown_layout, layout_*,
-// no_slot_configured, invalid_slot, no_hostname_ordinal or slot_out_of_range.
+// no_slot_configured, invalid_slot, no_hostname_ordinal or slot_out_of_range. A store type is
+// only checked for its spelling here: whether a store of that name exists is for the
+// lease::StoreRegistry that Runtime::open() uses (errc::unknown_store_type).
 [[nodiscard]] COSID_EXPORT bool resolve_options(const OptionSources& sources, Options& out,
                                                 std::error_code& ec,
                                                 std::string* message = nullptr) noexcept;
@@ -201,7 +258,8 @@ COSID_EXPORT const char* key_for_flag(std::string_view flag) noexcept;
                                                      std::string* message = nullptr) noexcept;
 
 // A config file that resolves to `options` again (with an explicit slot, and the layout spelled
-// out field by field). Keys at their default are written too, except an empty state-file.
+// out field by field). Keys at their default are written too, except an empty state-file, an
+// empty owner-key, an unset preferred-slot, and the keys of the distributor that is not used.
 COSID_EXPORT std::string to_config_text(const Options& options);
 
 #if COSID_HAS_EXCEPTIONS

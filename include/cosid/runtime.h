@@ -1,4 +1,5 @@
-// Runtime: a process's hold on one static slot, and the generators that issue ids on it.
+// Runtime: a process's hold on one slot (static, or leased from a store), and the generators that
+// issue ids on it.
 //
 // Runtime::open() resolves the window for the slot: with a state file, floor = max(ceiling in
 // the file, not-before), then it waits (within Options::start_wait) for the clock to pass the
@@ -11,6 +12,15 @@
 // close() is ordered: every generator is closed and reports its exact last timestamp, the
 // largest is written as the ceiling with the clean-shutdown flag (so a clean restart issues at
 // once), then the thread stops and the file is closed, releasing its lock.
+//
+// With a lease store (Options::store_type other than "static") the slot is leased instead: the
+// store is opened through the lease::StoreRegistry of the environment, a lease::LeaseKeeper
+// (lease/keeper.h) leases a slot, renews it on the background thread and publishes each renewed
+// ceiling; start-up waits for the clock to pass the lease's floor as above. When the lease is
+// lost, the generator handed out so far fails with errc::slot_lost for good, and generator()
+// hands out a new one over the new slot once the keeper has leased it (null with slot_lost until
+// then). close() closes every generator, releases the lease with the exact last timestamp, then
+// stops the thread.
 //
 // Thread safety: generator(), the accessors and close() may be called from any thread. The
 // generators it hands out follow generator.h. Destroying the Runtime closes it; no generator may
@@ -34,6 +44,12 @@
 #include "cosid/options.h"
 
 namespace cosid {
+namespace lease {
+class StoreRegistry;
+}  // namespace lease
+}  // namespace cosid
+
+namespace cosid {
 
 enum class EventKind {
   kStateFileCreated,     // warning: a new state file, floor = not-before
@@ -44,6 +60,15 @@ enum class EventKind {
   kStateWriteRecovered,  // a write succeeded after failures
   kWaitingAtCeiling,     // a generator waits for the next ceiling
   kStateFileReplaced,    // the file was removed or replaced: no more ceilings are written
+  // A slot leased from a store (lease/keeper.h, KeeperEventKind).
+  kLeaseAcquired,          // a slot was leased, at start or after a loss (slot, ceiling_ms)
+  kLeaseWaiting,           // start-up found no free slot and retries (warning)
+  kDuplicateOwnerKey,      // another live runtime leases under the same owner key (warning)
+  kClockSkew,              // the store's clock differs from the local one by > tolerance/2
+  kLeaseRenewalFailed,     // a renewal failed; retried with back-off (warning)
+  kLeaseRenewalRecovered,  // a renewal succeeded after failures
+  kLeaseLost,              // the lease is gone: its generator fails with slot_lost (warning)
+  kLeaseReleased,          // the lease was given back at close
 };
 
 struct COSID_EXPORT Event {
@@ -51,6 +76,8 @@ struct COSID_EXPORT Event {
   std::error_code code;  // the failure, for kStateWriteFailed and kStateFileReplaced
   std::string message;   // a sentence for a log
   std::int64_t ceiling_ms = 0;
+  std::uint32_t slot = 0;    // the leased slot, for the kLease* events
+  std::int64_t skew_ms = 0;  // kClockSkew: the store's clock minus the local one
 };
 
 // Receives the runtime's events, on the thread that caused them (often the background thread).
@@ -74,14 +101,19 @@ struct COSID_EXPORT RuntimeEnvironment {
   // reaches it, by the waiting thread itself. For tools that want no threads.
   bool background_thread = true;
   GeneratorOptions generator;  // wait bounds and drift of the generators
+  // The lease stores Options::store_type may name. Default: a registry of this runtime alone,
+  // which knows file but refuses memory (a memory store private to one runtime would give every
+  // runtime of the process slot 0: runtimes share a memory store through one registry).
+  lease::StoreRegistry* stores = nullptr;
 };
 
 class COSID_EXPORT Runtime {
  public:
   // Opens the slot's window as the header comment says. Fails with the state file's errors,
   // errc::clock_behind_floor (the clock stayed at or before the floor for start_wait; the message
-  // states the gap), a layout error, or errc::slot_out_of_range; then returns null and, if
-  // `message` is not null, explains.
+  // states the gap), a layout error, or errc::slot_out_of_range; with a store also
+  // unknown_store_type, lease_exhausted, lease_terms_mismatch, store_unavailable or store_corrupt;
+  // then returns null and, if `message` is not null, explains.
   [[nodiscard]] static std::unique_ptr<Runtime> open(const Options& options,
                                                      const RuntimeEnvironment& environment,
                                                      std::error_code& ec,
@@ -98,19 +130,24 @@ class COSID_EXPORT Runtime {
   // window admits one sequence of (timestamp, sequence) pairs, and two generators each running
   // their own sequence on one slot would issue equal ids. So ids are unique across the whole
   // runtime whatever names are used; the name is reserved for per-name metrics. Null with
-  // errc::closed after close(). The pointer stays valid for the Runtime's life.
+  // errc::closed after close(). The pointer stays valid for the Runtime's life. With a store, a
+  // generator whose lease was lost fails with slot_lost; call generator() again for the one over
+  // the new slot (null with slot_lost until the new slot is leased).
   [[nodiscard]] Generator* generator(std::string_view name, std::error_code& ec) noexcept;
 #if COSID_HAS_EXCEPTIONS
   Generator& generator(std::string_view name = "default");
 #endif
 
-  // Renews the ceiling if less than ahead/2 remains. Only needed without a background thread.
+  // Renews the ceiling if less than ahead/2 remains (with a store: renews the lease, or leases a
+  // new slot, when due). Only needed without a background thread.
   std::error_code maintain(std::string* message = nullptr);
 
   // Ordered shutdown (header comment). Idempotent. An error here is reported but harmless: the
   // durable ceiling on disk is at least every timestamp issued.
   std::error_code close(std::string* message = nullptr);
 
+  // The slot and window of the current binding (with a store: the latest lease's, which after a
+  // loss is the lost one until a new slot is leased).
   std::uint32_t slot() const noexcept;
   std::int64_t floor_ms() const noexcept;
   std::int64_t ceiling_ms() const noexcept;

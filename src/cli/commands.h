@@ -17,6 +17,7 @@ const Command& state_check_command();   // cosid state check: is the file held a
 const Command& not_before_command();    // cosid not-before: the not-before after an id
 const Command& config_check_command();  // cosid config check: the effective settings
 const Command& bench_command();         // cosid bench: ids per second against the limit
+const Command& lease_list_command();    // cosid lease list: the slot leases of a namespace
 
 }  // namespace cli
 }  // namespace cosid

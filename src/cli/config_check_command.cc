@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/config_flags.h"
 #include "cli/layout_flags.h"
+#include "cosid/lease/store_registry.h"
 #include "cosid/options.h"
 
 namespace cosid {
@@ -23,7 +24,7 @@ constexpr const char* kDescription =
     "\n"
     "such as `cosid.machine.static.slot = 3   (flag --slot)`. A setting that is not valid is\n"
     "reported on standard error with what to do, and the status is 1. Nothing is opened: the\n"
-    "state file is not read.\n";
+    "state file and the lease store are not read.\n";
 
 int run_config_check(Invocation& invocation) {
   const ParsedArgs& args = invocation.args;
@@ -39,6 +40,15 @@ int run_config_check(Invocation& invocation) {
   if (!resolve_options(option_sources_from_args(args), options, settings, ec, &message)) {
     return runtime_error(invocation.err,
                          std::string(kName) + ": " + (message.empty() ? ec.message() : message));
+  }
+  // The store type is only spelled right so far: the CLI's registry decides whether it exists.
+  const lease::StoreRegistry stores;
+  if (options.uses_store() && !stores.contains(options.store_type)) {
+    return runtime_error(invocation.err,
+                         std::string(kName) + ": no lease store is registered as " +
+                             quote(options.store_type) +
+                             " (cosid.machine.distributor.type): the cosid tool knows static, "
+                             "memory and file");
   }
   std::string text;
   for (const Setting& setting : settings) {

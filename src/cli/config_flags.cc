@@ -20,14 +20,26 @@ OptionGroup config_flags_group() {
           {"not-before", '\0', "TIME",
            "issue no timestamp at or before TIME, Unix ms or RFC 3339 (COSID_NOT_BEFORE)"},
           {"require-state-file", '\0', nullptr, "refuse to run without a state file"},
+          {"store", '\0', "TYPE[:DIR]",
+           "lease the slot: memory, or file:DIR shared by the namespace (default static)"},
+          {"ttl", '\0', "DUR", "how long a lease lasts unless renewed (30s)"},
+          {"tolerance", '\0', "DUR",
+           "how far past expiry a lease may issue, alike in a namespace (1s)"},
+          {"owner-key", '\0', "KEY", "the lease holder's name (COSID_OWNER_KEY; HOST:PID)"},
+          {"preferred-slot", '\0', "N", "the slot to lease when it is free (COSID_PREFERRED_SLOT)"},
       }};
 }
 
 OptionSources option_sources_from_args(const ParsedArgs& args) {
   OptionSources sources;
   sources.config_file = args.value_or("config", "");
+  if (args.has("store")) {
+    for (KeyValue& setting : split_store_flag(args.value_or("store", ""))) {
+      sources.flags.push_back(std::move(setting));
+    }
+  }
   for (const ConfigFlag& flag : kConfigFlags) {
-    if (!args.has(flag.flag)) continue;
+    if (!args.has(flag.flag) || std::string_view(flag.flag) == "store") continue;
     sources.flags.emplace_back(flag.key, flag.implied_value != nullptr
                                              ? std::string(flag.implied_value)
                                              : args.value_or(flag.flag, ""));

@@ -1,7 +1,9 @@
 // The config flags of the commands that resolve cosid::Options (`next`, `config check`):
 //
 //   --config FILE, and every flag of cosid::kConfigFlags (--namespace, --slot, ...,
-//   --slot-from-hostname and --require-state-file as switches, and the layout flags).
+//   --slot-from-hostname and --require-state-file as switches, the lease store's --store
+//   TYPE[:DIR] (split into its type and directory keys by split_store_flag()), --ttl,
+//   --tolerance, --owner-key, --preferred-slot, and the layout flags).
 //
 // Their values are checked by resolve_options(), not here, so that a flag, a COSID_* variable and
 // a config file are held to the same rules and messages.

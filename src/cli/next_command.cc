@@ -1,8 +1,9 @@
-// cosid next: issues ids on a static slot, from the options that flags, COSID_* variables and a
-// config file resolve to.
+// cosid next: issues ids on a static slot or on one leased from a store (--store), from the
+// options that flags, COSID_* variables and a config file resolve to.
 #include <stdio_ext.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <system_error>
+#include <thread>
 
 #include "cli/commands.h"
 #include "cli/config_flags.h"
@@ -17,6 +19,7 @@
 #include "cli/layout_flags.h"
 #include "cli/warning_printer.h"
 #include "cosid/codec.h"
+#include "cosid/lease/store_registry.h"
 #include "cosid/metrics.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
@@ -39,9 +42,11 @@ constexpr const char* kDescription =
     "With --metrics, the runtime's counters and window are written to standard error at exit,\n"
     "in the Prometheus text format (cosid_ids_issued_total, cosid_state_writes_total, ...).\n"
     "\n"
-    "A slot is required: --slot N, COSID_SLOT=N, the config file, or --slot-from-hostname.\n"
-    "Without a state file a restart is not protected against a clock set back: a warning says\n"
-    "so. Warnings go to standard error as `cosid: warning: MESSAGE`.\n";
+    "A slot is required: --slot N, COSID_SLOT=N, the config file, or --slot-from-hostname;\n"
+    "or --store memory|file:DIR leases one: the lease is renewed while ids are issued and\n"
+    "released with the exact last timestamp at the end. Without a state file a static slot's\n"
+    "restart is not protected against a clock set back: a warning says so. Warnings go to\n"
+    "standard error as `cosid: warning: MESSAGE`.\n";
 
 constexpr const char* kWriteFormats = "decimal, radix62, radix36, friendly, json";
 
@@ -89,6 +94,19 @@ bool write_chunk(std::string& chunk, std::FILE* out) {
   return ok;
 }
 
+// After a lost lease: the generator over the slot the runtime leases next, once it has one; null
+// (with `ec` set) when none came within ttl + tolerance, or on the stop signal.
+Generator* replacement_generator(Runtime& runtime, const Options& options, bool streaming,
+                                 std::error_code& ec) {
+  const auto deadline = std::chrono::steady_clock::now() + options.ttl + options.tolerance;
+  for (;;) {
+    Generator* generator = runtime.generator("default", ec);
+    if (generator != nullptr || ec != errc::slot_lost) return generator;
+    if (std::chrono::steady_clock::now() >= deadline || (streaming && g_stop != 0)) return nullptr;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 // Closes the runtime, reporting a failure as a warning (the durable ceiling is still safe); with
 // `metrics`, then writes the final counts as Prometheus text.
 void close_runtime(Runtime& runtime, std::FILE* err, bool metrics) {
@@ -127,8 +145,10 @@ int run_next(Invocation& invocation) {
                          std::string(kName) + ": " + (message.empty() ? ec.message() : message));
   }
   WarningPrinter warnings(invocation.err);
+  lease::StoreRegistry stores;
   RuntimeEnvironment environment;
   environment.listener = &warnings;
+  environment.stores = &stores;
   const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, ec, &message);
   if (runtime == nullptr) {
     return runtime_error(invocation.err,
@@ -166,7 +186,15 @@ int run_next(Invocation& invocation) {
   };
   for (std::uint64_t issued = 0; streaming || issued < count; ++issued) {
     if (streaming && g_stop != 0) break;
-    const std::uint64_t id = generator->next(ec, &message);
+    std::uint64_t id = generator->next(ec, &message);
+    if (ec == errc::slot_lost && options.uses_store()) {
+      // The lease was lost (a warning said so): go on over the slot leased in its place.
+      std::error_code replaced;
+      if (Generator* replacement = replacement_generator(*runtime, options, streaming, replaced)) {
+        generator = replacement;
+        id = generator->next(ec, &message);
+      }
+    }
     if (ec) {
       // The ids issued before the failure are still printed.
       if (flush()) {
@@ -208,8 +236,8 @@ const Command& next_command() {
       {
           {kExitOk, "the ids were issued, or -n 0 was stopped by SIGINT or SIGTERM"},
           {kExitFailure,
-           "the options, the state file or the clock did not allow issuing ids, or the output "
-           "could not be written (see standard error)"},
+           "the options, the state file, the lease store or the clock did not allow issuing ids, "
+           "or the output could not be written (see standard error)"},
           usage_exit_status(),
       },
       run_next,

@@ -25,6 +25,11 @@ class WarningPrinter final : public EventListener {
       case EventKind::kStateWriteFailed:
       case EventKind::kStateFileReplaced:
       case EventKind::kWaitingForFloor:
+      case EventKind::kLeaseWaiting:
+      case EventKind::kDuplicateOwnerKey:
+      case EventKind::kClockSkew:
+      case EventKind::kLeaseRenewalFailed:
+      case EventKind::kLeaseLost:
         std::fprintf(err_, "cosid: warning: %s\n", event.message.c_str());
         std::fflush(err_);
         break;

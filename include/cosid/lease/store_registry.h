@@ -1,0 +1,85 @@
+// StoreRegistry: the lease stores a Runtime can be configured with, by type name
+// (cosid.machine.distributor.type, `--store TYPE`).
+//
+// A registry knows "memory" and "file" from the start; a program adds its own store under a name
+// of its choosing and passes the registry in RuntimeEnvironment::stores. There is no global
+// registry (DESIGN.md, "no global state"): each program, and each test, holds its own.
+//
+//   memory  one MemoryLeaseStore per registry, made on first use with the runtime's clock and
+//           shared by every runtime opened with this registry: runtimes of one process lease
+//           distinct slots only if they share one registry. Never shared across processes.
+//   file    a FileLeaseStore in the configured directory
+//   (cosid.machine.distributor.file.directory),
+//           shared by every process on the host that names the same directory.
+//
+// Thread safety: add() must not race open(); open(), contains() and types() may be called from
+// any thread at once.
+#ifndef COSID_LEASE_STORE_REGISTRY_H_
+#define COSID_LEASE_STORE_REGISTRY_H_
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "cosid/clock.h"
+#include "cosid/config.h"
+#include "cosid/error.h"
+#include "cosid/export.h"
+#include "cosid/lease/store.h"
+#include "cosid/options.h"
+
+namespace cosid {
+namespace lease {
+
+// What a factory is given to make a store: the runtime's options (type, directory, namespace,
+// terms) and its clock.
+struct StoreContext {
+  const Options& options;
+  Clock& clock;
+};
+
+// Makes (or hands out a shared) store for `context`; on failure returns null and sets `ec` (and
+// `message` when not null). A store that several runtimes should share is returned to each.
+using StoreFactory = std::function<std::shared_ptr<SlotLeaseStore>(
+    const StoreContext& context, std::error_code& ec, std::string* message)>;
+
+class COSID_EXPORT StoreRegistry {
+ public:
+  // A registry with memory and file.
+  StoreRegistry();
+  StoreRegistry(const StoreRegistry&) = delete;
+  StoreRegistry& operator=(const StoreRegistry&) = delete;
+
+  // Registers `factory` under `type`. Fails with invalid_argument for "static", a name that is
+  // not lower-case letters, digits, '-', '_', '.' (1 to 64), or a name already registered.
+  [[nodiscard]] bool add(const std::string& type, StoreFactory factory, std::error_code& ec,
+                         std::string* message = nullptr);
+#if COSID_HAS_EXCEPTIONS
+  void add(const std::string& type, StoreFactory factory);
+#endif
+
+  bool contains(std::string_view type) const;
+  // The registered names, in the order they were added.
+  std::vector<std::string> types() const;
+
+  // The store for context.options.store_type. Fails with unknown_store_type (the message lists
+  // the registered names) or with the factory's error.
+  [[nodiscard]] std::shared_ptr<SlotLeaseStore> open(const StoreContext& context,
+                                                     std::error_code& ec,
+                                                     std::string* message = nullptr);
+
+ private:
+  std::vector<std::pair<std::string, StoreFactory>> factories_;
+  std::mutex memory_mutex_;  // guards memory_
+  std::shared_ptr<SlotLeaseStore> memory_;
+};
+
+}  // namespace lease
+}  // namespace cosid
+
+#endif  // COSID_LEASE_STORE_REGISTRY_H_

@@ -1,0 +1,122 @@
+#include "cosid/lease/store_registry.h"
+
+#include "cosid/lease/file_store.h"
+#include "cosid/lease/memory_store.h"
+#include "parse_util.h"
+
+namespace cosid {
+namespace lease {
+namespace {
+
+constexpr std::size_t kMaxTypeBytes = 64;
+
+bool valid_type_name(std::string_view type) {
+  if (type.empty() || type.size() > kMaxTypeBytes) return false;
+  for (const char c : type) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool fail(errc code, std::error_code& ec, std::string* message, const std::string& text) {
+  ec = make_error_code(code);
+  if (message != nullptr) *message = text;
+  return false;
+}
+
+}  // namespace
+
+StoreRegistry::StoreRegistry() {
+  factories_.emplace_back(
+      "memory", [this](const StoreContext& context, std::error_code& ec, std::string* /*message*/) {
+        // One store for every runtime of this registry: two memory stores would each give slot 0.
+        std::lock_guard<std::mutex> lock(memory_mutex_);
+        if (!memory_) memory_ = std::make_shared<MemoryLeaseStore>(context.clock);
+        ec.clear();
+        return memory_;
+      });
+  factories_.emplace_back(
+      "file",
+      [](const StoreContext& context, std::error_code& ec,
+         std::string* message) -> std::shared_ptr<SlotLeaseStore> {
+        if (context.options.store_directory.empty()) {
+          fail(errc::invalid_argument, ec, message,
+               "the file store needs a directory (cosid.machine.distributor.file.directory, or "
+               "--store file:DIR)");
+          return nullptr;
+        }
+        // The host's clock: every process of the host must decide expiry on the same one.
+        FileLeaseStoreOptions options;
+        return FileLeaseStore::open(context.options.store_directory, options, ec, message);
+      });
+}
+
+bool StoreRegistry::add(const std::string& type, StoreFactory factory, std::error_code& ec,
+                        std::string* message) {
+  if (type == "static") {
+    return fail(errc::invalid_argument, ec, message,
+                "\"static\" is the configured slot, not a store: register the store under "
+                "another name");
+  }
+  if (!valid_type_name(type)) {
+    return fail(errc::invalid_argument, ec, message,
+                "store type " + detail::quote(type) +
+                    " is not a name: use lower-case letters, digits, '-', '_', '.' (1 to 64)");
+  }
+  if (contains(type)) {
+    return fail(errc::invalid_argument, ec, message,
+                "a store is registered as " + detail::quote(type) +
+                    " already: register yours under another name");
+  }
+  if (!factory) {
+    return fail(errc::invalid_argument, ec, message,
+                "the factory for store type " + detail::quote(type) + " is empty");
+  }
+  factories_.emplace_back(type, std::move(factory));
+  ec.clear();
+  return true;
+}
+
+#if COSID_HAS_EXCEPTIONS
+void StoreRegistry::add(const std::string& type, StoreFactory factory) {
+  std::error_code ec;
+  std::string message;
+  if (!add(type, std::move(factory), ec, &message)) detail::throw_error(ec, message);
+}
+#endif
+
+bool StoreRegistry::contains(std::string_view type) const {
+  for (const auto& entry : factories_) {
+    if (entry.first == type) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> StoreRegistry::types() const {
+  std::vector<std::string> names;
+  for (const auto& entry : factories_) names.push_back(entry.first);
+  return names;
+}
+
+std::shared_ptr<SlotLeaseStore> StoreRegistry::open(const StoreContext& context,
+                                                    std::error_code& ec, std::string* message) {
+  const std::string& type = context.options.store_type;
+  for (const auto& entry : factories_) {
+    if (entry.first != type) continue;
+    std::shared_ptr<SlotLeaseStore> store = entry.second(context, ec, message);
+    if (store == nullptr && !ec) ec = make_error_code(errc::store_unavailable);
+    return store;
+  }
+  std::string known;
+  for (const auto& entry : factories_) known += (known.empty() ? "" : ", ") + entry.first;
+  fail(errc::unknown_store_type, ec, message,
+       "no lease store is registered as " + detail::quote(type) +
+           " (cosid.machine.distributor.type): use static or one of " + known +
+           ", or register the store in the StoreRegistry given to the runtime");
+  return nullptr;
+}
+
+}  // namespace lease
+}  // namespace cosid

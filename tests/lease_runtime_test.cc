@@ -1,0 +1,325 @@
+// A Runtime that leases its slot: the StoreRegistry (built-in and registered stores), distinct
+// slots for runtimes sharing a store, a lost lease turned into slot_lost and a new generator over
+// a new slot, the ordered shutdown releasing with the exact last timestamp, and the events. With
+// ManualClock and no background thread, so the test decides when the keeper runs.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cosid/clock.h"
+#include "cosid/lease/memory_store.h"
+#include "cosid/lease/store_registry.h"
+#include "cosid/metrics.h"
+#include "cosid/runtime.h"
+#include "test_util.h"
+
+namespace cosid {
+namespace {
+
+using std::chrono::milliseconds;
+
+class RecordingListener final : public EventListener {
+ public:
+  void on_event(const Event& event) noexcept override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    events_.push_back(event);
+  }
+  int count(EventKind kind) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int n = 0;
+    for (const Event& e : events_) n += e.kind == kind ? 1 : 0;
+    return n;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Event> events_;
+};
+
+class LeaseRuntimeTest : public ::testing::Test {
+ protected:
+  std::int64_t unix_ms_of(std::uint64_t id) const {
+    return options_.layout.tick_start_ms(options_.layout.parse(id).timestamp);
+  }
+
+  LeaseRuntimeTest() {
+    options_.store_type = "memory";
+    options_.namespace_name = "orders";
+    options_.start_wait = milliseconds(31000);
+    environment_.clock = &clock_;
+    environment_.listener = &listener_;
+    environment_.stores = &stores_;
+    environment_.background_thread = false;
+  }
+
+  std::unique_ptr<Runtime> open(const Options& options) {
+    std::error_code ec;
+    std::string message;
+    auto runtime = Runtime::open(options, environment_, ec, &message);
+    EXPECT_NE(runtime, nullptr) << message;
+    EXPECT_NO_ERROR(ec);
+    return runtime;
+  }
+
+  std::uint64_t next(Generator& generator) {
+    std::error_code ec;
+    std::string message;
+    const std::uint64_t id = generator.next(ec, &message);
+    EXPECT_NO_ERROR(ec) << message;
+    return id;
+  }
+
+  ManualClock clock_{1700000000000};
+  RecordingListener listener_;
+  lease::StoreRegistry stores_;
+  Options options_;
+  RuntimeEnvironment environment_;
+};
+
+TEST_F(LeaseRuntimeTest, LeasesASlotAndIssuesInsideTheLease) {
+  auto runtime = open(options_);
+  ASSERT_NE(runtime, nullptr);
+  EXPECT_EQ(runtime->slot(), 0u);
+  EXPECT_EQ(runtime->ceiling_ms(), clock_.now_ms() + 30000 + 1000);
+  Generator& generator = runtime->generator();
+  const std::uint64_t id = next(generator);
+  EXPECT_EQ(options_.layout.parse(id).slot, 0u);
+  EXPECT_EQ(listener_.count(EventKind::kLeaseAcquired), 1);
+}
+
+TEST_F(LeaseRuntimeTest, RuntimesSharingARegistryGetDistinctSlots) {
+  std::vector<std::unique_ptr<Runtime>> runtimes;
+  std::set<std::uint32_t> slots;
+  for (int i = 0; i < 4; ++i) {
+    runtimes.push_back(open(options_));
+    ASSERT_NE(runtimes.back(), nullptr);
+    slots.insert(runtimes.back()->slot());
+  }
+  EXPECT_EQ(slots, (std::set<std::uint32_t>{0, 1, 2, 3}));
+}
+
+TEST_F(LeaseRuntimeTest, MemoryWithoutARegistryIsRefused) {
+  environment_.stores = nullptr;
+  std::error_code ec;
+  std::string message;
+  EXPECT_EQ(Runtime::open(options_, environment_, ec, &message), nullptr);
+  EXPECT_ERRC(ec, errc::unknown_store_type);
+  EXPECT_NE(message.find("RuntimeEnvironment::stores"), std::string::npos) << message;
+}
+
+TEST_F(LeaseRuntimeTest, AnUnregisteredTypeIsRefusedWithTheKnownOnes) {
+  options_.store_type = "zookeeper";
+  std::error_code ec;
+  std::string message;
+  EXPECT_EQ(Runtime::open(options_, environment_, ec, &message), nullptr);
+  EXPECT_ERRC(ec, errc::unknown_store_type);
+  EXPECT_NE(message.find("memory, file"), std::string::npos) << message;
+}
+
+TEST_F(LeaseRuntimeTest, ARegisteredStoreIsChosenByItsName) {
+  auto mine = std::make_shared<lease::MemoryLeaseStore>(clock_);
+  int opened = 0;
+  ASSERT_NO_THROW(stores_.add("mine",
+                              [&](const lease::StoreContext& context, std::error_code& ec,
+                                  std::string*) -> std::shared_ptr<lease::SlotLeaseStore> {
+                                ++opened;
+                                EXPECT_EQ(context.options.store_type, "mine");
+                                ec.clear();
+                                return mine;
+                              }));
+  options_.store_type = "mine";
+  auto runtime = open(options_);
+  ASSERT_NE(runtime, nullptr);
+  EXPECT_EQ(opened, 1);
+  std::vector<lease::SlotRecord> records;
+  std::int64_t now = 0;
+  std::error_code ec;
+  lease::NamespaceTerms terms;
+  ASSERT_TRUE(mine->scan("orders", terms, records, now, ec)) << ec.message();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_TRUE(records[0].held);
+}
+
+TEST_F(LeaseRuntimeTest, RegistryRefusesStaticBadNamesAndDuplicates) {
+  const auto factory = [](const lease::StoreContext&, std::error_code&, std::string*) {
+    return std::shared_ptr<lease::SlotLeaseStore>();
+  };
+  std::error_code ec;
+  for (const char* name : {"static", "memory", "file", "", "Upper", "has space"}) {
+    SCOPED_TRACE(name);
+    EXPECT_FALSE(stores_.add(name, factory, ec));
+    EXPECT_ERRC(ec, errc::invalid_argument);
+  }
+  EXPECT_TRUE(stores_.add("zk-1.b_c", factory, ec));
+  EXPECT_EQ(stores_.types(), (std::vector<std::string>{"memory", "file", "zk-1.b_c"}));
+}
+
+TEST_F(LeaseRuntimeTest, ALostLeaseFailsItsGeneratorAndTheNextOneIssuesOnANewSlot) {
+  auto runtime = open(options_);
+  Generator& old_generator = runtime->generator();
+  const std::uint64_t old_id = next(old_generator);
+  const std::int64_t old_ceiling = runtime->ceiling_ms();
+  // The holder stalls past its expiry; another runtime takes its slot.
+  clock_.advance(milliseconds(31001));
+  auto other = open(options_);
+  ASSERT_EQ(other->slot(), 0u);
+  EXPECT_NO_ERROR(runtime->maintain());  // the renewal finds the lease gone
+  EXPECT_EQ(listener_.count(EventKind::kLeaseLost), 1);
+  std::error_code ec;
+  (void)old_generator.next(ec);
+  EXPECT_ERRC(ec, errc::slot_lost);
+  Generator* fresh = runtime->generator("default", ec);
+  ASSERT_NE(fresh, nullptr) << ec.message();
+  EXPECT_NE(fresh, &old_generator);
+  EXPECT_EQ(runtime->slot(), 1u);
+  EXPECT_GE(runtime->floor_ms(), old_ceiling);
+  clock_.set_ms(runtime->floor_ms() + 1);
+  const std::uint64_t id = next(*fresh);
+  EXPECT_EQ(options_.layout.parse(id).slot, 1u);
+  EXPECT_GT(id, old_id);         // the floor above the old ceiling keeps the runtime's ids growing
+  (void)old_generator.next(ec);  // the old pointer stays valid, and lost
+  EXPECT_ERRC(ec, errc::slot_lost);
+}
+
+// metrics() of a leased runtime: the current lease's window and slot, the lease counters from
+// the keeper, and the ids of every generator it had, the one retired by the loss included.
+TEST_F(LeaseRuntimeTest, MetricsFollowTheLeaseAcrossALoss) {
+  auto runtime = open(options_);
+  Generator& old_generator = runtime->generator();
+  (void)next(old_generator);
+  (void)next(old_generator);
+  clock_.advance(milliseconds(10001));  // past ttl/3: a renewal is due
+  EXPECT_NO_ERROR(runtime->maintain());
+  RuntimeMetrics metrics = runtime->metrics();
+  EXPECT_EQ(metrics.namespace_name, "orders");
+  EXPECT_EQ(metrics.slot, 0u);
+  EXPECT_EQ(metrics.ids_issued, 2u);
+  EXPECT_EQ(metrics.lease_renewals, 1u);
+  EXPECT_EQ(metrics.lease_losses, 0u);
+  EXPECT_EQ(metrics.ceiling_ms, runtime->ceiling_ms());
+  EXPECT_EQ(metrics.state_writes, 0u);  // no state file with a store
+
+  clock_.advance(milliseconds(31001));  // stalled past the expiry; another runtime takes slot 0
+  auto other = open(options_);
+  EXPECT_NO_ERROR(runtime->maintain());
+  std::error_code ec;
+  Generator* fresh = runtime->generator("default", ec);
+  ASSERT_NE(fresh, nullptr) << ec.message();
+  clock_.set_ms(runtime->floor_ms() + 1);
+  (void)next(*fresh);
+  metrics = runtime->metrics();
+  EXPECT_EQ(metrics.slot, 1u);
+  EXPECT_EQ(metrics.lease_losses, 1u);
+  EXPECT_EQ(metrics.ids_issued, 3u);  // two on the lost slot, one on the new
+  EXPECT_EQ(metrics.floor_ms, runtime->floor_ms());
+}
+
+TEST_F(LeaseRuntimeTest, CloseReleasesWithTheExactLastTimestamp) {
+  std::int64_t last = 0;
+  {
+    auto runtime = open(options_);
+    Generator& generator = runtime->generator();
+    (void)next(generator);
+    clock_.advance(milliseconds(25));
+    last = unix_ms_of(next(generator));
+    EXPECT_NO_ERROR(runtime->close());
+    EXPECT_EQ(listener_.count(EventKind::kLeaseReleased), 1);
+    std::error_code ec;
+    EXPECT_EQ(runtime->generator("default", ec), nullptr);
+    EXPECT_ERRC(ec, errc::closed);
+  }
+  // The next runtime gets the same slot, starting right after the last id: no wait for the
+  // ceiling, which lies 31 s ahead.
+  clock_.advance(milliseconds(1));
+  auto next_runtime = open(options_);
+  EXPECT_EQ(next_runtime->slot(), 0u);
+  EXPECT_EQ(next_runtime->floor_ms(), last);
+  EXPECT_EQ(listener_.count(EventKind::kWaitingForFloor), 0);
+}
+
+TEST_F(LeaseRuntimeTest, AFloorAheadOfTheClockIsWaitedOutAtStart) {
+  auto store = std::make_shared<lease::MemoryLeaseStore>(clock_);
+  std::error_code ec;
+  ASSERT_TRUE(stores_.add(
+      "mine", [store](const lease::StoreContext&, std::error_code&, std::string*) { return store; },
+      ec));
+  options_.store_type = "mine";
+  // A crashed holder: its lease on slot 0 is never renewed nor released.
+  lease::AcquireRequest request;
+  request.name_space = "orders";
+  request.slot = 0;
+  request.owner.key = "crashed";
+  ASSERT_TRUE(lease::Incarnation::random(request.owner.incarnation, ec));
+  lease::AcquireOutcome outcome;
+  lease::SlotLease crashed;
+  lease::SlotRecord record;
+  ASSERT_TRUE(store->acquire(request, outcome, crashed, record, ec)) << ec.message();
+  ASSERT_EQ(outcome, lease::AcquireOutcome::kAcquired);
+  clock_.advance(milliseconds(30001));  // past the expiry, not yet past the ceiling
+  auto newcomer = open(options_);
+  ASSERT_NE(newcomer, nullptr);
+  EXPECT_EQ(newcomer->slot(), 0u);
+  EXPECT_EQ(newcomer->floor_ms(), crashed.ceiling);
+  EXPECT_GT(clock_.now_ms(), crashed.ceiling);  // start-up waited for the clock to pass it
+  EXPECT_EQ(listener_.count(EventKind::kWaitingForFloor), 1);
+  const std::uint64_t id = next(newcomer->generator());
+  EXPECT_GT(unix_ms_of(id), crashed.ceiling);
+}
+
+TEST_F(LeaseRuntimeTest, BackgroundRenewalsLetTwoThreadsIssuePastTheFirstCeiling) {
+  SystemClock system;
+  lease::StoreRegistry stores;
+  RuntimeEnvironment environment;
+  environment.clock = &system;
+  environment.stores = &stores;
+  environment.listener = &listener_;
+  options_.ttl = milliseconds(300);
+  options_.tolerance = milliseconds(100);
+  std::error_code ec;
+  std::string message;
+  auto runtime = Runtime::open(options_, environment, ec, &message);
+  ASSERT_NE(runtime, nullptr) << message;
+  const std::int64_t first_ceiling = runtime->ceiling_ms();
+  Generator& generator = runtime->generator();
+  std::vector<std::vector<std::uint64_t>> ids(2);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < ids.size(); ++t) {
+    threads.emplace_back([&, t] {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      std::error_code error;
+      while (std::chrono::steady_clock::now() < deadline) {
+        const std::uint64_t id = generator.next(error);
+        if (error) break;
+        ids[t].push_back(id);
+        if (unix_ms_of(id) > first_ceiling) break;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  std::set<std::uint64_t> seen;
+  std::size_t total = 0;
+  for (const auto& list : ids) {
+    ASSERT_FALSE(list.empty());
+    EXPECT_GT(unix_ms_of(list.back()), first_ceiling) << "no renewal raised the ceiling";
+    seen.insert(list.begin(), list.end());
+    total += list.size();
+  }
+  EXPECT_EQ(seen.size(), total);
+  EXPECT_NO_ERROR(runtime->close());
+  EXPECT_EQ(listener_.count(EventKind::kLeaseReleased), 1);
+}
+
+TEST_F(LeaseRuntimeTest, EveryNameSharesTheOneLeasedGenerator) {
+  auto runtime = open(options_);
+  std::error_code ec;
+  EXPECT_EQ(runtime->generator("a", ec), runtime->generator("b", ec));
+}
+
+}  // namespace
+}  // namespace cosid
