@@ -8,7 +8,8 @@
 # MODEL_JOBS: searches run at once (default 2).
 set -euo pipefail
 
-readonly MODEL="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lease.pml"
+MODEL="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lease.pml"
+readonly MODEL
 readonly WORK="${1:-build/model}"
 readonly JOBS="${MODEL_JOBS:-2}"
 

@@ -215,6 +215,7 @@ proctype Holder(byte me) {
 incarnation:
   atomic {
     inc++;
+    assert(inc < 16); /* owner_of[] keeps it in 4 bits */
     has = false; fence = 0; hi = 0; last = 0; got = false;
     paused[me] = false;
     if
