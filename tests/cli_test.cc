@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli_command.h"
 #include "cosid/codec.h"
 #include "cosid/layout.h"
 #include "cosid/version.h"
@@ -65,7 +66,7 @@ RunResult run_cosid(const std::vector<std::string>& args, char* const* envp = en
     ADD_FAILURE() << "cannot create temporary files in " << testing::TempDir();
     return result;
   }
-  std::vector<std::string> words = {COSID_CLI_PATH};
+  std::vector<std::string> words = cosid_cli_command();
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& word : words) argv.push_back(&word[0]);
@@ -598,8 +599,8 @@ TEST(CliNext, JsonLinesAndOtherFormats) {
 TEST(CliNext, StreamsUntilSigtermThenShutsDownCleanly) {
   const TempDir dir;
   const Environment env;
-  std::vector<std::string> words = {COSID_CLI_PATH, "next", "-n",           "0",
-                                    "--slot",       "9",    "--state-file", dir.file("state")};
+  std::vector<std::string> words = cosid_cli_command();
+  words.insert(words.end(), {"next", "-n", "0", "--slot", "9", "--state-file", dir.file("state")});
   std::vector<char*> argv;
   for (std::string& word : words) argv.push_back(&word[0]);
   argv.push_back(nullptr);
@@ -748,15 +749,14 @@ TEST(CliConfigCheck, ShowsEverySettingAndItsOrigin) {
 // cosid bench: only the shape of the output and the exit status; the numbers depend on the machine.
 TEST(CliBench, PrintsOneJsonLineAndVerifies) {
   const TempDir dir;
-  const RunResult result =
-      run_cosid({"bench", "--seconds", "1", "--threads", "2", "--verify"},
-                Environment({"TMPDIR=" + dir.file("")}).envp());
+  const RunResult result = run_cosid({"bench", "--seconds", "1", "--threads", "2", "--verify"},
+                                     Environment({"TMPDIR=" + dir.file("")}).envp());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.err, "");
   ASSERT_EQ(count_lines(result.out), 1) << result.out;
   EXPECT_EQ(result.out.rfind("{\"threads\":2,\"seconds\":1,\"ids\":", 0), 0u) << result.out;
-  for (const std::string key : {"\"ids_per_s\":", "\"limit_per_s\":4096000,", "\"ratio\":",
-                                "\"cpu_s\":", "\"cpu_s_per_million_ids\":"}) {
+  for (const std::string key : {"\"ids_per_s\":", "\"limit_per_s\":4096000,",
+                                "\"ratio\":", "\"cpu_s\":", "\"cpu_s_per_million_ids\":"}) {
     EXPECT_NE(result.out.find(key), std::string::npos) << key << " in " << result.out;
   }
   EXPECT_EQ(result.out.substr(result.out.size() - 2), "}\n");
