@@ -10,10 +10,10 @@
 // cosid refuses such targets here rather than link libatomic behind the user's back.
 //
 // 64-bit time and file offsets. On 32-bit Linux (armhf) time_t and off_t are 32 bits unless
-// _TIME_BITS=64 and _FILE_OFFSET_BITS=64 are defined, which CMakeLists.txt does for the library:
-// with a 32-bit time_t the real clock stops reading in January 2038, decades before the default
-// layout runs out (2089), and with a 32-bit off_t and ino_t fstat() fails with EOVERFLOW on a file
-// system with 64-bit inode numbers.
+// _TIME_BITS=64 and _FILE_OFFSET_BITS=64 are defined, which CMakeLists.txt does for cosid's own
+// targets: with a 32-bit time_t the real clock stops reading in January 2038, decades before the
+// default layout runs out (2089), and with a 32-bit off_t and ino_t fstat() and readdir() fail
+// with EOVERFLOW on 64-bit inode numbers and directory offsets.
 //
 // README.md, "Embedded targets", says what each costs and how to build for older ARM cores.
 #include <sys/types.h>
