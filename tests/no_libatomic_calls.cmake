@@ -8,9 +8,11 @@ execute_process(COMMAND "${NM}" --undefined-only "${LIBRARY}" OUTPUT_VARIABLE un
 if(failed)
   message(FATAL_ERROR "${NM} --undefined-only ${LIBRARY} failed (${failed})")
 endif()
-string(REGEX MATCHALL "__atomic_[A-Za-z0-9_]+" calls "${undefined}")
+# Whole C symbols only ("U __atomic_load_8"), not C++ names that merely contain the word.
+string(REGEX MATCHALL "U __atomic_[A-Za-z0-9_]+" calls "${undefined}")
 if(calls)
   list(REMOVE_DUPLICATES calls)
+  string(REPLACE "U " "" calls "${calls}")
   message(FATAL_ERROR "${LIBRARY} calls into libatomic (${calls}): an atomic is not lock-free on "
                       "this target; see README.md, Embedded targets")
 endif()
