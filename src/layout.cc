@@ -49,8 +49,9 @@ bool Layout::validate(std::error_code& ec, std::string* message) const noexcept 
                     " field needs at least 1 bit; give every field 1 bit or more");
   }
   // Each field is at least 1 bit here, so a sum above 63 also catches each field above 61: the
-  // shifts in max_timestamp() and friends stay defined.
-  const long total = long{timestamp_bits} + slot_bits + sequence_bits;
+  // shifts in max_timestamp() and friends stay defined. 64-bit arithmetic: `long` is 32 bits on
+  // armhf, where three huge fields would wrap the sum (Layout.AtMost63Bits).
+  const std::int64_t total = std::int64_t{timestamp_bits} + slot_bits + sequence_bits;
   if (total > kMaxIdBits) {
     return fail(errc::layout_too_wide, ec, message,
                 "layout " + describe(*this) + " uses " + std::to_string(total) +

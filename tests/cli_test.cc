@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli_command.h"
 #include "cosid/codec.h"
 #include "cosid/layout.h"
 #include "cosid/options.h"
@@ -95,7 +96,7 @@ RunResult run_program(std::vector<std::string> words, char* const* envp) {
 
 // Runs `cosid ARGS...` as run_program does; `envp` is the environment (this process's by default).
 RunResult run_cosid(const std::vector<std::string>& args, char* const* envp = environ) {
-  std::vector<std::string> words = {COSID_CLI_PATH};
+  std::vector<std::string> words = cosid_cli_command();
   words.insert(words.end(), args.begin(), args.end());
   return run_program(std::move(words), envp);
 }
@@ -635,7 +636,8 @@ TEST(CliNext, JsonLinesAndOtherFormats) {
 class StreamingNext {
  public:
   explicit StreamingNext(const std::vector<std::string>& args) {
-    std::vector<std::string> words = {COSID_CLI_PATH, "next", "-n", "0"};
+    std::vector<std::string> words = cosid_cli_command();
+    words.insert(words.end(), {"next", "-n", "0"});
     words.insert(words.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (std::string& word : words) argv.push_back(&word[0]);
@@ -657,7 +659,7 @@ class StreamingNext {
     close(fds[1]);
     read_fd_ = fds[0];
     if (spawn_error != 0) {
-      ADD_FAILURE() << "cannot run " << COSID_CLI_PATH << ": error " << spawn_error;
+      ADD_FAILURE() << "cannot run " << words[0] << ": error " << spawn_error;
       pid_ = -1;
     }
   }
