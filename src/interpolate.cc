@@ -2,17 +2,12 @@
 
 #include <cstdlib>
 
+#include "fail.h"
 #include "parse_util.h"
 
 namespace cosid {
 namespace detail {
 namespace {
-
-bool fail(errc code, std::error_code& ec, std::string* why, const std::string& text) {
-  ec = make_error_code(code);
-  if (why != nullptr) *why = text;
-  return false;
-}
 
 bool name_start(char c) noexcept {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "fail.h"
 #include "time_format.h"
 
 namespace cosid {
@@ -22,11 +23,7 @@ constexpr Preset kPresets[] = {
     {"js-safe-seconds", layouts::kJsSafeSeconds},
 };
 
-bool fail(errc code, std::error_code& ec, std::string* message, const std::string& text) {
-  ec = make_error_code(code);
-  if (message != nullptr) *message = text;
-  return false;
-}
+using detail::fail;
 
 std::string describe(const Layout& layout) {
   char buf[128];

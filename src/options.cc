@@ -3,6 +3,7 @@
 #include "cosid/options.h"
 
 #include "config_file.h"
+#include "fail.h"
 #include "interpolate.h"
 #include "options_internal.h"
 #include "parse_util.h"
@@ -28,12 +29,6 @@ std::string flag_origin(std::string_view key, std::string_view value) {
     }
   }
   return plain != nullptr ? std::string("flag --") + plain->flag : "flag " + std::string(key);
-}
-
-bool fail(errc code, std::error_code& ec, std::string* message, const std::string& text) {
-  ec = make_error_code(code);
-  if (message != nullptr) *message = text;
-  return false;
 }
 
 bool fail_value(errc code, Key key, const RawValue& value, const std::string& why,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cosid/options.h"
+#include "fail.h"
 
 namespace cosid {
 namespace detail {
@@ -58,9 +59,6 @@ std::size_t key_index(std::string_view key) noexcept;
 
 // "flag --slot" for a key that arrived as a flag with `value`.
 std::string flag_origin(std::string_view key, std::string_view value);
-
-// Sets `ec` to `code`, stores `text` and returns false.
-bool fail(errc code, std::error_code& ec, std::string* message, const std::string& text);
 
 // Fails with `code` and "KEY = "TEXT" (ORIGIN): WHY".
 bool fail_value(errc code, Key key, const RawValue& value, const std::string& why,

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "fail.h"
 #include "parse_util.h"
 
 namespace cosid {
@@ -16,11 +17,7 @@ constexpr std::size_t kMaxLabelBytes = 63;
 constexpr std::uint64_t kMaxSlot = std::numeric_limits<std::uint32_t>::max();
 constexpr std::size_t kHostNameBuffer = 256;
 
-bool fail(errc code, std::error_code& ec, std::string* message, const std::string& text) {
-  ec = make_error_code(code);
-  if (message != nullptr) *message = text;
-  return false;
-}
+using detail::fail;
 
 std::string with_origin(std::string_view origin) {
   return origin.empty() ? std::string() : " (" + std::string(origin) + ")";

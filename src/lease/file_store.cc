@@ -43,6 +43,7 @@
 
 #include "cosid/lease/store_rules.h"
 #include "crc32c.h"
+#include "fail.h"
 #include "parse_util.h"
 #include "time_format.h"
 
@@ -58,11 +59,7 @@ constexpr std::size_t kMaxEscapedNamespace = 240;
 constexpr std::int64_t kFirstLockSleepNs = 1000000;
 constexpr std::int64_t kMaxLockSleepNs = 32000000;
 
-bool fail(errc code, std::error_code& ec, std::string* message, const std::string& text) {
-  ec = make_error_code(code);
-  if (message != nullptr) *message = text;
-  return false;
-}
+using detail::fail;
 
 std::string errno_text(int error) { return std::string(std::strerror(error)); }
 

@@ -4,17 +4,14 @@
 #include <limits>
 
 #include "cosid/lease/store_rules.h"
+#include "fail.h"
 #include "parse_util.h"
 
 namespace cosid {
 namespace lease {
 namespace {
 
-bool fail(errc code, std::error_code& ec, std::string* message, const std::string& text) {
-  ec = make_error_code(code);
-  if (message != nullptr) *message = text;
-  return false;
-}
+using detail::fail;
 
 bool same_owner(const Owner& a, const Owner& b) noexcept {
   return a.key == b.key && a.incarnation == b.incarnation;

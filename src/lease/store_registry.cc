@@ -2,6 +2,7 @@
 
 #include "cosid/lease/file_store.h"
 #include "cosid/lease/memory_store.h"
+#include "fail.h"
 #include "parse_util.h"
 
 namespace cosid {
@@ -20,11 +21,7 @@ bool valid_type_name(std::string_view type) {
   return true;
 }
 
-bool fail(errc code, std::error_code& ec, std::string* message, const std::string& text) {
-  ec = make_error_code(code);
-  if (message != nullptr) *message = text;
-  return false;
-}
+using detail::fail;
 
 }  // namespace
 

@@ -3,17 +3,14 @@
 #include <algorithm>
 #include <limits>
 
+#include "fail.h"
 #include "parse_util.h"
 
 namespace cosid {
 namespace lease {
 namespace {
 
-bool fail(errc code, std::error_code& ec, std::string* message, const std::string& text) {
-  ec = make_error_code(code);
-  if (message != nullptr) *message = text;
-  return false;
-}
+using detail::fail;
 
 // now + ttl (+ tolerance) for a store clock anywhere in int64: saturates instead of overflowing,
 // so an absurd clock reading gives a far expiry rather than undefined behaviour.
