@@ -39,6 +39,13 @@ std::string format(const char* pattern, Args... args) {
   return std::string(buf, std::min(static_cast<std::size_t>(n), sizeof buf - 1));
 }
 
+// Sets `ec` to success. Only when it is not already: std::error_code::clear() calls
+// std::system_category(), a function of the C++ library that no compiler inlines, and that call
+// would otherwise be part of every id.
+inline void clear(std::error_code& ec) noexcept {
+  if (ec) ec.clear();
+}
+
 // Why next() is waiting.
 enum class Wait { kNone, kClockBackwards, kClockStalled, kBehindFloor, kCeiling };
 
@@ -170,14 +177,48 @@ Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
       reset_threshold_((layout.max_sequence() >> 1) + 1),
       floor_ms_(binding.floor_ms() > layout.epoch_ms() - 1 ? binding.floor_ms()
                                                            : layout.epoch_ms() - 1),
+      first_tick_(layout.tick_of(floor_ms_) + 1),
+      unit_ms_(unit_ms(layout.unit)),
+      end_offset_ms_(layout.tick_end_ms(0)),
+      id_tick_shift_(layout.slot_bits + layout.sequence_bits),
+      id_slot_field_(std::uint64_t{binding.slot()} << layout.sequence_bits),
       fork_guard_(std::make_unique<detail::ForkGuard>()),
       counters_(std::make_unique<Counters>()) {}
 
 Generator::~Generator() = default;
 
 std::uint64_t Generator::next(std::error_code& ec, std::string* message) noexcept {
+  // The clock first: the shorter the time between reading the word and the CAS, the less often
+  // another caller moves it in between. Relaxed on state_: see reserve().
+  const std::int64_t now = clock_.now_ms();
+  std::uint64_t word = state_.load(std::memory_order_relaxed);
+
+  // The fast path, nearly every call at a high rate: the clock is still in the tick of the last id
+  // (or behind it, as after a borrowed tick) and that tick has sequences left, so the id is the
+  // next sequence of that tick, with the same checks as reserve() makes: not closed, not forked,
+  // the binding valid, floor < tick and the tick's last millisecond <= ceiling. Everything else
+  // (a new tick, drift, waits, failures) is reserve()'s, so that this path stays a few
+  // instructions and one CAS. A word with the closed bit set is >= kClosedBit and never taken;
+  // the bit is masked out of `last` all the same, so that last * unit_ms_ cannot overflow.
+  const std::int64_t last = static_cast<std::int64_t>((word & ~kClosedBit) >> stamp_shift_) - 1;
+  const std::uint64_t sequence = word & sequence_mask_;
+  const std::int64_t last_end_ms = last * unit_ms_ + end_offset_ms_;
+  if (word < kClosedBit && sequence < sequence_mask_ && now <= last_end_ms && last >= first_tick_ &&
+      last_end_ms <= binding_.ceiling_ms() && !fork_guard_->forked() && binding_.valid() &&
+      state_.compare_exchange_strong(word, word + 1, std::memory_order_relaxed,
+                                     std::memory_order_relaxed)) {
+    clear(ec);
+    return (static_cast<std::uint64_t>(last) << id_tick_shift_) | id_slot_field_ | (sequence + 1);
+  }
+  return next_slow(now, word, ec, message);
+}
+
+// Not inlined into next(), which would undo the reason for it (see the header).
+[[gnu::noinline]] std::uint64_t Generator::next_slow(std::int64_t now, std::uint64_t word,
+                                                     std::error_code& ec,
+                                                     std::string* message) noexcept {
   std::uint64_t got = 0;
-  return reserve(1, got, ec, message);
+  return reserve(1, now, word, got, ec, message);
 }
 
 std::size_t Generator::next_batch(std::uint64_t* ids, std::size_t count, std::error_code& ec,
@@ -187,23 +228,22 @@ std::size_t Generator::next_batch(std::uint64_t* ids, std::size_t count, std::er
     return 0;
   }
   std::uint64_t got = 0;
-  const std::uint64_t first = reserve(count, got, ec, message);
+  const std::int64_t now = clock_.now_ms();
+  const std::uint64_t first =
+      reserve(count, now, state_.load(std::memory_order_relaxed), got, ec, message);
   if (ec) return 0;
   // The sequence is the id's lowest field, so one tick's consecutive sequences are consecutive ids.
   for (std::uint64_t i = 0; i < got; ++i) ids[i] = first + i;
   return static_cast<std::size_t>(got);
 }
 
-std::uint64_t Generator::reserve(std::uint64_t want, std::uint64_t& got, std::error_code& ec,
+std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint64_t word,
+                                 std::uint64_t& got, std::error_code& ec,
                                  std::string* message) noexcept {
   // Relaxed loads and CAS on state_: the word is the only data the callers share, and all
   // read-modify-writes of one atomic are totally ordered whatever the memory order. That order
   // alone makes each (tick, sequence) go to one caller and makes close() see every id issued
   // before it; nothing else is published through the word.
-  // The clock first: the shorter the time between reading the word and the CAS, the less often
-  // another caller moves it in between.
-  std::int64_t now = clock_.now_ms();
-  std::uint64_t word = state_.load(std::memory_order_relaxed);
   Waiter waiter;
   bool asked_for_ceiling = false;
   unsigned waits_counted = 0;  // a bit per Wait kind already counted for this call
@@ -251,10 +291,9 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::uint64_t& got, std::er
         return fail({errc::timestamp_overflow, now, layout_.end_ms()}, ec, message);
       }
       const std::int64_t ceiling = binding_.ceiling_ms();
-      if (layout_.tick_start_ms(tick) <= floor_ms_) {
+      if (tick < first_tick_) {
         wait = Wait::kBehindFloor;
-        // The first millisecond of the first tick wholly after the floor.
-        reference_ms = layout_.tick_start_ms(layout_.tick_of(floor_ms_) + 1);
+        reference_ms = layout_.tick_start_ms(first_tick_);
       } else if (layout_.tick_end_ms(tick) > ceiling) {
         wait = Wait::kCeiling;
         reference_ms = ceiling;
@@ -273,7 +312,7 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::uint64_t& got, std::er
           (static_cast<std::uint64_t>(tick + 1) << stamp_shift_) | (next_sequence + take - 1);
       if (state_.compare_exchange_weak(word, desired, std::memory_order_relaxed,
                                        std::memory_order_relaxed)) {
-        ec.clear();
+        clear(ec);
         got = take;
         if (next_sequence == 0 && stamp != 0) {
           // This starts a new run; the one that ended at `sequence` issued sequence + 1 ids.

@@ -376,6 +376,24 @@ TEST(Generator, CloseReportsTheLastTimestampAndRefusesLaterCalls) {
   EXPECT_FALSE(message.empty());
 }
 
+// next() clears `ec` only when it holds an error (see clear() in generator.cc): a code left over
+// from an earlier failure must not survive a success, on the first id of a tick or a later one.
+TEST(Generator, SuccessClearsAnErrorLeftInTheCode) {
+  ManualClock clock(kNow);
+  Binding binding(0, kNow - 1, kNow + 1000);
+  auto generator = make_generator(layouts::kDefault, binding, clock);
+  std::error_code ec = make_error_code(errc::clock_stalled);
+  EXPECT_NE(generator->next(ec), 0u);  // a new tick: reserve()
+  EXPECT_FALSE(ec);
+  ec = make_error_code(errc::ceiling_reached);
+  EXPECT_NE(generator->next(ec), 0u);  // the same tick: the fast path
+  EXPECT_FALSE(ec);
+  std::uint64_t ids[4];
+  ec = make_error_code(errc::clock_backwards);
+  EXPECT_EQ(generator->next_batch(ids, 4, ec), 4u);
+  EXPECT_FALSE(ec);
+}
+
 TEST(Generator, CloseWithoutIdsReportsTheFloor) {
   ManualClock clock(kNow);
   Binding binding(0, kNow - 1, kNow + 1000);

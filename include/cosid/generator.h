@@ -131,9 +131,15 @@ class COSID_EXPORT Generator {
   Generator(const Layout& layout, Binding& binding, Clock& clock, const GeneratorOptions& options);
 
   // Reserves up to `want` (>= 1) consecutive sequences of one tick; returns the first id and sets
-  // `got` to how many. The hot path of next() and next_batch().
-  std::uint64_t reserve(std::uint64_t want, std::uint64_t& got, std::error_code& ec,
-                        std::string* message) noexcept;
+  // `got` to how many. `now` is a fresh clock reading and `word` a fresh load of state_. Every path
+  // of next() and next_batch() but next()'s fast one: new ticks, drift, waits and failures.
+  std::uint64_t reserve(std::uint64_t want, std::int64_t now, std::uint64_t word,
+                        std::uint64_t& got, std::error_code& ec, std::string* message) noexcept;
+
+  // next() past its fast path: reserve() for one id. A call of its own, so that next() ends in a
+  // tail call and its fast path saves and restores no more registers than it uses.
+  std::uint64_t next_slow(std::int64_t now, std::uint64_t word, std::error_code& ec,
+                          std::string* message) noexcept;
 
   std::uint64_t fail(const Failure& failure, std::error_code& ec, std::string* message) const;
 
@@ -146,6 +152,11 @@ class COSID_EXPORT Generator {
   const std::uint64_t sequence_mask_;    // max sequence
   const std::uint32_t reset_threshold_;  // a new tick restarts the sequence from here on
   const std::int64_t floor_ms_;          // max(binding floor, the last ms before the epoch)
+  const std::int64_t first_tick_;        // the first tick that lies wholly after floor_ms_
+  const std::int64_t unit_ms_;           // ms per tick
+  const std::int64_t end_offset_ms_;     // tick_end_ms(t) == t * unit_ms_ + end_offset_ms_
+  const int id_tick_shift_;              // where the timestamp starts in an id
+  const std::uint64_t id_slot_field_;    // the slot, shifted into place in an id
   const std::unique_ptr<detail::ForkGuard> fork_guard_;  // a forked child must not issue
   const std::unique_ptr<Counters> counters_;             // stats()
 
