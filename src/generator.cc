@@ -200,17 +200,23 @@ std::uint64_t Generator::next(std::error_code& ec, std::string* message) noexcep
   // (a new tick, drift, waits, failures) is reserve()'s, so that this path stays a few
   // instructions and one CAS. A word with the closed bit set is >= kClosedBit and never taken;
   // the bit is masked out of `last` all the same, so that last * unit_ms_ cannot overflow.
-  const std::int64_t last = static_cast<std::int64_t>((word & ~kClosedBit) >> stamp_shift_) - 1;
-  const std::uint64_t sequence = word & sequence_mask_;
-  const std::int64_t last_end_ms = last * unit_ms_ + end_offset_ms_;
-  if (word < kClosedBit && sequence < sequence_mask_ && now <= last_end_ms && last >= first_tick_ &&
-      last_end_ms <= binding_.ceiling_ms() && !fork_guard_->forked() && binding_.valid() &&
-      state_.compare_exchange_strong(word, word + 1, std::memory_order_relaxed,
+  // A CAS lost to another caller is retried here, with the word it returned, while the fast
+  // path's conditions still hold.
+  for (;;) {
+    const std::int64_t last = static_cast<std::int64_t>((word & ~kClosedBit) >> stamp_shift_) - 1;
+    const std::uint64_t sequence = word & sequence_mask_;
+    const std::int64_t last_end_ms = last * unit_ms_ + end_offset_ms_;
+    if (word >= kClosedBit || sequence >= sequence_mask_ || now > last_end_ms ||
+        last < first_tick_ || last_end_ms > binding_.ceiling_ms() || fork_guard_->forked() ||
+        !binding_.valid()) {
+      return next_slow(now, word, ec, message);
+    }
+    if (state_.compare_exchange_weak(word, word + 1, std::memory_order_relaxed,
                                      std::memory_order_relaxed)) {
-    clear(ec);
-    return (static_cast<std::uint64_t>(last) << id_tick_shift_) | id_slot_field_ | (sequence + 1);
+      clear(ec);
+      return (static_cast<std::uint64_t>(last) << id_tick_shift_) | id_slot_field_ | (sequence + 1);
+    }
   }
-  return next_slow(now, word, ec, message);
 }
 
 // Not inlined into next(), which would undo the reason for it (see the header).
