@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "cosid/binding.h"
@@ -73,14 +74,16 @@ cosid::Generator& generator_for(const cosid::Layout& layout, std::chrono::millis
 
 // The floor: what any generator of time-ordered ids must do per id, read the clock and take a
 // number from one word that every thread shares.
+inline void floor_step(cosid::Clock& clock) {
+  alignas(64) static std::atomic<std::uint64_t> shared{0};
+  const std::int64_t now = clock.now_ms();
+  benchmark::DoNotOptimize(now);
+  benchmark::DoNotOptimize(shared.fetch_add(1, std::memory_order_relaxed));
+}
+
 void BM_Floor(benchmark::State& state) {
-  static std::atomic<std::uint64_t> shared{0};
   cosid::Clock& clock = system_clock();
-  for (auto _ : state) {
-    const std::int64_t now = clock.now_ms();
-    benchmark::DoNotOptimize(now);
-    benchmark::DoNotOptimize(shared.fetch_add(1, std::memory_order_relaxed));
-  }
+  for (auto _ : state) floor_step(clock);
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_Floor)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
@@ -101,6 +104,77 @@ void run_next(benchmark::State& state, cosid::Generator& generator) {
 // next() when the sequence space is not the limit: compare with BM_Floor at the same threads.
 void BM_Next(benchmark::State& state) { run_next(state, generator_for(kWide)); }
 BENCHMARK(BM_Next)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
+
+// The median of `values` (not empty).
+double median(std::vector<double> values) {
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
+// Holds the threads of one benchmark together between blocks, so that all of them run the floor
+// at once and then all of them next(). Yields while it waits: with more threads than cores a
+// spinning waiter would hold the core the last thread needs to arrive.
+class Rendezvous {
+ public:
+  // Called by thread 0 before the benchmark's loop (Google Benchmark starts the loop of every
+  // thread together, after this).
+  void reset() { arrived_.store(0, std::memory_order_relaxed); }
+  // `round` counts this thread's calls, from 1.
+  void wait(int threads, std::int64_t round) {
+    arrived_.fetch_add(1, std::memory_order_acq_rel);
+    while (arrived_.load(std::memory_order_acquire) < threads * round) std::this_thread::yield();
+  }
+
+ private:
+  std::atomic<std::int64_t> arrived_{0};
+};
+
+// How long `block` steps take, in ns per step.
+template <typename Step>
+double ns_per_step(int block, Step step) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < block; ++i) step();
+  const auto end = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::nano>(end - start).count() / block;
+}
+
+// next() against the floor in one benchmark: each iteration runs a block of floor steps and then a
+// block of next() calls on every thread at once, and `next_over_floor` is the median over the
+// iterations of thread 0's ratio of the two (the target is <= 1.2). On a VM whose speed moves by
+// 10-20% from one second to the next (see README.md), BM_Next and BM_Floor measured seconds apart
+// differ by that much on their own; blocks of a few tens of microseconds side by side see the same
+// machine. `floor_ns` and `next_ns` are the medians of the blocks' ns per step on one thread.
+void BM_NextVsFloor(benchmark::State& state) {
+  constexpr int kBlock = 1000;
+  static Rendezvous rendezvous;
+  if (state.thread_index() == 0) rendezvous.reset();
+  cosid::Clock& clock = system_clock();
+  cosid::Generator& generator = generator_for(kWide);
+  std::error_code ec;
+  std::vector<double> floor_ns, next_ns, ratios;
+  std::int64_t round = 0;
+  for (auto _ : state) {
+    rendezvous.wait(state.threads(), ++round);
+    const double floor = ns_per_step(kBlock, [&] { floor_step(clock); });
+    rendezvous.wait(state.threads(), ++round);
+    const double next = ns_per_step(kBlock, [&] { benchmark::DoNotOptimize(generator.next(ec)); });
+    if (ec) {
+      state.SkipWithError(ec.message().c_str());
+      break;
+    }
+    floor_ns.push_back(floor);
+    next_ns.push_back(next);
+    ratios.push_back(next / floor);
+  }
+  // Counters add up over threads: only thread 0 reports.
+  if (state.thread_index() == 0 && !ratios.empty()) {
+    state.counters["floor_ns"] = median(floor_ns);
+    state.counters["next_ns"] = median(next_ns);
+    state.counters["next_over_floor"] = median(ratios);
+  }
+}
+BENCHMARK(BM_NextVsFloor)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
 
 // next() on the default layout: 4,096 ids per ms, so items_per_second stops at about 4.1 M.
 void BM_NextDefaultLayout(benchmark::State& state) {
@@ -133,12 +207,17 @@ BENCHMARK(BM_NextBatch)->Arg(16)->Arg(64)->Arg(256)->Threads(1)->Threads(2)->Use
 // past every borrowed tick) busy-waits on the clock: a sleeping vCPU wakes up with cold caches and
 // costs the first ids of the burst more than the generator does (about 20% on the 2-core VM of
 // the README), which is the machine's figure, not the generator's.
+// Right after each burst the same number of floor steps runs, and `rate_vs_floor` is the median
+// over the iterations of the burst's rate over the floor's (the target with drift is >= 0.8), for
+// the reason given at BM_NextVsFloor.
 void BM_Burst(benchmark::State& state) {
   const std::chrono::milliseconds drift(state.range(0));
   cosid::Generator& generator = drift.count() > 0 ? generator_for(cosid::layouts::kDefault, drift)
                                                   : generator_for(cosid::layouts::kDefault);
+  cosid::Clock& clock = system_clock();
   constexpr int kBurst = 4 * 4096;
   std::error_code ec;
+  std::vector<double> rates_vs_floor;
   for (auto _ : state) {
     // Let the clock pass every tick the previous burst borrowed, keeping the core busy.
     const auto resume = std::chrono::steady_clock::now() + std::chrono::milliseconds(8);
@@ -154,9 +233,12 @@ void BM_Burst(benchmark::State& state) {
       state.SkipWithError(ec.message().c_str());
       break;
     }
+    const double burst_ns = std::chrono::duration<double, std::nano>(end - start).count() / kBurst;
+    rates_vs_floor.push_back(ns_per_step(kBurst, [&] { floor_step(clock); }) / burst_ns);
     state.SetIterationTime(std::chrono::duration<double>(end - start).count());
   }
   state.SetItemsProcessed(state.iterations() * kBurst);
+  if (!rates_vs_floor.empty()) state.counters["rate_vs_floor"] = median(rates_vs_floor);
 }
 BENCHMARK(BM_Burst)->Arg(0)->Arg(5)->UseManualTime()->Iterations(200);
 
