@@ -242,6 +242,35 @@ void BM_Burst(benchmark::State& state) {
 }
 BENCHMARK(BM_Burst)->Arg(0)->Arg(5)->UseManualTime()->Iterations(200);
 
+// Not cosid's figure but the machine's: how steady the CPU is, millisecond by millisecond. Each
+// iteration counts the steps of a fixed computation (a multiply-add chain, no memory, no system
+// call) that fit in one millisecond of the steady clock; `slow_ms_share` is the share of those
+// milliseconds in which fewer than a fifth of the median number ran. In such a millisecond a
+// thread at the sequence limit cannot fill its tick whatever the generator does (4,096 ids need
+// about a fifth of a millisecond at full speed here, plus the wake-up at the tick boundary), so
+// `cosid bench`'s ratio at the limit can only reach about 1 - slow_ms_share.
+void BM_MachineSteadiness(benchmark::State& state) {
+  std::vector<double> steps_per_ms;
+  std::uint64_t x = 1;
+  for (auto _ : state) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+    std::uint64_t steps = 0;
+    do {
+      for (int i = 0; i < 64; ++i) x = x * 6364136223846793005u + 1442695040888963407u;
+      steps += 64;
+    } while (std::chrono::steady_clock::now() < end);
+    steps_per_ms.push_back(static_cast<double>(steps));
+  }
+  benchmark::DoNotOptimize(x);
+  if (steps_per_ms.empty()) return;
+  const double threshold = median(steps_per_ms) / 5;
+  const auto slow = std::count_if(steps_per_ms.begin(), steps_per_ms.end(),
+                                  [&](double steps) { return steps < threshold; });
+  state.counters["slow_ms_share"] =
+      static_cast<double>(slow) / static_cast<double>(steps_per_ms.size());
+}
+BENCHMARK(BM_MachineSteadiness)->MinTime(5.0)->UseRealTime();
+
 // One realistic id per codec, from the default layout.
 std::uint64_t sample_id() {
   const cosid::Layout& layout = cosid::layouts::kDefault;
