@@ -252,6 +252,12 @@ TEST(CliUsage, ExactMessages) {
                      "layout: unexpected argument \"extra\": the layout comes from the layout "
                      "flags only",
                      "layout");
+  // The commands that take only config flags share their start (resolve_command_options).
+  expect_usage_error({"next", "extra"}, "next: unexpected argument \"extra\"", "next");
+  expect_usage_error({"config", "check", "extra"}, "config check: unexpected argument \"extra\"",
+                     "config check");
+  expect_usage_error({"lease", "list", "extra"}, "lease list: unexpected argument \"extra\"",
+                     "lease list");
   expect_usage_error({"layout", "--layout", "huge"},
                      "layout: cosid.layout.preset = \"huge\" (flag --layout): not a layout: use "
                      "one of default, seconds, js-safe, js-safe-seconds",

@@ -27,19 +27,11 @@ constexpr const char* kDescription =
     "state file and the lease store are not read.\n";
 
 int run_config_check(Invocation& invocation) {
-  const ParsedArgs& args = invocation.args;
-  if (!args.positionals().empty()) {
-    return usage_error(
-        invocation.err, kName,
-        std::string(kName) + ": unexpected argument " + quote(args.positionals().front()));
-  }
   Options options;
   std::vector<Setting> settings;
-  std::error_code ec;
-  std::string message;
-  if (!resolve_options(option_sources_from_args(args), options, settings, ec, &message)) {
-    return runtime_error(invocation.err,
-                         std::string(kName) + ": " + (message.empty() ? ec.message() : message));
+  int exit_status = kExitOk;
+  if (!resolve_command_options(invocation, kName, options, &settings, exit_status)) {
+    return exit_status;
   }
   // The store type is only spelled right so far: the CLI's registry decides whether it exists.
   const lease::StoreRegistry stores;

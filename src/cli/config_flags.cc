@@ -1,6 +1,8 @@
 #include "cli/config_flags.h"
 
 #include <string>
+#include <system_error>
+#include <vector>
 
 namespace cosid {
 namespace cli {
@@ -45,6 +47,29 @@ OptionSources option_sources_from_args(const ParsedArgs& args) {
                                              : args.value_or(flag.flag, ""));
   }
   return sources;
+}
+
+bool resolve_command_options(const Invocation& invocation, const char* name, Options& options,
+                             std::vector<Setting>* settings, int& status) {
+  const ParsedArgs& args = invocation.args;
+  if (!args.positionals().empty()) {
+    status = usage_error(
+        invocation.err, name,
+        std::string(name) + ": unexpected argument " + quote(args.positionals().front()));
+    return false;
+  }
+  std::error_code ec;
+  std::string message;
+  const OptionSources sources = option_sources_from_args(args);
+  const bool resolved = settings != nullptr
+                            ? resolve_options(sources, options, *settings, ec, &message)
+                            : resolve_options(sources, options, ec, &message);
+  if (!resolved) {
+    status = runtime_error(invocation.err,
+                           std::string(name) + ": " + (message.empty() ? ec.message() : message));
+    return false;
+  }
+  return true;
 }
 
 }  // namespace cli

@@ -10,6 +10,8 @@
 #ifndef COSID_CLI_CONFIG_FLAGS_H_
 #define COSID_CLI_CONFIG_FLAGS_H_
 
+#include <vector>
+
 #include "cli/args.h"
 #include "cli/command.h"
 #include "cosid/options.h"
@@ -22,6 +24,13 @@ OptionGroup config_flags_group();
 
 // Where resolve_options() should look, from the config flags in `args` and std::getenv.
 OptionSources option_sources_from_args(const ParsedArgs& args);
+
+// How a command that takes config flags and no argument starts: a positional argument is a usage
+// error; then the options are resolved, and what resolve_options() refuses is a runtime error
+// "cosid: NAME: why". Returns false, with `status` the exit status to return, when the command
+// must stop. `settings`, if not null, receives every setting with its source.
+bool resolve_command_options(const Invocation& invocation, const char* name, Options& options,
+                             std::vector<Setting>* settings, int& status);
 
 }  // namespace cli
 }  // namespace cosid

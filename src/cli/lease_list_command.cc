@@ -100,18 +100,13 @@ std::string to_json_lines(const std::string& name_space,
 
 int run_lease_list(Invocation& invocation) {
   const ParsedArgs& args = invocation.args;
-  if (!args.positionals().empty()) {
-    return usage_error(
-        invocation.err, kName,
-        std::string(kName) + ": unexpected argument " + quote(args.positionals().front()));
-  }
   Options options;
+  int exit_status = kExitOk;
+  if (!resolve_command_options(invocation, kName, options, nullptr, exit_status)) {
+    return exit_status;
+  }
   std::error_code ec;
   std::string message;
-  if (!resolve_options(option_sources_from_args(args), options, ec, &message)) {
-    return runtime_error(invocation.err,
-                         std::string(kName) + ": " + (message.empty() ? ec.message() : message));
-  }
   if (!options.uses_store()) {
     return runtime_error(invocation.err,
                          std::string(kName) +

@@ -131,19 +131,13 @@ int run_next(Invocation& invocation) {
       !parse_write_format(args.value_or("format", "decimal"), json, format, error)) {
     return usage_error(invocation.err, kName, std::string(kName) + ": " + error);
   }
-  if (!args.positionals().empty()) {
-    return usage_error(
-        invocation.err, kName,
-        std::string(kName) + ": unexpected argument " + quote(args.positionals().front()));
-  }
-
   Options options;
+  int exit_status = kExitOk;
+  if (!resolve_command_options(invocation, kName, options, nullptr, exit_status)) {
+    return exit_status;
+  }
   std::error_code ec;
   std::string message;
-  if (!resolve_options(option_sources_from_args(args), options, ec, &message)) {
-    return runtime_error(invocation.err,
-                         std::string(kName) + ": " + (message.empty() ? ec.message() : message));
-  }
   WarningPrinter warnings(invocation.err);
   lease::StoreRegistry stores;
   RuntimeEnvironment environment;
