@@ -136,8 +136,8 @@ class COSID_EXPORT Generator {
   std::uint64_t reserve(std::uint64_t want, std::int64_t now, std::uint64_t word,
                         std::uint64_t& got, std::error_code& ec, std::string* message) noexcept;
 
-  // next() past its fast path: reserve() for one id. A call of its own, so that next() ends in a
-  // tail call and its fast path saves and restores no more registers than it uses.
+  // next() past its fast path: reserve() for one id. A function of its own so that next() leaves
+  // by a tail call: reserve()'s `got` would otherwise need a slot on next()'s stack.
   std::uint64_t next_slow(std::int64_t now, std::uint64_t word, std::error_code& ec,
                           std::string* message) noexcept;
 
