@@ -188,27 +188,31 @@ Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
 Generator::~Generator() = default;
 
 std::uint64_t Generator::next(std::error_code& ec, std::string* message) noexcept {
-  // The clock first: the shorter the time between reading the word and the CAS, the less often
-  // another caller moves it in between. Relaxed on state_: see reserve().
-  const std::int64_t now = clock_.now_ms();
-  std::uint64_t word = state_.load(std::memory_order_relaxed);
-
   // The fast path, nearly every call at a high rate: the clock is still in the tick of the last id
   // (or behind it, as after a borrowed tick) and that tick has sequences left, so the id is the
   // next sequence of that tick, with the same checks as reserve() makes: not closed, not forked,
   // the binding valid, floor < tick and the tick's last millisecond <= ceiling. Everything else
   // (a new tick, drift, waits, failures) is reserve()'s, so that this path stays a few
-  // instructions and one CAS. A word with the closed bit set is >= kClosedBit and never taken;
-  // the bit is masked out of `last` all the same, so that last * unit_ms_ cannot overflow.
+  // instructions and one CAS.
+  //
+  // What does not depend on the word is read first, so that the time from loading the word to
+  // the CAS, in which another caller can move it and fail the CAS, is a handful of instructions:
+  // the clock (as in reserve()), the fork and binding checks, and the ceiling, which only grows
+  // (a ceiling read a little early is a lower one, which can only send a call to reserve()).
+  const std::int64_t now = clock_.now_ms();
+  const std::int64_t ceiling = binding_.ceiling_ms();
+  const bool usable = !fork_guard_->forked() && binding_.valid();
+  // Relaxed on state_: see reserve().
+  std::uint64_t word = state_.load(std::memory_order_relaxed);
   // A CAS lost to another caller is retried here, with the word it returned, while the fast
-  // path's conditions still hold.
+  // path's conditions still hold. A word with the closed bit set is >= kClosedBit and never
+  // taken; the bit is masked out of `last` all the same, so that last * unit_ms_ cannot overflow.
   for (;;) {
     const std::int64_t last = static_cast<std::int64_t>((word & ~kClosedBit) >> stamp_shift_) - 1;
     const std::uint64_t sequence = word & sequence_mask_;
     const std::int64_t last_end_ms = last * unit_ms_ + end_offset_ms_;
-    if (word >= kClosedBit || sequence >= sequence_mask_ || now > last_end_ms ||
-        last < first_tick_ || last_end_ms > binding_.ceiling_ms() || fork_guard_->forked() ||
-        !binding_.valid()) {
+    if (!usable || word >= kClosedBit || sequence >= sequence_mask_ || now > last_end_ms ||
+        last < first_tick_ || last_end_ms > ceiling) {
       return next_slow(now, word, ec, message);
     }
     if (state_.compare_exchange_weak(word, word + 1, std::memory_order_relaxed,
