@@ -160,10 +160,8 @@ void BM_NextVsFloor(benchmark::State& state) {
     const double floor = ns_per_step(kBlock, [&] { floor_step(clock); });
     rendezvous.wait(state.threads(), ++round);
     const double next = ns_per_step(kBlock, [&] { benchmark::DoNotOptimize(generator.next(ec)); });
-    if (ec) {
-      state.SkipWithError(ec.message().c_str());
-      break;
-    }
+    // Not SkipWithError and break: the other threads would wait at the rendezvous for ever.
+    if (ec) abort_with("next", ec);
     floor_ns.push_back(floor);
     next_ns.push_back(next);
     ratios.push_back(next / floor);
