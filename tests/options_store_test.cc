@@ -8,63 +8,14 @@
 #include <vector>
 
 #include "cosid/options.h"
+#include "options_fixture.h"
 #include "test_util.h"
 
 namespace cosid {
 namespace {
 
 using std::chrono::milliseconds;
-
-struct Fixture {
-  std::map<std::string, std::string> env;
-  OptionSources sources;
-
-  Fixture() {
-    sources.env = [this](const char* name) -> const char* {
-      const auto it = env.find(name);
-      return it == env.end() ? nullptr : it->second.c_str();
-    };
-  }
-  void config(const std::string& text) {
-    sources.config_file = "cosid.yaml";
-    sources.config_text = text;
-  }
-  void flag(const char* name, const std::string& value = "") {
-    if (std::string(name) == "store") {
-      for (KeyValue& setting : split_store_flag(value)) sources.flags.push_back(setting);
-      return;
-    }
-    const ConfigFlag* entry = find_config_flag(name);
-    ASSERT_NE(entry, nullptr) << name;
-    sources.flags.emplace_back(entry->key, entry->implied_value ? entry->implied_value : value);
-  }
-};
-
-struct Result {
-  bool ok = false;
-  Options options;
-  std::vector<Setting> settings;
-  std::error_code ec;
-  std::string message;
-
-  const Setting& setting(const std::string& key) const {
-    for (const Setting& s : settings) {
-      if (s.key == key) return s;
-    }
-    static const Setting kNone{"", "<missing>", "<missing>"};
-    return kNone;
-  }
-};
-
-Result resolve(const Fixture& f) {
-  Result r;
-  r.ok = resolve_options(f.sources, r.options, r.settings, r.ec, &r.message);
-  return r;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using namespace testing_options;  // NOLINT: the fixture of every test here
 
 TEST(StoreOptions, StoreFlagSetsTypeAndDirectoryAndDefaultsApply) {
   Fixture f;
@@ -91,8 +42,8 @@ TEST(StoreOptions, EveryKeyFromFlagsVariablesAndTheConfigFile) {
   f.config(
       "cosid:\n  machine:\n    distributor:\n      type: memory\n      ttl: 10s\n"
       "      tolerance: 500ms\n      owner-key: from-file\n");
-  f.env["COSID_OWNER_KEY"] = "orders-7";
-  f.env["COSID_PREFERRED_SLOT"] = "7";
+  f.env.set("COSID_OWNER_KEY", "orders-7");
+  f.env.set("COSID_PREFERRED_SLOT", "7");
   f.flag("ttl", "3s");
   const Result r = resolve(f);
   ASSERT_TRUE(r.ok) << r.message;
@@ -125,7 +76,7 @@ TEST(StoreOptions, AStaticSlotAndAStoreTogetherAreRefusedAsAmbiguous) {
     EXPECT_TRUE(contains(r.message, "(flag --store)")) << r.message;
   }
   Fixture env;
-  env.env["COSID_SLOT"] = "2";
+  env.env.set("COSID_SLOT", "2");
   env.flag("store", "memory");
   const Result r = resolve(env);
   EXPECT_ERRC(r.ec, errc::invalid_value);

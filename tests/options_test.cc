@@ -10,79 +10,14 @@
 #include <utility>
 #include <vector>
 
+#include "options_fixture.h"
 #include "test_util.h"
 
 namespace cosid {
 namespace {
 
 using std::chrono::milliseconds;
-
-class FakeEnv {
- public:
-  void set(const std::string& name, const std::string& value) { vars_[name] = value; }
-  void unset(const std::string& name) { vars_.erase(name); }
-  EnvLookup lookup() const {
-    return [this](const char* name) -> const char* {
-      const auto it = vars_.find(name);
-      return it == vars_.end() ? nullptr : it->second.c_str();
-    };
-  }
-
- private:
-  std::map<std::string, std::string> vars_;
-};
-
-// A test's sources: a fake environment, a fixed host name and, when set, a config text.
-struct Fixture {
-  FakeEnv env;
-  OptionSources sources;
-
-  Fixture() { sources.env = env.lookup(); }
-  void config(const std::string& text) {
-    sources.config_file = "cosid.yaml";
-    sources.config_text = text;
-  }
-  void flag(const char* name, const std::string& value = "") {
-    const ConfigFlag* entry = find_config_flag(name);
-    ASSERT_NE(entry, nullptr) << name;
-    sources.flags.emplace_back(entry->key, entry->implied_value ? entry->implied_value : value);
-  }
-};
-
-struct Result {
-  bool ok = false;
-  Options options;
-  std::vector<Setting> settings;
-  std::error_code ec;
-  std::string message;
-
-  const Setting& setting(const std::string& key) const {
-    for (const Setting& s : settings) {
-      if (s.key == key) return s;
-    }
-    static const Setting kNone{"", "<missing>", "<missing>"};
-    return kNone;
-  }
-};
-
-Result resolve(const Fixture& f) {
-  Result r;
-  r.ok = resolve_options(f.sources, r.options, r.settings, r.ec, &r.message);
-  EXPECT_EQ(r.ok, !r.ec) << r.message;
-  return r;
-}
-
-// The error and message of a refused resolution.
-std::string refused(const Fixture& f, errc code) {
-  const Result r = resolve(f);
-  EXPECT_ERRC(r.ec, code) << r.message;
-  EXPECT_FALSE(r.message.empty());
-  return r.message;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using namespace testing_options;  // NOLINT: the fixture of every test here
 
 TEST(Options, NoSlotIsAnErrorThatListsTheWays) {
   Fixture f;

@@ -1,0 +1,93 @@
+// Shared by the options tests: a fake environment, the sources of one resolution, and its result.
+#ifndef COSID_TESTS_OPTIONS_FIXTURE_H_
+#define COSID_TESTS_OPTIONS_FIXTURE_H_
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cosid/options.h"
+#include "test_util.h"
+
+namespace cosid {
+namespace testing_options {
+
+class FakeEnv {
+ public:
+  void set(const std::string& name, const std::string& value) { vars_[name] = value; }
+  void unset(const std::string& name) { vars_.erase(name); }
+  EnvLookup lookup() const {
+    return [this](const char* name) -> const char* {
+      const auto it = vars_.find(name);
+      return it == vars_.end() ? nullptr : it->second.c_str();
+    };
+  }
+
+ private:
+  std::map<std::string, std::string> vars_;
+};
+
+// A test's sources: a fake environment, a fixed host name and, when set, a config text.
+struct Fixture {
+  FakeEnv env;
+  OptionSources sources;
+
+  Fixture() { sources.env = env.lookup(); }
+  void config(const std::string& text) {
+    sources.config_file = "cosid.yaml";
+    sources.config_text = text;
+  }
+  // A command-line flag as option_sources_from_args() passes it: --store TYPE[:DIR] split into
+  // its two keys, a switch with its implied value.
+  void flag(const char* name, const std::string& value = "") {
+    if (std::string(name) == "store") {
+      for (KeyValue& setting : split_store_flag(value)) sources.flags.push_back(setting);
+      return;
+    }
+    const ConfigFlag* entry = find_config_flag(name);
+    ASSERT_NE(entry, nullptr) << name;
+    sources.flags.emplace_back(entry->key, entry->implied_value ? entry->implied_value : value);
+  }
+};
+
+struct Result {
+  bool ok = false;
+  Options options;
+  std::vector<Setting> settings;
+  std::error_code ec;
+  std::string message;
+
+  const Setting& setting(const std::string& key) const {
+    for (const Setting& s : settings) {
+      if (s.key == key) return s;
+    }
+    static const Setting kNone{"", "<missing>", "<missing>"};
+    return kNone;
+  }
+};
+
+inline Result resolve(const Fixture& f) {
+  Result r;
+  r.ok = resolve_options(f.sources, r.options, r.settings, r.ec, &r.message);
+  EXPECT_EQ(r.ok, !r.ec) << r.message;
+  return r;
+}
+
+// The error and message of a refused resolution.
+inline std::string refused(const Fixture& f, errc code) {
+  const Result r = resolve(f);
+  EXPECT_ERRC(r.ec, code) << r.message;
+  EXPECT_FALSE(r.message.empty());
+  return r.message;
+}
+
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace testing_options
+}  // namespace cosid
+
+#endif  // COSID_TESTS_OPTIONS_FIXTURE_H_
