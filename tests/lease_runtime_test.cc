@@ -16,30 +16,14 @@
 #include "cosid/lease/store_registry.h"
 #include "cosid/metrics.h"
 #include "cosid/runtime.h"
+#include "runtime_setup.h"
 #include "test_util.h"
 
 namespace cosid {
 namespace {
 
 using std::chrono::milliseconds;
-
-class RecordingListener final : public EventListener {
- public:
-  void on_event(const Event& event) noexcept override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    events_.push_back(event);
-  }
-  int count(EventKind kind) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    int n = 0;
-    for (const Event& e : events_) n += e.kind == kind ? 1 : 0;
-    return n;
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<Event> events_;
-};
+using testing::RecordingListener;
 
 class LeaseRuntimeTest : public ::testing::Test {
  protected:

@@ -5,7 +5,10 @@
 #ifndef COSID_TESTS_RUNTIME_SETUP_H_
 #define COSID_TESTS_RUNTIME_SETUP_H_
 
+#include <algorithm>
 #include <chrono>
+#include <mutex>
+#include <vector>
 
 #include "cosid/runtime.h"
 
@@ -31,6 +34,24 @@ inline RuntimeEnvironment inline_environment(Clock& clock, FileSystem& fs) {
   environment.generator = GeneratorOptions{milliseconds(20), milliseconds(20), milliseconds(20)};
   return environment;
 }
+
+// Keeps every event a runtime reports, from any thread, to count them by kind.
+class RecordingListener final : public EventListener {
+ public:
+  void on_event(const Event& event) noexcept override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    events_.push_back(event);
+  }
+  int count(EventKind kind) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return static_cast<int>(std::count_if(events_.begin(), events_.end(),
+                                          [kind](const Event& e) { return e.kind == kind; }));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Event> events_;
+};
 
 }  // namespace cosid::testing
 

@@ -18,27 +18,11 @@ namespace {
 
 using std::chrono::milliseconds;
 using testing::MemoryFs;
+using testing::RecordingListener;
 using Op = MemoryFs::Op;
 
 constexpr std::int64_t kNow = 1796005378123;
 constexpr char kPath[] = "var/state";
-
-class RecordingListener : public EventListener {
- public:
-  void on_event(const Event& event) noexcept override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    events_.push_back(event);
-  }
-  int count(EventKind kind) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return static_cast<int>(std::count_if(events_.begin(), events_.end(),
-                                          [kind](const Event& e) { return e.kind == kind; }));
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<Event> events_;
-};
 
 // The ceiling of the current durable record: what a restart after a power loss would read.
 std::int64_t durable_ceiling(MemoryFs& fs) {
