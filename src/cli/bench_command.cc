@@ -231,8 +231,7 @@ int run_bench(Invocation& invocation) {
   environment.generator.max_drift = max_drift;
   const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, ec, &message);
   if (runtime == nullptr) {
-    return runtime_error(invocation.err,
-                         std::string(kName) + ": " + (message.empty() ? ec.message() : message));
+    return call_failed(invocation.err, kName, ec, message);
   }
   Generator* generator = runtime->generator("default", ec);
   if (generator == nullptr) {

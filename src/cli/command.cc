@@ -92,6 +92,11 @@ int runtime_error(std::FILE* err, const std::string& message) {
   return kExitFailure;
 }
 
+int call_failed(std::FILE* err, std::string_view name, const std::error_code& ec,
+                const std::string& message) {
+  return runtime_error(err, std::string(name) + ": " + (message.empty() ? ec.message() : message));
+}
+
 int finish_output(int status, std::FILE* out, std::FILE* err) {
   if (std::fflush(out) == 0 && !std::ferror(out)) return status;
   const int error_number = errno;

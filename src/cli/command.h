@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "cli/args.h"
@@ -73,6 +74,11 @@ int usage_error(std::FILE* err, std::string_view help_topic, const std::string& 
 // Prints "cosid: `message`" as one line to `err`. The message says what failed, why, and what to
 // do. Returns kExitFailure.
 int runtime_error(std::FILE* err, const std::string& message);
+
+// runtime_error() for a library call that failed: prints "cosid: `name`: " and the call's
+// message, or the code's own text when the call gave none. Returns kExitFailure.
+int call_failed(std::FILE* err, std::string_view name, const std::error_code& ec,
+                const std::string& message);
 
 // Flushes `out` and reports a failed write (a full disk, a closed pipe) as a runtime error.
 // Returns `status` if the output reached its destination, else kExitFailure.

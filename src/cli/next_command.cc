@@ -145,8 +145,7 @@ int run_next(Invocation& invocation) {
   environment.stores = &stores;
   const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, ec, &message);
   if (runtime == nullptr) {
-    return runtime_error(invocation.err,
-                         std::string(kName) + ": " + (message.empty() ? ec.message() : message));
+    return call_failed(invocation.err, kName, ec, message);
   }
   const bool metrics = args.has("metrics");
   Generator* generator = runtime->generator("default", ec);
@@ -192,8 +191,7 @@ int run_next(Invocation& invocation) {
     if (ec) {
       // The ids issued before the failure are still printed.
       if (flush()) {
-        status = runtime_error(
-            invocation.err, std::string(kName) + ": " + (message.empty() ? ec.message() : message));
+        status = call_failed(invocation.err, kName, ec, message);
       }
       break;
     }

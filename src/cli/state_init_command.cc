@@ -53,16 +53,14 @@ int run_state_init(Invocation& invocation) {
   std::error_code ec;
   std::string message;
   if (!resolve_options(sources, options, ec, &message)) {
-    return runtime_error(invocation.err,
-                         std::string(kName) + ": " + (message.empty() ? ec.message() : message));
+    return call_failed(invocation.err, kName, ec, message);
   }
 
   const StateFileOwner owner{options.slot, options.layout, options.namespace_name};
   SystemClock clock;
   if (!create_state_file(posix_file_system(), clock, path, owner, options.not_before_ms, ec,
                          &message)) {
-    return runtime_error(invocation.err,
-                         std::string(kName) + ": " + (message.empty() ? ec.message() : message));
+    return call_failed(invocation.err, kName, ec, message);
   }
   std::fprintf(invocation.out, "created %s for slot %u with floor %s\n", path.c_str(),
                static_cast<unsigned>(options.slot), format_time(options.not_before_ms).c_str());

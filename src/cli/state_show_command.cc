@@ -103,8 +103,7 @@ int run_state_show(Invocation& invocation) {
   std::error_code ec;
   std::string message;
   if (!read_state_file(posix_file_system(), path, view, ec, &message)) {
-    return runtime_error(invocation.err,
-                         std::string(kName) + ": " + (message.empty() ? ec.message() : message));
+    return call_failed(invocation.err, kName, ec, message);
   }
   const std::string text = args.has("json") ? to_json(path, view) : to_text(path, view);
   std::fwrite(text.data(), 1, text.size(), invocation.out);
