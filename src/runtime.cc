@@ -353,20 +353,34 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
         message);
   }
 
+  // The runtime's event for a keeper's. A switch, not a table indexed by the enum, so that a new
+  // KeeperEventKind left out here is a compiler warning (-Wswitch), not a wrong event.
+  static EventKind event_kind_of(lease::KeeperEventKind kind) noexcept {
+    switch (kind) {
+      case lease::KeeperEventKind::kAcquired:
+        return EventKind::kLeaseAcquired;
+      case lease::KeeperEventKind::kWaitingForSlot:
+        return EventKind::kLeaseWaiting;
+      case lease::KeeperEventKind::kDuplicateOwnerKey:
+        return EventKind::kDuplicateOwnerKey;
+      case lease::KeeperEventKind::kClockSkew:
+        return EventKind::kClockSkew;
+      case lease::KeeperEventKind::kRenewalFailed:
+        return EventKind::kLeaseRenewalFailed;
+      case lease::KeeperEventKind::kRenewalRecovered:
+        return EventKind::kLeaseRenewalRecovered;
+      case lease::KeeperEventKind::kLost:
+        return EventKind::kLeaseLost;
+      case lease::KeeperEventKind::kReleased:
+        break;
+    }
+    return EventKind::kLeaseReleased;
+  }
+
   void emit_lease(const lease::KeeperEvent& event) {
-    static constexpr EventKind kKinds[] = {
-        EventKind::kLeaseAcquired,      EventKind::kLeaseWaiting,
-        EventKind::kDuplicateOwnerKey,  EventKind::kClockSkew,
-        EventKind::kLeaseRenewalFailed, EventKind::kLeaseRenewalRecovered,
-        EventKind::kLeaseLost,          EventKind::kLeaseReleased,
-    };
     if (environment_.listener == nullptr) return;
-    Event out{kKinds[static_cast<std::size_t>(event.kind)],
-              event.code,
-              event.message,
-              event.ceiling_ms,
-              event.slot,
-              event.skew_ms};
+    Event out{event_kind_of(event.kind), event.code, event.message,
+              event.ceiling_ms,          event.slot, event.skew_ms};
     environment_.listener->on_event(out);
   }
 
