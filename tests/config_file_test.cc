@@ -10,27 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "fake_env.h"
 #include "interpolate.h"
 #include "test_util.h"
 
 namespace cosid {
 namespace detail {
 namespace {
-
-// An environment of its own for each test, so nothing depends on the real one.
-class FakeEnv {
- public:
-  FakeEnv(std::initializer_list<std::pair<const std::string, std::string>> vars) : vars_(vars) {}
-  EnvLookup lookup() const {
-    return [this](const char* name) -> const char* {
-      const auto it = vars_.find(name);
-      return it == vars_.end() ? nullptr : it->second.c_str();
-    };
-  }
-
- private:
-  std::map<std::string, std::string> vars_;
-};
 
 struct Parsed {
   std::vector<ConfigEntry> entries;

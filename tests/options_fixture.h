@@ -4,30 +4,15 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <string>
 #include <vector>
 
 #include "cosid/options.h"
+#include "fake_env.h"
 #include "test_util.h"
 
 namespace cosid {
 namespace testing_options {
-
-class FakeEnv {
- public:
-  void set(const std::string& name, const std::string& value) { vars_[name] = value; }
-  void unset(const std::string& name) { vars_.erase(name); }
-  EnvLookup lookup() const {
-    return [this](const char* name) -> const char* {
-      const auto it = vars_.find(name);
-      return it == vars_.end() ? nullptr : it->second.c_str();
-    };
-  }
-
- private:
-  std::map<std::string, std::string> vars_;
-};
 
 // A test's sources: a fake environment, a fixed host name and, when set, a config text.
 struct Fixture {
