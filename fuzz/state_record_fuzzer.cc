@@ -4,7 +4,8 @@
 //  - StateFile::open (on a MemoryFs holding the image, with a ManualClock) never crashes and
 //    gives exactly the answer of a reference decoder written from the format's specification:
 //    refuse with state_file_corrupt (wrong size, no valid block, two different blocks of one
-//    generation) or state_file_mismatch (slot, layout or namespace of another owner), else accept
+//    generation, a single valid block of format 1, which cannot prove its ceiling) or
+//    state_file_mismatch (slot, layout or namespace of another owner), else accept
 //    with floor == max(ceiling of the valid record with the highest generation, not-before);
 //  - after an accepted open, a ceiling advanced past the floor (and then a clean shutdown) is what
 //    the next open finds: a later open never sees an older ceiling (found: a record of generation
@@ -84,6 +85,11 @@ Expected reference_open(const std::vector<unsigned char>& image) {
                BlockStatus::kValid;
   }
   if (!valid[0] && !valid[1]) {
+    out.ec = cosid::make_error_code(cosid::errc::state_file_corrupt);
+    return out;
+  }
+  if (valid[0] != valid[1] &&
+      records[valid[0] ? 0 : 1].format_version == cosid::detail::kLegacyStateFormatVersion) {
     out.ec = cosid::make_error_code(cosid::errc::state_file_corrupt);
     return out;
   }
@@ -211,13 +217,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (floor > std::numeric_limits<std::int64_t>::max() - 1000) return 0;
   const std::int64_t advanced = floor + 1000;
   std::string why;
-  // The generation never wraps: a file at generation 2^64 - 1 takes no more writes.
+  // The generation never wraps: a file at generation 2^64 - 1 takes no more writes, and one at
+  // 2^64 - 2 takes the first of an advance's two writes only, so the advance fails.
   constexpr std::uint64_t kLast = std::numeric_limits<std::uint64_t>::max();
-  if (expected.record.generation == kLast) {
+  if (expected.record.generation >= kLast - 1) {
     CHECK(file->advance(advanced, &why) == std::errc::value_too_large);
     CHECK(file->durable_ceiling_ms() == expected.record.ceiling_ms);
     file.reset();
-    CHECK(fs.durable(kPath) == image);
+    if (expected.record.generation == kLast) CHECK(fs.durable(kPath) == image);
     return 0;
   }
   CHECK_MSG(!file->advance(advanced, &why), why);
@@ -232,7 +239,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   CHECK_MSG(file->floor_ms() == reopened_floor,
             "advanced to " + std::to_string(advanced) + ", reopened with floor " +
                 std::to_string(file->floor_ms()) + " (" + describe(expected.record) + ")");
-  if (expected.record.generation + 1 == kLast) {
+  if (expected.record.generation + 2 == kLast) {  // the advance took the last generation
     CHECK(file->write_clean_shutdown(reopened_floor, &why) == std::errc::value_too_large);
     return 0;
   }

@@ -67,6 +67,12 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
                  " (not-before): if this slot issued ids before, their state file is lost and "
                  "not-before must lie after the last of them");
       }
+      // Reported whenever it happens, although the start goes on: a block that a torn write or
+      // the disk damaged once says something about the disk (DURABILITY.md, "Open").
+      if (!file_->damaged_block().empty()) {
+        emit(EventKind::kStateFileDamaged, make_error_code(errc::state_file_corrupt),
+             file_->damaged_block());
+      }
     } else {
       emit(EventKind::kNoStateFile, {},
            "no state file configured for slot " + std::to_string(options_.slot) +

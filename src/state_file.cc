@@ -63,7 +63,7 @@ StateRecord record_for(const StateFileOwner& owner, std::uint64_t generation,
   return record;
 }
 
-// Creation, steps C2 to C7 of the recipe: the file appears under its name only complete, synced,
+// Creation (DURABILITY.md, "Create"): the file appears under its name only complete, synced,
 // and without ever replacing an existing file. EEXIST when another creator won the race.
 bool create_in(FileSystem& fs, Clock& clock, int dir_fd, const std::string& name,
                const std::string& path, const StateFileOwner& owner, std::int64_t floor_ms,
@@ -133,6 +133,78 @@ bool open_directory(FileSystem& fs, const std::string& path, std::string& name, 
   return true;
 }
 
+char block_name(int block) { return block == 0 ? 'A' : 'B'; }
+
+// Which record of a file image a restart relies on, and whether it may.
+struct Choice {
+  int current = -1;       // the valid block with the highest generation; -1 when none is valid
+  int damaged = -1;       // the invalid block when the other one is valid; else -1
+  bool provable = false;  // the current record covers every id issued (state_record.h)
+  bool two_writers = false;  // both valid with one generation but different bytes
+};
+
+Choice choose_record(const unsigned char* image, const StateRecord records[2],
+                     const detail::BlockStatus status[2]) {
+  Choice choice;
+  const bool valid_a = status[0] == detail::BlockStatus::kValid;
+  const bool valid_b = status[1] == detail::BlockStatus::kValid;
+  if (!valid_a && !valid_b) return choice;
+  choice.current = !valid_b                                        ? 0
+                   : !valid_a                                      ? 1
+                   : records[1].generation > records[0].generation ? 1
+                                                                   : 0;
+  if (valid_a && valid_b) {
+    // Every writer gives each write a new generation: two records of one generation that differ
+    // come from two writers of one file, and neither can be trusted.
+    choice.two_writers = records[0].generation == records[1].generation &&
+                         std::memcmp(image, image + kStateBlockSize, kStateBlockSize) != 0;
+    // Of two valid blocks the newer one holds the newest ceiling, in either format.
+    choice.provable = !choice.two_writers;
+    return choice;
+  }
+  choice.damaged = 1 - choice.current;
+  // One valid block: under format 2 it covers every id issued, whatever destroyed the other. A
+  // format-1 writer kept that promise for its newest block only, and a damaged newest block
+  // looks just like a torn older one.
+  choice.provable = records[choice.current].format_version >= detail::kStateFormatVersion;
+  return choice;
+}
+
+// Fails unless `choice` names a record a restart may rely on, saying why and what to do.
+bool refuse_unusable(const Choice& choice, const StateRecord records[2],
+                     const detail::BlockStatus status[2], const std::string& path,
+                     std::error_code& ec, std::string* message) {
+  const std::string repair = "`cosid state repair " + path +
+                             " --slot N --not-before TIME` with a TIME after the last id this "
+                             "slot issued (`cosid not-before --from-id ID` gives it)";
+  if (choice.current < 0) {
+    return fail(ec, message, make_error_code(errc::state_file_corrupt),
+                "state file " + path + " has no valid record (block A: " + to_string(status[0]) +
+                    "; block B: " + to_string(status[1]) + "): run " + repair);
+  }
+  if (choice.two_writers) {
+    return fail(ec, message, make_error_code(errc::state_file_corrupt),
+                "state file " + path + " has two different records of generation " +
+                    std::to_string(records[0].generation) +
+                    ": it was written by two writers; make sure one process alone uses it, then "
+                    "run " +
+                    repair);
+  }
+  if (!choice.provable) {
+    const int valid = choice.current;
+    return fail(ec, message, make_error_code(errc::state_file_corrupt),
+                "state file " + path + ": block " + std::string(1, block_name(1 - valid)) +
+                    " is damaged (" + to_string(status[1 - valid]) + ") and block " +
+                    block_name(valid) + " (ceiling " +
+                    detail::format_instant(records[valid].ceiling_ms) +
+                    ") was written by cosid 0.1 (format 1), which does not prove that it covers "
+                    "every id issued: the damaged block may have held a later ceiling. Nothing "
+                    "was issued; run " +
+                    repair);
+  }
+  return true;
+}
+
 }  // namespace
 
 bool create_state_file(FileSystem& fs, Clock& clock, const std::string& path,
@@ -161,92 +233,97 @@ StateFile::~StateFile() {
   if (dir_fd_ >= 0) fs_.close(dir_fd_);
 }
 
+bool StateFile::open_and_lock(const StateFileOpenOptions& options, std::error_code& ec,
+                              std::string* message) {
+  std::string name;
+  if (!open_directory(fs_, path_, name, dir_fd_, ec, message)) return false;
+
+  // Open without following a symbolic link; create first if missing and allowed.
+  std::error_code io = fs_.open_existing(dir_fd_, name, fd_);
+  if (io == std::errc::no_such_file_or_directory) {
+    if (!options.create_if_missing) {
+      return fail(ec, message, make_error_code(errc::state_file_missing),
+                  "state file " + path_ +
+                      " does not exist and require-state-file is set: restore it, "
+                      "or create it with `cosid state init " +
+                      path_ + " --slot " + std::to_string(owner_.slot) +
+                      " --not-before TIME` after the last id ever issued");
+    }
+    if (!create_in(fs_, clock_, dir_fd_, name, path_, owner_, options.not_before_ms, ec,
+                   message) &&
+        ec != std::errc::file_exists) {
+      return false;
+    }
+    created_ = ec != std::errc::file_exists;
+    io = fs_.open_existing(dir_fd_, name, fd_);
+  }
+  if (io) {
+    return fail(ec, message, io,
+                "cannot open state file " + path_ + ": " + io.message() +
+                    (io == std::errc::too_many_symbolic_link_levels
+                         ? ": it is a symbolic link; point state-file at the real file"
+                         : ": check its permissions"));
+  }
+
+  // The lock keeps a second process, or a second runtime in this process, away.
+  io = fs_.lock(fd_);
+  if (io == std::errc::resource_unavailable_try_again || io == std::errc::permission_denied) {
+    return fail(ec, message, make_error_code(errc::state_file_locked),
+                "state file " + path_ +
+                    " is in use by another process or runtime: each running "
+                    "instance needs its own slot and its own state file");
+  }
+  if (io) return fail(ec, message, io, "cannot lock state file " + path_ + ": " + io.message());
+
+  // A regular file of the right size, with one name, which is the name we opened.
+  FileInfo info;
+  FileInfo named;
+  if ((io = fs_.stat(fd_, info)) || (io = fs_.stat_at(dir_fd_, name, named))) {
+    return fail(ec, message, io, "cannot stat state file " + path_ + ": " + io.message());
+  }
+  if (!info.regular || info.size != static_cast<std::int64_t>(kStateFileSize)) {
+    return fail(
+        ec, message, make_error_code(errc::state_file_corrupt),
+        "state file " + path_ + " is " +
+            (info.regular ? std::to_string(info.size) + " bytes, not 8192" : "not a regular file") +
+            ": it is not a cosid state file or it was truncated; move it aside and start with "
+            "`cosid state init` and a not-before after the last id issued (`cosid not-before "
+            "--from-id ID`)");
+  }
+  if (info.links != 1 || named.device != info.device || named.inode != info.inode) {
+    return fail(ec, message, make_error_code(errc::state_file_replaced),
+                "state file " + path_ + " was replaced or has another name (" +
+                    std::to_string(info.links) +
+                    " links) while it was opened: give each instance "
+                    "its own file and do not link or copy it while in use");
+  }
+  device_ = info.device;
+  inode_ = info.inode;
+  return true;
+}
+
 std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const std::string& path,
                                            const StateFileOwner& owner,
                                            const StateFileOpenOptions& options, std::error_code& ec,
                                            std::string* message) {
   std::unique_ptr<StateFile> file(new StateFile(fs, clock, path, owner));
-  std::string name;
-  if (!open_directory(fs, path, name, file->dir_fd_, ec, message)) return nullptr;
+  if (!file->open_and_lock(options, ec, message)) return nullptr;
 
-  // O1: open without following a symbolic link; create first if missing and allowed.
-  std::error_code io = fs.open_existing(file->dir_fd_, name, file->fd_);
-  if (io == std::errc::no_such_file_or_directory) {
-    if (!options.create_if_missing) {
-      fail(ec, message, make_error_code(errc::state_file_missing),
-           "state file " + path +
-               " does not exist and require-state-file is set: restore it, "
-               "or create it with `cosid state init " +
-               path + " --slot " + std::to_string(owner.slot) +
-               " --not-before TIME` after the last id ever issued");
-      return nullptr;
-    }
-    if (!create_in(fs, clock, file->dir_fd_, name, path, owner, options.not_before_ms, ec,
-                   message) &&
-        ec != std::errc::file_exists) {
-      return nullptr;
-    }
-    file->created_ = ec != std::errc::file_exists;
-    io = fs.open_existing(file->dir_fd_, name, file->fd_);
-  }
-  if (io) {
-    fail(ec, message, io,
-         "cannot open state file " + path + ": " + io.message() +
-             (io == std::errc::too_many_symbolic_link_levels
-                  ? ": it is a symbolic link; point state-file at the real file"
-                  : ": check its permissions"));
-    return nullptr;
-  }
-
-  // O2: the lock keeps a second process, or a second runtime in this process, away.
-  io = fs.lock(file->fd_);
-  if (io == std::errc::resource_unavailable_try_again || io == std::errc::permission_denied) {
-    fail(ec, message, make_error_code(errc::state_file_locked),
-         "state file " + path +
-             " is in use by another process or runtime: each running "
-             "instance needs its own slot and its own state file");
-    return nullptr;
-  }
-  if (io) {
-    fail(ec, message, io, "cannot lock state file " + path + ": " + io.message());
-    return nullptr;
-  }
-
-  // O3: a regular file of the right size, with one name, which is the name we opened.
-  FileInfo info;
-  FileInfo named;
-  if ((io = fs.stat(file->fd_, info)) || (io = fs.stat_at(file->dir_fd_, name, named))) {
-    fail(ec, message, io, "cannot stat state file " + path + ": " + io.message());
-    return nullptr;
-  }
-  if (!info.regular || info.size != static_cast<std::int64_t>(kStateFileSize)) {
-    fail(
-        ec, message, make_error_code(errc::state_file_corrupt),
-        "state file " + path + " is " +
-            (info.regular ? std::to_string(info.size) + " bytes, not 8192" : "not a regular file") +
-            ": it is not a cosid state file or it was truncated; move it aside and restore it, "
-            "or start with `cosid state init` and a not-before after the last id issued");
-    return nullptr;
-  }
-  if (info.links != 1 || named.device != info.device || named.inode != info.inode) {
-    fail(ec, message, make_error_code(errc::state_file_replaced),
-         "state file " + path + " was replaced or has another name (" + std::to_string(info.links) +
-             " links) while it was opened: give each instance "
-             "its own file and do not link or copy it while in use");
-    return nullptr;
-  }
-  file->device_ = info.device;
-  file->inode_ = info.inode;
-
-  // O4 to O6: read both blocks and pick the valid record with the highest generation.
+  // Read both blocks and pick the valid record with the highest generation.
   unsigned char image[kStateFileSize];
   // Where the file system allows, read what is on the device: a record that only reached the
   // page cache before a failed sync (a restart without a reboot) is then never relied on, and
   // nothing needs to be rewritten at open. Elsewhere read through the page cache and confirm
-  // below (O7).
-  io = fs.read_durable(file->fd_, image, sizeof image, 0);
+  // below.
+  std::error_code io = fs.read_durable(file->fd_, image, sizeof image, 0);
   const bool direct = io != std::errc::invalid_argument;
   if (!direct) io = fs.read_at(file->fd_, image, sizeof image, 0);
+  // A direct read of a range with dirty pages (a killed writer's record, written but never
+  // synced) first writes those pages back, without a device cache flush: what it then reads may
+  // sit in the drive's volatile cache only. This fdatasync puts it on stable media before the
+  // record is relied on (ext4 and XFS send the cache flush from fdatasync even when no page is
+  // dirty, unless a journal commit sends it for them). DURABILITY.md, "Open".
+  if (direct && !io) io = fs.sync_data(file->fd_);
   if (io) {
     fail(ec, message, io, "cannot read state file " + path + ": " + io.message());
     return nullptr;
@@ -256,41 +333,29 @@ std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const s
   for (std::size_t b = 0; b < 2; ++b) {
     status[b] = detail::decode_block(image + b * kStateBlockSize, records[b]);
   }
-  const bool valid_a = status[0] == detail::BlockStatus::kValid;
-  const bool valid_b = status[1] == detail::BlockStatus::kValid;
-  if (!valid_a && !valid_b) {
-    fail(ec, message, make_error_code(errc::state_file_corrupt),
-         "state file " + path + " has no valid record (block A: " + to_string(status[0]) +
-             "; block B: " + to_string(status[1]) +
-             "): move it aside; then create a new one with `cosid state init` and a not-before "
-             "after the last id this slot issued (`cosid not-before --from-id ID`)");
-    return nullptr;
-  }
-  if (valid_a && valid_b && records[0].generation == records[1].generation &&
-      std::memcmp(image, image + kStateBlockSize, kStateBlockSize) != 0) {
-    fail(ec, message, make_error_code(errc::state_file_corrupt),
-         "state file " + path + " has two different records of generation " +
-             std::to_string(records[0].generation) +
-             ": it was written by two writers; move it aside and recreate it with `cosid state "
-             "init` and a not-before after the last id issued");
-    return nullptr;
-  }
-  const std::size_t current = !valid_b                                        ? 0
-                              : !valid_a                                      ? 1
-                              : records[1].generation > records[0].generation ? 1
-                                                                              : 0;
-  const std::size_t other = 1 - current;
+  const Choice choice = choose_record(image, records, status);
+  if (!refuse_unusable(choice, records, status, path, ec, message)) return nullptr;
+  const auto current = static_cast<std::size_t>(choice.current);
   const StateRecord& record = records[current];
 
   if (!state_record_belongs_to(record, owner, path, ec, message)) return nullptr;
+  if (choice.damaged >= 0) {
+    file->damaged_block_ =
+        "block " + std::string(1, block_name(choice.damaged)) + " of state file " + path +
+        " is damaged (" + to_string(status[choice.damaged]) + "); the start goes on with block " +
+        block_name(choice.current) + " (generation " + std::to_string(record.generation) +
+        ", ceiling " + detail::format_instant(record.ceiling_ms) +
+        "), which covers every id issued, and the next write rewrites the damaged one: if this "
+        "recurs, check the disk";
+  }
 
-  // O7, the confirm write, only when the blocks were read through the page cache: the chosen
-  // record may exist only there (a restart after a failed sync, without a reboot). Rewriting it
-  // byte for byte and syncing makes it durable before the other block is ever touched. (Not done
-  // after a direct read: a power loss during the rewrite could turn the only record covering the
-  // ids already issued into garbage.) The directory entry is synced in either case: when the
-  // directory sync of a creation failed (in this open, or in an earlier run), the name may exist
-  // only in the page cache, and a power loss would take the file and its ceilings with it.
+  // The confirm write, only when the blocks were read through the page cache: the chosen record
+  // may exist only there (a restart after a failed sync, without a reboot). Rewriting it byte for
+  // byte and syncing makes it durable before the other block is ever touched. (Not done after a
+  // direct read: a power loss during the rewrite could damage a block that covers the ids
+  // already issued.) The directory entry is synced in either case: when the directory sync of a
+  // creation failed (in this open, or in an earlier run), the name may exist only in the page
+  // cache, and a power loss would take the file and its ceilings with it.
   if (!direct) {
     io = fs.write_at(file->fd_, image + current * kStateBlockSize, kStateBlockSize,
                      static_cast<std::int64_t>(current * kStateBlockSize));
@@ -312,14 +377,23 @@ std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const s
   // Valid blocks only: a damaged block's generation means nothing. The current block has the
   // highest valid generation by construction.
   file->last_generation_ = record.generation;
-  file->target_block_ = static_cast<int>(other);
+  file->newest_block_ = choice.current;
   ec.clear();
   return file;
 }
 
 std::error_code StateFile::advance(std::int64_t ceiling_ms, std::string* message) {
   if (ceiling_ms > max_attempted_ms_) max_attempted_ms_ = ceiling_ms;
-  return write_record(max_attempted_ms_, false, message);
+  // Both blocks, one after the other, each synced before the next is touched: while the first
+  // is written the second still holds every ceiling published so far, and while the second is
+  // written the first holds the new one. Only then is the ceiling published, so every valid block
+  // always covers every id issued (DURABILITY.md, "Advance"). A retry after a failure starts with
+  // the block that failed, which write_block() targets because newest_block_ did not move.
+  for (int copy = 0; copy < 2; ++copy) {
+    if (std::error_code io = write_block(max_attempted_ms_, false, message)) return io;
+  }
+  if (max_attempted_ms_ > durable_ceiling_ms_) durable_ceiling_ms_ = max_attempted_ms_;
+  return {};
 }
 
 std::error_code StateFile::write_clean_shutdown(std::int64_t last_issued_ms, std::string* message) {
@@ -333,10 +407,14 @@ std::error_code StateFile::write_clean_shutdown(std::int64_t last_issued_ms, std
     }
     return make_error_code(errc::invalid_argument);
   }
-  return write_record(last_issued_ms, true, message);
+  // One block: the other keeps a ceiling at or past every id issued, so whichever of the two a
+  // restart finds valid covers them (DURABILITY.md, "Clean close").
+  if (std::error_code io = write_block(last_issued_ms, true, message)) return io;
+  durable_ceiling_ms_ = last_issued_ms;
+  return {};
 }
 
-std::error_code StateFile::write_record(std::int64_t ceiling_ms, bool clean, std::string* message) {
+std::error_code StateFile::write_block(std::int64_t ceiling_ms, bool clean, std::string* message) {
   // The generation must never wrap: a record of generation 0 written next to one of 2^64 - 1
   // would lose to it on the next open, which would then read the older, lower ceiling. No real
   // file gets there (one write per second for 5 * 10^11 years); a damaged or forged one can.
@@ -354,10 +432,12 @@ std::error_code StateFile::write_record(std::int64_t ceiling_ms, bool clean, std
       record_for(owner_, ++last_generation_, ceiling_ms, clock_.now_ms(), clean);
   unsigned char block[kStateBlockSize];
   detail::encode_block(record, block);
-  // A1: always the block that does not hold the last durable record, also when retrying.
-  const auto offset = static_cast<std::int64_t>(kStateBlockSize) * target_block_;
+  // Always the block that does not hold the newest durable record, also when retrying: the
+  // newest one is never overwritten before another block holds at least as much.
+  const int target = 1 - newest_block_;
+  const auto offset = static_cast<std::int64_t>(kStateBlockSize) * target;
   std::error_code io = fs_.write_at(fd_, block, sizeof block, offset);
-  // A4: the ceiling counts only once fdatasync has returned success.
+  // The record counts only once fdatasync has returned success.
   if (!io) io = fs_.sync_data(fd_);
   if (io) {
     if (message != nullptr) {
@@ -372,9 +452,7 @@ std::error_code StateFile::write_record(std::int64_t ceiling_ms, bool clean, std
     }
     return io;
   }
-  durable_ceiling_ms_ =
-      clean || ceiling_ms > durable_ceiling_ms_ ? ceiling_ms : durable_ceiling_ms_;
-  target_block_ = 1 - target_block_;
+  newest_block_ = target;
   return {};
 }
 
@@ -447,18 +525,72 @@ bool read_state_file(FileSystem& fs, const std::string& path, StateFileView& vie
     return fail(ec, message, io, "cannot read state file " + path + ": " + io.message());
   }
   view = StateFileView{};
+  detail::BlockStatus status[2];
   for (std::size_t b = 0; b < 2; ++b) {
-    const detail::BlockStatus status =
-        detail::decode_block(image + b * kStateBlockSize, view.records[b]);
-    view.valid[b] = status == detail::BlockStatus::kValid;
-    view.problem[b] = view.valid[b] ? "" : detail::to_string(status);
+    status[b] = detail::decode_block(image + b * kStateBlockSize, view.records[b]);
+    view.valid[b] = status[b] == detail::BlockStatus::kValid;
+    view.problem[b] = view.valid[b] ? "" : detail::to_string(status[b]);
   }
-  if (view.valid[0] || view.valid[1]) {
-    view.current = !view.valid[1]                                            ? 0
-                   : !view.valid[0]                                          ? 1
-                   : view.records[1].generation > view.records[0].generation ? 1
-                                                                             : 0;
+  const Choice choice = choose_record(image, view.records, status);
+  view.current = choice.current;
+  view.provable = choice.provable;
+  ec.clear();
+  return true;
+}
+
+bool repair_state_file(FileSystem& fs, Clock& clock, const std::string& path,
+                       const StateFileOwner& owner, std::int64_t not_before_ms,
+                       std::int64_t* floor_ms, std::error_code& ec, std::string* message) {
+  std::unique_ptr<StateFile> file(new StateFile(fs, clock, path, owner));
+  StateFileOpenOptions no_create;
+  no_create.create_if_missing = false;
+  if (!file->open_and_lock(no_create, ec, message)) {
+    if (ec == errc::state_file_missing && message != nullptr) {
+      *message = "there is no state file " + path +
+                 " to repair: create one with `cosid state init " + path +
+                 " --slot N --not-before TIME`";
+    }
+    return false;
   }
+  unsigned char image[kStateFileSize];
+  if (std::error_code io = fs.read_at(file->fd_, image, sizeof image, 0)) {
+    return fail(ec, message, io, "cannot read state file " + path + ": " + io.message());
+  }
+  // The new floor: the operator's not-before, and never below a ceiling a valid block holds, so a
+  // repair of a file that was fine (or whose valid block was the newest) loses nothing.
+  std::int64_t ceiling = not_before_ms;
+  std::uint64_t generation = 0;
+  int newest = 0;
+  for (int b = 0; b < 2; ++b) {
+    StateRecord record;
+    if (detail::decode_block(image + static_cast<std::size_t>(b) * kStateBlockSize, record) !=
+        detail::BlockStatus::kValid) {
+      continue;
+    }
+    if (!state_record_belongs_to(record, owner, path, ec, message)) return false;
+    if (record.ceiling_ms > ceiling) ceiling = record.ceiling_ms;
+    if (record.generation >= generation) {
+      generation = record.generation;
+      newest = b;
+    }
+  }
+  // advance() writes the block that is not the newest valid one first: a repair interrupted
+  // before its second write leaves the first one holding the new floor.
+  file->last_generation_ = generation;
+  file->newest_block_ = newest;
+  file->floor_ms_ = ceiling;
+  std::string why;
+  if (std::error_code io = file->advance(ceiling, &why)) {
+    return fail(ec, message, io,
+                "repairing state file " + path + " failed: " + io.message() +
+                    ": fix the disk and run the repair again");
+  }
+  if (std::error_code io = fs.sync(file->dir_fd_)) {
+    return fail(ec, message, io,
+                "cannot sync the directory of state file " + path + ": " + io.message() +
+                    ": fix the disk and run the repair again");
+  }
+  if (floor_ms != nullptr) *floor_ms = ceiling;
   ec.clear();
   return true;
 }

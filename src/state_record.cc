@@ -36,7 +36,7 @@ std::uint64_t fnv1a(std::uint64_t hash, const unsigned char* data, std::size_t s
 void encode_block(const StateRecord& record, unsigned char* block) noexcept {
   std::memset(block, 0, kStateBlockSize);
   std::memcpy(block, kMagic, sizeof kMagic);
-  put_le(block + 8, kStateFormatVersion, 2);
+  put_le(block + 8, record.format_version, 2);
   put_le(block + 10, record.clean_shutdown ? kCleanShutdownFlag : 0, 2);
   put_le(block + 12, kStateRecordSize, 4);
   put_le(block + 16, record.generation, 8);
@@ -50,7 +50,10 @@ void encode_block(const StateRecord& record, unsigned char* block) noexcept {
 
 BlockStatus decode_block(const unsigned char* block, StateRecord& record) noexcept {
   if (std::memcmp(block, kMagic, sizeof kMagic) != 0) return BlockStatus::kBadMagic;
-  if (get_le(block + 8, 2) != kStateFormatVersion) return BlockStatus::kBadVersion;
+  const std::uint64_t version = get_le(block + 8, 2);
+  if (version != kStateFormatVersion && version != kLegacyStateFormatVersion) {
+    return BlockStatus::kBadVersion;
+  }
   if (get_le(block + 12, 4) != kStateRecordSize) return BlockStatus::kBadLength;
   if (get_le(block + kCrcOffset, 4) != mask_crc(crc32c(block, kCrcOffset))) {
     return BlockStatus::kBadChecksum;
@@ -62,6 +65,7 @@ BlockStatus decode_block(const unsigned char* block, StateRecord& record) noexce
   for (std::size_t i = kStateRecordSize; i < kStateBlockSize; ++i) {
     if (block[i] != 0) return BlockStatus::kBadPadding;
   }
+  record.format_version = static_cast<std::uint16_t>(version);
   record.clean_shutdown = (flags & kCleanShutdownFlag) != 0;
   record.generation = get_le(block + 16, 8);
   record.ceiling_ms = static_cast<std::int64_t>(get_le(block + 24, 8));

@@ -5,7 +5,7 @@
 //
 //   offset  size  field
 //        0     8  magic "COSIDSTF"
-//        8     2  format version, 1
+//        8     2  format version: 2 (1 in files written by cosid 0.1, still read; see below)
 //       10     2  flags: bit 0 = written by a clean shutdown; other bits 0
 //       12     4  record length, 64
 //       16     8  generation: +1 on every write; the valid record with the highest one is current
@@ -16,9 +16,17 @@
 //       52     8  written at, signed Unix milliseconds (diagnostic only)
 //       60     4  masked CRC32C of bytes 0..59
 //
-// A block is valid only if magic, version, length, CRC and zero padding all check out. Writes go
-// to the block that does not hold the current record, so a torn write can only ever damage the
-// older copy.
+// A block is valid only if magic, version, length, CRC and zero padding all check out.
+//
+// Format 2 adds no field; it names a rule of the writer. A ceiling is published (ids may use it)
+// only once it is durable in *both* blocks: each advance writes the block that does not hold the
+// newest record, syncs, then writes the other block, syncs. So at every moment every valid
+// format-2 block holds a ceiling at or past every timestamp issued, and a restart may rely on any
+// valid block of format 2, whichever one a torn write or a flipped bit destroyed (the argument:
+// src/DURABILITY.md, "State file"). Format 1 writers wrote one block per advance: there only the
+// newest block was known to cover what was issued, and a damaged newest block is
+// indistinguishable from a torn older one, so a file whose only valid block is of format 1 is
+// refused (StateFile::open) until `cosid state repair` gives it a floor.
 #ifndef COSID_SRC_STATE_RECORD_H_
 #define COSID_SRC_STATE_RECORD_H_
 
@@ -35,12 +43,14 @@ namespace detail {
 inline constexpr std::size_t kStateBlockSize = 4096;
 inline constexpr std::size_t kStateFileSize = 2 * kStateBlockSize;
 inline constexpr std::size_t kStateRecordSize = 64;
-inline constexpr std::uint16_t kStateFormatVersion = 1;
+inline constexpr std::uint16_t kStateFormatVersion = 2;        // what this version writes
+inline constexpr std::uint16_t kLegacyStateFormatVersion = 1;  // read, never written
 
 // Why a block was not accepted.
 enum class BlockStatus { kValid, kBadMagic, kBadVersion, kBadLength, kBadChecksum, kBadPadding };
 
-// Writes `record` and its zero padding into the kStateBlockSize bytes at `block`.
+// Writes `record` and its zero padding into the kStateBlockSize bytes at `block`, as format
+// `record.format_version` (tests and tools write format 1 to model old files).
 void encode_block(const StateRecord& record, unsigned char* block) noexcept;
 
 // Checks the kStateBlockSize bytes at `block` and, when it is valid, decodes its record into `record`.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli_command.h"
+#include "cosid/clock.h"
 #include "cosid/codec.h"
 #include "cosid/layout.h"
 #include "cosid/options.h"
@@ -786,6 +787,69 @@ TEST(CliState, InitRefusesAnExistingFileAndABadSlot) {
   EXPECT_EQ(run_cosid({"state", "show", dir.file("other")}).exit_code, 1);  // never created
 }
 
+// Flips one bit of the byte at `offset` of the file at `path`, in place.
+void flip_bit(const std::string& path, std::size_t offset) {
+  std::string bytes = read_file(path);
+  ASSERT_LT(offset, bytes.size());
+  bytes[offset] = static_cast<char>(bytes[offset] ^ 0x08);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+std::int64_t first_timestamp_ms(const std::string& json) {
+  const std::size_t at = json.find("\"timestamp_ms\":");
+  return at == std::string::npos ? -1 : std::stoll(json.substr(at + 15));
+}
+
+TEST(CliState, ADamagedBlockIsReportedAndRepairGivesAFloor) {
+  const TempDir dir;
+  const std::string path = dir.file("state");
+  const std::vector<std::string> next = {"next",         "--slot", "5", "--state-file",
+                                         path,           "--format", "json"};
+  ASSERT_EQ(run_cosid(next).exit_code, 0);
+
+  // One damaged block: the start goes on, and says so. (Block A: the clean close wrote B, so the
+  // start need not wait out the ceiling A holds.)
+  flip_bit(path, 20);
+  const RunResult one = run_cosid(next);
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.err.find("cosid: warning: block A of state file " + path + " is damaged"),
+            std::string::npos)
+      << one.err;
+
+  // Both damaged: refused, with the way out.
+  flip_bit(path, 20);
+  flip_bit(path, 4096 + 20);
+  const RunResult both = run_cosid(next);
+  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_NE(both.err.find("has no valid record"), std::string::npos) << both.err;
+  EXPECT_NE(both.err.find("cosid state repair " + path), std::string::npos) << both.err;
+
+  const RunResult no_time = run_cosid({"state", "repair", path, "--slot", "5"});
+  EXPECT_EQ(no_time.exit_code, 2);
+  EXPECT_NE(no_time.err.find("no --not-before given"), std::string::npos) << no_time.err;
+  const std::string past = std::to_string(kExampleMs);
+  EXPECT_EQ(run_cosid({"state", "repair", path, "--slot", "6", "--not-before", past}).exit_code,
+            0);  // no valid block tells the slot: the flags do
+  ASSERT_EQ(run_cosid({"state", "init", dir.file("other"), "--slot", "6"}).exit_code, 0);
+  const RunResult other = run_cosid(
+      {"state", "repair", dir.file("other"), "--slot", "5", "--not-before", past});
+  EXPECT_EQ(other.exit_code, 1);  // a valid block of slot 6 is not repaired into slot 5's
+  EXPECT_NE(other.err.find("was written for slot 6"), std::string::npos) << other.err;
+
+  // The repair above gave the file to slot 6; repair it again for slot 5 from scratch.
+  flip_bit(path, 20);
+  flip_bit(path, 4096 + 20);
+  const std::int64_t floor = cosid::SystemClock().now_ms() + 1500;
+  const RunResult repaired = run_cosid(
+      {"state", "repair", path, "--slot", "5", "--not-before", std::to_string(floor)});
+  ASSERT_EQ(repaired.exit_code, 0) << repaired.err;
+  EXPECT_EQ(repaired.out, "repaired " + path + " for slot 5: floor " +
+                              cosid::detail::format_instant(floor) + "\n");
+  const RunResult after = run_cosid(next);
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_GT(first_timestamp_ms(after.out), floor);
+}
+
 TEST(CliNotBefore, FromAKnownId) {
   const RunResult result = run_cosid({"not-before", "--from-id", std::to_string(kExampleId)});
   EXPECT_EQ(result.exit_code, 0) << result.err;
@@ -1098,7 +1162,7 @@ TEST(CliManPage, NamesEveryCommandAndEveryOptionOfItsHelp) {
     EXPECT_NE(options_section.find("\\fB" + roff(option) + "\\fR"), std::string::npos) << option;
   }
   const std::vector<std::string> commands = commands_in_help(tool.out);
-  EXPECT_EQ(commands.size(), 10u) << tool.out;
+  EXPECT_EQ(commands.size(), 11u) << tool.out;
   for (const std::string& command : commands) {
     SCOPED_TRACE(command);
     const std::string own = section(page, ".SS \"cosid " + roff(command) + "\"\n");

@@ -277,16 +277,20 @@ TEST_F(DiskFaultBase, ShortWriteIsAnErrorAndTheRetryRewritesTheWholeBlock) {
   fs_.set_logging(true);
   EXPECT_EQ(runtime->maintain(), sys(EIO));
   EXPECT_EQ(runtime->ceiling_ms(), published);
-  EXPECT_EQ(fs_.calls(Op::kSyncData), 1);  // the first advance only: no sync after the short write
+  // The open's sync and the first advance's two: no sync after the short write.
+  EXPECT_EQ(fs_.calls(Op::kSyncData), 3);
   EXPECT_NO_ERROR(runtime->maintain());
   EXPECT_GT(runtime->ceiling_ms(), published);
   const auto log = fs_.log();
-  ASSERT_EQ(log.size(), 3u);
+  ASSERT_EQ(log.size(), 5u);
   EXPECT_EQ(log[0].size, 100u);
-  EXPECT_EQ(log[1].op, Op::kWrite);
+  EXPECT_EQ(log[1].op, Op::kWrite);  // the whole block again, where the short write went
   EXPECT_EQ(log[1].size, detail::kStateBlockSize);
   EXPECT_EQ(log[1].offset, log[0].offset);
   EXPECT_EQ(log[2].op, Op::kSyncData);
+  EXPECT_EQ(log[3].op, Op::kWrite);  // then the other block
+  EXPECT_NE(log[3].offset, log[0].offset);
+  EXPECT_EQ(log[4].op, Op::kSyncData);
   expect_published_is_durable(*runtime);
   EXPECT_FALSE(runtime->close());
 }

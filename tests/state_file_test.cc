@@ -140,10 +140,15 @@ TEST_F(StateFileTest, NotBeforeRaisesTheFloorOfAnExistingFile) {
   EXPECT_EQ(file->floor_ms(), kNow + 777);
 }
 
-TEST_F(StateFileTest, AdvancesAlternateBlocksAndNeverLowerTheCeiling) {
+TEST_F(StateFileTest, AdvancesWriteBothBlocksAndNeverLowerTheCeiling) {
   auto file = open();
   ASSERT_TRUE(file);
+  const int writes_before = fs_.calls(Op::kWrite);
+  const int syncs_before = fs_.calls(Op::kSyncData);
   ASSERT_FALSE(file->advance(kNow + 100));
+  // Two copies, each synced before the next is written.
+  EXPECT_EQ(fs_.calls(Op::kWrite), writes_before + 2);
+  EXPECT_EQ(fs_.calls(Op::kSyncData), syncs_before + 2);
   ASSERT_FALSE(file->advance(kNow + 50));  // a smaller request still writes the largest
   EXPECT_EQ(file->durable_ceiling_ms(), kNow + 100);
   StateRecord a;
@@ -152,40 +157,58 @@ TEST_F(StateFileTest, AdvancesAlternateBlocksAndNeverLowerTheCeiling) {
   ASSERT_EQ(detail::decode_block(image.data(), a), detail::BlockStatus::kValid);
   ASSERT_EQ(detail::decode_block(image.data() + detail::kStateBlockSize, b),
             detail::BlockStatus::kValid);
-  EXPECT_EQ(a.generation, 3u);  // 1 at creation, 2 and 3 by the advances
-  EXPECT_EQ(b.generation, 2u);
+  EXPECT_EQ(a.generation, 5u);  // 1 at creation; B 2, A 3, then B 4, A 5
+  EXPECT_EQ(b.generation, 4u);
   EXPECT_EQ(a.ceiling_ms, kNow + 100);
   EXPECT_EQ(b.ceiling_ms, kNow + 100);
+  EXPECT_EQ(a.format_version, 2);
+  EXPECT_EQ(b.format_version, 2);
 }
 
 // Write-ahead: a ceiling whose sync failed is never reported durable, and a crash then recovers
-// the previous ceiling; the retry rewrites the record (never a sync alone) into the same block.
+// the previous ceiling; the retry rewrites the record (never a sync alone), starting with the
+// block whose write failed.
 TEST_F(StateFileTest, FailedSyncKeepsTheOldCeilingAndRetriesTheWholeRecord) {
   auto file = open();
   ASSERT_TRUE(file);
-  ASSERT_FALSE(file->advance(kNow + 100));
+  ASSERT_FALSE(file->advance(kNow + 100));  // B then A
   const int writes_before = fs_.calls(Op::kWrite);
   fs_.fail(Op::kSyncData, EIO);
   std::string message;
-  const std::error_code io = file->advance(kNow + 200, &message);
+  const std::error_code io = file->advance(kNow + 200, &message);  // B: its sync fails
   EXPECT_EQ(io, std::errc::io_error);
   EXPECT_EQ(file->durable_ceiling_ms(), kNow + 100);
   EXPECT_NE(message.find("durable ceiling"), std::string::npos) << message;
-  // The retry writes again before it syncs.
+  // The retry writes again before it syncs, B first.
   ASSERT_FALSE(file->advance(kNow + 200));
-  EXPECT_EQ(fs_.calls(Op::kWrite), writes_before + 2);
+  EXPECT_EQ(fs_.calls(Op::kWrite), writes_before + 3);
   EXPECT_EQ(file->durable_ceiling_ms(), kNow + 200);
-  // And it went to the block the failed attempt targeted: the block holding kNow + 100 (the last
-  // durable record before) was never touched, so both blocks now hold distinct generations.
   StateRecord a;
   StateRecord b;
   const auto image = fs_.durable(kPath);
   ASSERT_EQ(detail::decode_block(image.data(), a), detail::BlockStatus::kValid);
   ASSERT_EQ(detail::decode_block(image.data() + detail::kStateBlockSize, b),
             detail::BlockStatus::kValid);
-  EXPECT_EQ(b.ceiling_ms, kNow + 100);
+  EXPECT_EQ(b.ceiling_ms, kNow + 200);
   EXPECT_EQ(a.ceiling_ms, kNow + 200);
-  EXPECT_EQ(a.generation, 4u);  // generation 3 was spent on the failed attempt
+  EXPECT_EQ(b.generation, 5u);  // generation 4 was spent on the failed attempt
+  EXPECT_EQ(a.generation, 6u);
+}
+
+// The second copy's sync fails: the new ceiling is durable in one block only, so it is not
+// reported durable and no id may use it; a restart's floor still covers the old one.
+TEST_F(StateFileTest, ACeilingInOneBlockOnlyIsNotReportedDurable) {
+  auto file = open();
+  ASSERT_TRUE(file);
+  ASSERT_FALSE(file->advance(kNow + 100));
+  fs_.fail(Op::kSyncData, EIO, /*nth=*/2);  // the second copy of the next advance
+  EXPECT_EQ(file->advance(kNow + 200), std::errc::io_error);
+  EXPECT_EQ(file->durable_ceiling_ms(), kNow + 100);
+  file.reset();
+  fs_.crash();
+  auto reopened = open();
+  ASSERT_TRUE(reopened) << message_;
+  EXPECT_GE(reopened->floor_ms(), kNow + 100);
 }
 
 TEST_F(StateFileTest, FailedSyncThenCrashRecoversThePreviousCeiling) {
@@ -264,12 +287,12 @@ TEST_F(StateFileTest, ConfirmWriteFailureRefusesToStart) {
   EXPECT_NE(message_.find("nothing was issued"), std::string::npos) << message_;
 }
 
-TEST_F(StateFileTest, TornBlockFallsBackToTheOtherOne) {
+TEST_F(StateFileTest, TornBlockFallsBackToTheOtherOneWithoutLoweringTheFloor) {
   {
     auto file = open();
     ASSERT_TRUE(file);
-    ASSERT_FALSE(file->advance(kNow + 100));  // block B, generation 2
-    ASSERT_FALSE(file->advance(kNow + 200));  // block A, generation 3
+    ASSERT_FALSE(file->advance(kNow + 100));
+    ASSERT_FALSE(file->advance(kNow + 200));
   }
   for (const std::size_t torn_block : {std::size_t{0}, std::size_t{1}}) {
     auto image = fs_.durable(kPath);
@@ -282,8 +305,182 @@ TEST_F(StateFileTest, TornBlockFallsBackToTheOtherOne) {
     std::string message;
     auto file = StateFile::open(copy, clock_, kPath, owner(), {}, ec, &message);
     ASSERT_TRUE(file) << message;
-    EXPECT_EQ(file->floor_ms(), torn_block == 0 ? kNow + 100 : kNow + 200);
+    EXPECT_EQ(file->floor_ms(), kNow + 200);
+    EXPECT_NE(file->damaged_block().find(torn_block == 0 ? "block A" : "block B"),
+              std::string::npos)
+        << file->damaged_block();
   }
+}
+
+// The audit's case: renewals fail, so ids go on up to the durable ceiling; the process dies; a
+// bit of the newest block flips on disk; the next start runs with the clock 3 s back. Under
+// format 1 it used the older block, whose ceiling was lower, and ids repeated. Every single-byte
+// change of either block must now leave the floor at or past the last published ceiling, and be
+// reported.
+TEST_F(StateFileTest, NoDamageToOneBlockLowersTheFloor) {
+  std::int64_t published = 0;
+  {
+    auto file = open();
+    ASSERT_TRUE(file);
+    ASSERT_FALSE(file->advance(kNow + 100));
+    ASSERT_FALSE(file->advance(kNow + 10000));
+    published = file->durable_ceiling_ms();
+    fs_.fail(Op::kWrite, EIO, 1, /*persistent=*/true);  // every renewal from now on fails
+    EXPECT_EQ(file->advance(kNow + 20000), std::errc::io_error);
+    EXPECT_EQ(file->durable_ceiling_ms(), published);
+  }
+  fs_.clear_faults();
+  fs_.crash();
+  const std::vector<unsigned char> image = fs_.durable(kPath);
+  clock_.set_ms(kNow - 3000);
+  int damaged = 0;
+  for (std::size_t offset = 0; offset < detail::kStateFileSize; ++offset) {
+    for (const std::uint8_t flip : {std::uint8_t{0x01}, std::uint8_t{0x80}, std::uint8_t{0xff}}) {
+      std::vector<unsigned char> bad = image;
+      bad[offset] = static_cast<unsigned char>(bad[offset] ^ flip);
+      MemoryFs copy;
+      copy.set_both(kPath, bad);
+      std::error_code ec;
+      std::string message;
+      auto file = StateFile::open(copy, clock_, kPath, owner(), {}, ec, &message);
+      ASSERT_TRUE(file) << "offset " << offset << ": " << message;
+      ASSERT_GE(file->floor_ms(), published) << "offset " << offset;
+      ASSERT_FALSE(file->damaged_block().empty()) << "offset " << offset;
+      ++damaged;
+    }
+  }
+  EXPECT_EQ(damaged, 3 * static_cast<int>(detail::kStateFileSize));
+}
+
+// Any fault at any call of a run of advances, then a power loss, then damage to either block:
+// the restart's floor is never below the last ceiling the run reported durable.
+TEST_F(StateFileTest, EveryValidBlockCoversEveryPublishedCeiling) {
+  for (int fault_at = 1; fault_at <= 12; ++fault_at) {
+    for (const Op op : {Op::kWrite, Op::kSyncData}) {
+      MemoryFs fs;
+      std::int64_t published = 0;
+      {
+        std::error_code ec;
+        auto file = StateFile::open(fs, clock_, kPath, owner(), {}, ec);
+        ASSERT_TRUE(file);
+        fs.fail(op, EIO, fault_at);
+        for (int i = 1; i <= 8; ++i) {
+          if (!file->advance(kNow + 1000 * i)) published = file->durable_ceiling_ms();
+        }
+      }
+      fs.crash();
+      const std::vector<unsigned char> image = fs.durable(kPath);
+      for (const std::size_t block : {std::size_t{0}, std::size_t{1}}) {
+        std::vector<unsigned char> bad = image;
+        bad[block * detail::kStateBlockSize + 20] ^= std::uint8_t{0x10};  // in the generation
+        MemoryFs copy;
+        copy.set_both(kPath, bad);
+        std::error_code ec;
+        std::string message;
+        auto file = StateFile::open(copy, clock_, kPath, owner(), {}, ec, &message);
+        ASSERT_TRUE(file) << message;
+        EXPECT_GE(file->floor_ms(), published)
+            << "fault at call " << fault_at << ", damaged block " << block;
+      }
+    }
+  }
+}
+
+// A file of cosid 0.1 (format 1) kept the newest ceiling in one block only: with one block
+// damaged it cannot prove its ceiling, and the open refuses; with both valid it opens as before.
+TEST_F(StateFileTest, LegacyFileWithADamagedBlockIsRefusedUntilRepaired) {
+  StateRecord record;
+  record.slot = owner().slot;
+  record.layout_fingerprint = detail::layout_fingerprint(owner().layout);
+  record.namespace_hash = detail::namespace_hash(owner().namespace_name);
+  record.format_version = detail::kLegacyStateFormatVersion;
+  std::vector<unsigned char> image(detail::kStateFileSize, 0);
+  record.generation = 3;
+  record.ceiling_ms = kNow + 200;
+  detail::encode_block(record, image.data());
+  record.generation = 2;
+  record.ceiling_ms = kNow + 100;
+  detail::encode_block(record, image.data() + detail::kStateBlockSize);
+
+  fs_.set_both(kPath, image);
+  {
+    auto file = open();
+    ASSERT_TRUE(file) << message_;
+    EXPECT_EQ(file->floor_ms(), kNow + 200);
+    EXPECT_TRUE(file->damaged_block().empty());
+  }
+  for (const std::size_t damaged : {std::size_t{0}, std::size_t{1}}) {
+    std::vector<unsigned char> bad = image;
+    bad[damaged * detail::kStateBlockSize + 30] ^= 0x04;
+    fs_.set_both(kPath, bad);
+    EXPECT_FALSE(open());
+    EXPECT_ERRC(ec_, errc::state_file_corrupt);
+    EXPECT_NE(message_.find("format 1"), std::string::npos) << message_;
+    EXPECT_NE(message_.find("cosid state repair " + std::string(kPath)), std::string::npos)
+        << message_;
+    StateFileView view;
+    ASSERT_TRUE(read_state_file(fs_, kPath, view, ec_, &message_)) << message_;
+    EXPECT_FALSE(view.provable);
+    EXPECT_EQ(view.current, damaged == 0 ? 1 : 0);
+  }
+}
+
+TEST_F(StateFileTest, RepairGivesTheFloorAndNeverLowersAValidCeiling) {
+  {
+    auto file = open();
+    ASSERT_TRUE(file);
+    ASSERT_FALSE(file->advance(kNow + 5000));
+  }
+  auto image = fs_.durable(kPath);
+  image[7] ^= 0x01;                               // block A: bad magic
+  image[detail::kStateBlockSize + 61] ^= 0x01;  // block B: bad checksum
+  fs_.set_both(kPath, image);
+  EXPECT_FALSE(open());
+  EXPECT_ERRC(ec_, errc::state_file_corrupt);
+  EXPECT_NE(message_.find("no valid record"), std::string::npos) << message_;
+
+  std::int64_t floor = 0;
+  ASSERT_TRUE(repair_state_file(fs_, clock_, kPath, owner(), kNow + 9000, &floor, ec_, &message_))
+      << message_;
+  EXPECT_EQ(floor, kNow + 9000);
+  fs_.crash();  // what the repair reported is durable
+  {
+    auto file = open();
+    ASSERT_TRUE(file) << message_;
+    EXPECT_EQ(file->floor_ms(), kNow + 9000);
+    EXPECT_TRUE(file->damaged_block().empty());
+    // A repair while the file is in use is refused.
+    EXPECT_FALSE(repair_state_file(fs_, clock_, kPath, owner(), kNow, &floor, ec_, &message_));
+    EXPECT_ERRC(ec_, errc::state_file_locked);
+  }
+  // A not-before below what a valid block proves never lowers it.
+  ASSERT_TRUE(repair_state_file(fs_, clock_, kPath, owner(), kNow, &floor, ec_, &message_))
+      << message_;
+  EXPECT_EQ(floor, kNow + 9000);
+  // Another slot's file is not repaired into this slot's.
+  EXPECT_FALSE(repair_state_file(fs_, clock_, kPath, owner(4), kNow, &floor, ec_, &message_));
+  EXPECT_ERRC(ec_, errc::state_file_mismatch);
+  EXPECT_FALSE(
+      repair_state_file(fs_, clock_, "state/none", owner(), kNow, &floor, ec_, &message_));
+  EXPECT_ERRC(ec_, errc::state_file_missing);
+  EXPECT_NE(message_.find("cosid state init"), std::string::npos) << message_;
+}
+
+// A direct read of a range that a killed writer left dirty writes it back without a device cache
+// flush; the open syncs what it read before relying on it.
+TEST_F(StateFileTest, WhatADirectReadSawIsSyncedBeforeTheOpenReturns) {
+  { ASSERT_TRUE(open()); }
+  const int reads = fs_.calls(Op::kReadDurable);
+  const int syncs = fs_.calls(Op::kSyncData);
+  const int writes = fs_.calls(Op::kWrite);
+  ASSERT_TRUE(open()) << message_;
+  EXPECT_EQ(fs_.calls(Op::kReadDurable), reads + 1);
+  EXPECT_EQ(fs_.calls(Op::kSyncData), syncs + 1);
+  EXPECT_EQ(fs_.calls(Op::kWrite), writes);  // a sync, never a rewrite
+  // And a start whose sync fails relies on nothing it read.
+  fs_.fail(Op::kSyncData, EIO);
+  EXPECT_FALSE(open());
+  EXPECT_EQ(ec_, std::errc::io_error);
 }
 
 TEST_F(StateFileTest, NoValidRecordIsCorrupt) {
@@ -367,8 +564,8 @@ TEST_F(StateFileTest, GenerationNeverWraps) {
   file.reset();
   EXPECT_EQ(fs_.durable(kPath), image);
 
-  // One generation short of the end: one more write, then none.
-  record.generation = std::numeric_limits<std::uint64_t>::max() - 1;
+  // Two generations short of the end: one more advance (two writes), then none.
+  record.generation = std::numeric_limits<std::uint64_t>::max() - 2;
   detail::encode_block(record, image.data());
   fs_.set_both(kPath, image);
   file = open();
@@ -435,9 +632,11 @@ TEST_F(StateFileTest, ReadStateFileShowsBothBlocks) {
   ASSERT_TRUE(read_state_file(fs_, kPath, view, ec_, &message_)) << message_;
   EXPECT_TRUE(view.valid[0]);
   EXPECT_TRUE(view.valid[1]);
-  EXPECT_EQ(view.current, 1);
+  EXPECT_TRUE(view.provable);
+  EXPECT_EQ(view.current, 0);  // the advance wrote B, then A
+  EXPECT_EQ(view.records[0].ceiling_ms, kNow + 100);
   EXPECT_EQ(view.records[1].ceiling_ms, kNow + 100);
-  EXPECT_EQ(view.records[1].slot, 3u);
+  EXPECT_EQ(view.records[0].slot, 3u);
   // Looking needs no right to write: the file is opened for reading only.
   EXPECT_EQ(fs_.calls(Op::kOpenForReading), 1);
 }

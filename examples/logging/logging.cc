@@ -41,6 +41,8 @@ Described describe(cosid::EventKind kind) {
       return {"error", "state_write_failed"};  // ids stop at the ceiling unless a retry succeeds
     case cosid::EventKind::kStateFileReplaced:
       return {"error", "state_file_replaced"};  // ids stop at the ceiling
+    case cosid::EventKind::kStateFileDamaged:
+      return {"warning", "state_file_damaged"};  // one block was bad; the other covers every id
     // A slot leased from a store (--store, cosid.machine.distributor.type).
     case cosid::EventKind::kLeaseAcquired:
       return {"info", "lease_acquired"};

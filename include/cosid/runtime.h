@@ -60,6 +60,7 @@ enum class EventKind {
   kStateWriteRecovered,  // a write succeeded after failures
   kWaitingAtCeiling,     // a generator waits for the next ceiling
   kStateFileReplaced,    // the file was removed or replaced: no more ceilings are written
+  kStateFileDamaged,     // warning: a block was damaged at open; the start went on with the other
   // A slot leased from a store (lease/keeper.h, KeeperEventKind).
   kLeaseAcquired,          // a slot was leased, at start or after a loss (slot, ceiling_ms)
   kLeaseWaiting,           // start-up found no free slot and retries (warning)
@@ -73,7 +74,7 @@ enum class EventKind {
 
 struct COSID_EXPORT Event {
   EventKind kind;
-  std::error_code code;  // the failure, for kStateWriteFailed and kStateFileReplaced
+  std::error_code code;  // the failure, for kStateWriteFailed, kStateFileReplaced, kStateFileDamaged
   std::string message;   // a sentence for a log
   std::int64_t ceiling_ms = 0;
   std::uint32_t slot = 0;    // the leased slot, for the kLease* events

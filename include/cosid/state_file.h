@@ -3,10 +3,12 @@
 // The file holds the ceiling: a Unix millisecond no id of this slot was, or will be, issued after
 // without first writing a higher ceiling here. On open the floor of the new window is
 // max(ceiling in the file, not-before), so a restart never issues a timestamp a previous run may
-// have used, whatever the clock says. Records are double-buffered (two 4 KiB blocks, CRC32C,
-// generation counter, fingerprint of slot, layout and namespace), created through a temporary
-// file and a link, locked with an open-file-description lock while open, and every advance is
-// synced before it is reported durable. The format is specified in src/state_record.h.
+// have used, whatever the clock says. The record is kept twice (two 4 KiB blocks, CRC32C,
+// generation counter, fingerprint of slot, layout and namespace); an advance is reported durable
+// only once both blocks hold it, each synced, so damage to either block (a torn write, a flipped
+// bit) leaves a valid block that covers every id issued. The file is created through a temporary
+// file and a link, and locked with an open-file-description lock while open. The format is
+// specified in src/state_record.h; why each step is enough, in src/DURABILITY.md.
 //
 // Thread safety: a StateFile is used by one thread at a time (the runtime's ceiling writer); the
 // free functions may be called from any thread. Two StateFiles, in one process or two, can never
@@ -42,6 +44,9 @@ struct COSID_EXPORT StateRecord {
   std::uint64_t namespace_hash = 0;
   std::int64_t written_at_ms = 0;
   bool clean_shutdown = false;
+  // 2: written under the rule that a ceiling is used only once both blocks hold it, so any valid
+  // block covers every id issued. 1: an older writer's; only its newest block was known to.
+  std::uint16_t format_version = 2;
 };
 
 // What a state file holds, read without locking it (for `cosid state show`).
@@ -50,6 +55,9 @@ struct COSID_EXPORT StateFileView {
   bool valid[2] = {false, false};
   const char* problem[2] = {"", ""};  // why a block is not valid
   int current = -1;                   // the block with the current record; -1 if none is valid
+  // Whether StateFile::open would trust the current record: false when it is the only valid
+  // block and of format 1 (see StateFile::open), or when no block is valid.
+  bool provable = false;
 };
 
 struct COSID_EXPORT StateFileOpenOptions {
@@ -65,9 +73,13 @@ class COSID_EXPORT StateFile {
  public:
   // Opens and locks the state file at `path`, creating it if missing and allowed, checks it
   // belongs to `owner`, and picks the current record from what is on the device (read past the
-  // page cache, so a record that only reached the cache before a failed sync is never relied on).
-  // Where the file system cannot read past the cache (tmpfs) it rewrites the chosen record in
-  // place with a sync instead. Nothing else is written until the first advance.
+  // page cache, so a record that only reached the cache before a failed sync is never relied on;
+  // then synced, so that what was read is on stable media). Where the file system cannot read past
+  // the cache (tmpfs) it rewrites the chosen record in place with a sync instead. Nothing else is
+  // written until the first advance. When one block is damaged, the other is used if it is of
+  // format 2 (it then covers every id issued), and damaged_block() says which and why; a file
+  // whose only valid block is of format 1 cannot prove that and is refused with
+  // errc::state_file_corrupt (`cosid state repair`, repair_state_file(), is the way out).
   // Fails with errc::state_file_missing, state_file_corrupt, state_file_mismatch,
   // state_file_locked, state_file_replaced, or an errno from `fs` (generic category); then returns
   // null and, if `message` is not null, says which file, what is wrong and what to do.
@@ -88,19 +100,25 @@ class COSID_EXPORT StateFile {
   bool created() const noexcept { return created_; }
   // True iff the record found at open was written by a clean shutdown.
   bool opened_after_clean_shutdown() const noexcept { return opened_clean_; }
+  // Empty, or a sentence naming the block found damaged at open and why ("block B: checksum
+  // mismatch ..."), for a warning: the open went on with the other block, and the first advance
+  // rewrites the damaged one.
+  const std::string& damaged_block() const noexcept { return damaged_block_; }
 
-  // Makes a ceiling of at least `ceiling_ms` durable: writes the next generation into the block
-  // that does not hold the last durable record and syncs it. The ceiling written is the largest
-  // ever attempted in this term, so a failed write that reached the disk anyway is never newer
-  // than a smaller ceiling. On failure the durable ceiling stays as it was, and the next call
-  // rewrites the whole record into the same block (never a sync alone: after a failed sync the
-  // kernel may report the next one clean without the data being on disk). Fails with
-  // std::errc::value_too_large, writing nothing, once the generation counter is used up (only a
-  // damaged or forged file gets there).
+  // Makes a ceiling of at least `ceiling_ms` durable in both blocks: writes the next generation
+  // into the block that does not hold the newest record and syncs it, then the same ceiling into
+  // the other block and syncs that. Only then is it durable_ceiling_ms(). The ceiling written is
+  // the largest ever attempted in this term, so every block, whatever was written to it, holds at
+  // least every ceiling reported durable before. On failure the durable ceiling stays as it was,
+  // and the next call starts again with the whole record into the block that failed (never a sync
+  // alone: after a failed sync the kernel may report the next one clean without the data being on
+  // disk). Fails with std::errc::value_too_large, writing nothing, once the generation counter is
+  // used up (only a damaged or forged file gets there).
   std::error_code advance(std::int64_t ceiling_ms, std::string* message = nullptr);
 
   // Clean shutdown: records exactly `last_issued_ms` (which may be below the durable ceiling)
-  // with the clean-shutdown flag, so the next start need not wait out the ceiling.
+  // with the clean-shutdown flag, so the next start need not wait out the ceiling. One block is
+  // enough: the other keeps a ceiling at or past `last_issued_ms`.
   // REQUIRES: no id will be issued under this file any more, and every id issued was at or before
   // `last_issued_ms`. A value below floor_ms() is refused with errc::invalid_argument.
   std::error_code write_clean_shutdown(std::int64_t last_issued_ms, std::string* message = nullptr);
@@ -110,8 +128,16 @@ class COSID_EXPORT StateFile {
   std::error_code check_identity(std::string* message = nullptr);
 
  private:
+  friend bool repair_state_file(FileSystem&, Clock&, const std::string&, const StateFileOwner&,
+                                std::int64_t, std::int64_t*, std::error_code&, std::string*);
+
   StateFile(FileSystem& fs, Clock& clock, std::string path, const StateFileOwner& owner);
-  std::error_code write_record(std::int64_t ceiling_ms, bool clean, std::string* message);
+  // Opens `path` (creating it when missing and `options` allow), locks it, checks it is a regular
+  // file of 8,192 bytes with one name, and fills fd_, dir_fd_, device_, inode_ and created_.
+  bool open_and_lock(const StateFileOpenOptions& options, std::error_code& ec,
+                     std::string* message);
+  // Writes one record into the block that does not hold the newest one and syncs it.
+  std::error_code write_block(std::int64_t ceiling_ms, bool clean, std::string* message);
 
   FileSystem& fs_;
   Clock& clock_;
@@ -125,9 +151,10 @@ class COSID_EXPORT StateFile {
   std::int64_t durable_ceiling_ms_ = 0;
   std::int64_t max_attempted_ms_ = 0;
   std::uint64_t last_generation_ = 0;  // the highest generation written or attempted
-  int target_block_ = 0;               // the block the next write goes to
+  int newest_block_ = 0;               // the block with the newest record known durable
   bool created_ = false;
   bool opened_clean_ = false;
+  std::string damaged_block_;
 };
 
 // Creates a new state file at `path` for `owner` with the given floor, and fails with EEXIST
@@ -137,6 +164,23 @@ class COSID_EXPORT StateFile {
                                                   const std::string& path,
                                                   const StateFileOwner& owner,
                                                   std::int64_t floor_ms, std::error_code& ec,
+                                                  std::string* message = nullptr);
+
+// Gives the state file at `path` the floor max(`not_before_ms`, every valid block's ceiling),
+// rewriting both blocks as format 2 for `owner`, for a file StateFile::open refuses as damaged or
+// unprovable (`cosid state repair`). It never lowers a ceiling a valid block holds. It locks the
+// file like StateFile::open and fails with errc::state_file_locked while a process uses it, with
+// state_file_mismatch when a valid block belongs to another owner, with state_file_missing when
+// there is no file, with state_file_corrupt when it is not a regular file of 8,192 bytes (then
+// move it aside and use create_state_file()), or with an errno from `fs`. On success `floor_ms`,
+// if not null, receives the floor the next open will use.
+// REQUIRES: `not_before_ms` lies at or after the last timestamp this slot ever issued: the
+// operator's knowledge (`cosid not-before --from-id ID`), which nothing in a damaged file gives.
+[[nodiscard]] COSID_EXPORT bool repair_state_file(FileSystem& fs, Clock& clock,
+                                                  const std::string& path,
+                                                  const StateFileOwner& owner,
+                                                  std::int64_t not_before_ms,
+                                                  std::int64_t* floor_ms, std::error_code& ec,
                                                   std::string* message = nullptr);
 
 // Checks that `record` was written for `owner`: the same slot, layout and namespace. Otherwise

@@ -13,6 +13,7 @@ const Command& layout_command();        // cosid layout: describe a layout
 const Command& next_command();          // cosid next: issue ids
 const Command& state_show_command();    // cosid state show: print a state file
 const Command& state_init_command();    // cosid state init: create a state file
+const Command& state_repair_command();  // cosid state repair: a floor for a damaged file
 const Command& state_check_command();   // cosid state check: is the file held and renewed
 const Command& not_before_command();    // cosid not-before: the not-before after an id
 const Command& config_check_command();  // cosid config check: the effective settings

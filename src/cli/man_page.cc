@@ -227,8 +227,9 @@ constexpr const char* kFiles =
     "slot\n"
     "across restarts: the ceiling no id was issued after. One file per slot, on storage that\n"
     "survives a restart; it is locked while in use. \\fBcosid state show\\fR prints it,\n"
-    "\\fBcosid state init\\fR creates one with a chosen floor, \\fBcosid state check\\fR tells\n"
-    "whether it is held and renewed.\n";
+    "\\fBcosid state init\\fR creates one with a chosen floor, \\fBcosid state repair\\fR gives\n"
+    "a damaged one a floor after the last id issued, \\fBcosid state check\\fR tells whether it\n"
+    "is held and renewed.\n";
 
 constexpr const char* kExamples =
     "Issue five ids on slot 3, keeping the slot's window in a state file:\n"

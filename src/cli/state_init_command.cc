@@ -4,9 +4,9 @@
 #include <system_error>
 
 #include "cli/commands.h"
-#include "cli/config_flags.h"
 #include "cli/layout_flags.h"
 #include "cli/output_format.h"
+#include "cli/state_owner.h"
 #include "cosid/clock.h"
 #include "cosid/fs.h"
 #include "cosid/options.h"
@@ -31,31 +31,12 @@ constexpr const char* kDescription =
     "file is never replaced, since its ceiling could then go back. COSID_* variables and config\n"
     "files are not read.\n";
 
-// No environment: state init takes its values from its flags alone.
-const char* no_environment(const char* /*name*/) { return nullptr; }
-
 int run_state_init(Invocation& invocation) {
-  const ParsedArgs& args = invocation.args;
   std::string path;
-  std::string error;
-  if (!one_positional(args, "FILE", "name the state file to create", path, error)) {
-    return usage_error(invocation.err, kName, std::string(kName) + ": " + error);
-  }
-  if (!args.has("slot")) {
-    return usage_error(invocation.err, kName,
-                       std::string(kName) + ": no --slot given: give the slot the file is for");
-  }
-  // resolve_options checks the slot, namespace, not-before and layout by the rules and with the
-  // messages of every other command.
-  OptionSources sources = option_sources_from_args(args);
-  sources.env = no_environment;
   Options options;
+  if (const int status = resolve_state_file_args(invocation, kName, path, options)) return status;
   std::error_code ec;
   std::string message;
-  if (!resolve_options(sources, options, ec, &message)) {
-    return call_failed(invocation.err, kName, ec, message);
-  }
-
   const StateFileOwner owner{options.slot, options.layout, options.namespace_name};
   SystemClock clock;
   if (!create_state_file(posix_file_system(), clock, path, owner, options.not_before_ms, ec,

@@ -24,6 +24,7 @@ class WarningPrinter final : public EventListener {
       case EventKind::kNoStateFile:
       case EventKind::kStateWriteFailed:
       case EventKind::kStateFileReplaced:
+      case EventKind::kStateFileDamaged:
       case EventKind::kWaitingForFloor:
       case EventKind::kLeaseWaiting:
       case EventKind::kDuplicateOwnerKey:

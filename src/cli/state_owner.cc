@@ -1,0 +1,37 @@
+#include "cli/state_owner.h"
+
+#include <system_error>
+
+#include "cli/config_flags.h"
+
+namespace cosid {
+namespace cli {
+namespace {
+
+const char* no_environment(const char* /*name*/) { return nullptr; }
+
+}  // namespace
+
+int resolve_state_file_args(Invocation& invocation, const char* name, std::string& path,
+                            Options& options) {
+  const ParsedArgs& args = invocation.args;
+  std::string error;
+  if (!one_positional(args, "FILE", "name the state file", path, error)) {
+    return usage_error(invocation.err, name, std::string(name) + ": " + error);
+  }
+  if (!args.has("slot")) {
+    return usage_error(invocation.err, name,
+                       std::string(name) + ": no --slot given: give the slot the file is for");
+  }
+  OptionSources sources = option_sources_from_args(args);
+  sources.env = no_environment;
+  std::error_code ec;
+  std::string message;
+  if (!resolve_options(sources, options, ec, &message)) {
+    return call_failed(invocation.err, name, ec, message);
+  }
+  return kExitOk;
+}
+
+}  // namespace cli
+}  // namespace cosid
