@@ -159,6 +159,17 @@ class PosixFileSystem final : public FileSystem {
   }
 
   void close(int fd) override { ::close(fd); }
+
+  std::error_code open_shared(int dir, const std::string& name, bool truncate, int& fd) override {
+    const int flags = O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (truncate ? O_TRUNC : 0);
+    fd = retry_on_eintr([&] { return ::openat(dir, name.c_str(), flags, 0660); });
+    if (fd < 0) return last_error();
+    return keep_above_stdio(fd);
+  }
+
+  std::error_code rename_replace(int dir, const std::string& from, const std::string& to) override {
+    return ::renameat(dir, from.c_str(), dir, to.c_str()) < 0 ? last_error() : std::error_code();
+  }
 };
 
 }  // namespace

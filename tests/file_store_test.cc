@@ -1,5 +1,7 @@
 // FileLeaseStore beyond the conformance kit: what is on disk, corruption, lock waits, escaping,
-// and a real process killed in the middle of its changes.
+// a real process killed in the middle of its changes, and, through a FileSystem that fails and
+// watches its calls, answers only from durable records, a lock file removed or replaced under
+// the lock, and a slow write that is not clock skew.
 #include "cosid/lease/file_store.h"
 
 #include <dirent.h>
@@ -11,12 +13,19 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cosid/clock.h"
+#include "cosid/fs.h"
+#include "cosid/lease/keeper.h"
 #include "test_util.h"
 
 namespace cosid::lease {
@@ -37,6 +46,148 @@ void write_file(const std::string& path, const std::string& data) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << data;
 }
+
+// The real file system, with faults and a record of what a power loss would keep: after each
+// successful fsync of the store's directory, the record file as it then is, provided its data was
+// synced after its last write (else the test sees a record that was never on the disk).
+class WatchedFs final : public FileSystem {
+ public:
+  WatchedFs(std::string directory, std::string record_name)
+      : directory_(std::move(directory)), record_name_(std::move(record_name)) {}
+
+  // Faults and hooks, set by the test before the store call.
+  int fail_directory_syncs = 0;             // the next N fsyncs of the directory fail with EIO
+  std::function<void()> before_lock;        // runs before each lock() is passed on
+  std::function<void()> on_directory_sync;  // runs inside each fsync of the directory (a slow one)
+
+  // What the test reads back.
+  int directory_syncs_ok = 0;
+  int lock_file_opens = 0;
+  bool durable_exists = false;  // whether the record existed at the last good directory fsync
+  std::string durable;          // its bytes then
+
+  // A power loss: the record goes back to what the last good directory fsync made durable.
+  void power_loss() {
+    const std::string path = directory_ + "/" + record_name_;
+    if (!durable_exists) {
+      ::unlink(path.c_str());
+      return;
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << durable;
+  }
+
+  std::error_code open_directory(const std::string& path, int& fd) override {
+    const std::error_code ec = real().open_directory(path, fd);
+    if (!ec) directory_fd_ = fd;
+    return ec;
+  }
+  std::error_code open_existing(int dir, const std::string& name, int& fd) override {
+    return real().open_existing(dir, name, fd);
+  }
+  std::error_code open_for_reading(int dir, const std::string& name, int& fd) override {
+    return real().open_for_reading(dir, name, fd);
+  }
+  std::error_code create_exclusive(int dir, const std::string& name, int& fd) override {
+    return real().create_exclusive(dir, name, fd);
+  }
+  std::error_code open_shared(int dir, const std::string& name, bool truncate, int& fd) override {
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".lock") == 0) ++lock_file_opens;
+    return real().open_shared(dir, name, truncate, fd);
+  }
+  std::error_code read_at(int fd, void* data, std::size_t size, std::int64_t offset) override {
+    return real().read_at(fd, data, size, offset);
+  }
+  std::error_code read_durable(int fd, void* data, std::size_t size, std::int64_t offset) override {
+    return real().read_durable(fd, data, size, offset);
+  }
+  std::error_code write_at(int fd, const void* data, std::size_t size,
+                           std::int64_t offset) override {
+    synced_.erase(inode_of(fd));
+    return real().write_at(fd, data, size, offset);
+  }
+  std::error_code sync(int fd) override {
+    if (fd != directory_fd_) {
+      const std::error_code ec = real().sync(fd);
+      if (!ec) synced_.insert(inode_of(fd));
+      return ec;
+    }
+    if (on_directory_sync) on_directory_sync();
+    if (fail_directory_syncs > 0) {
+      --fail_directory_syncs;
+      return {EIO, std::generic_category()};
+    }
+    const std::error_code ec = real().sync(fd);
+    if (ec) return ec;
+    ++directory_syncs_ok;
+    FileInfo info;
+    durable_exists = !real().stat_at(fd, record_name_, info);
+    durable = durable_exists && synced_.count(info.inode) != 0
+                  ? read_file(directory_ + "/" + record_name_)
+                  : std::string("(renamed into place with data never synced)");
+    return ec;
+  }
+  std::error_code sync_data(int fd) override { return real().sync_data(fd); }
+  std::error_code rename_noreplace(int dir, const std::string& from,
+                                   const std::string& to) override {
+    return real().rename_noreplace(dir, from, to);
+  }
+  std::error_code rename_replace(int dir, const std::string& from, const std::string& to) override {
+    return real().rename_replace(dir, from, to);
+  }
+  std::error_code unlink(int dir, const std::string& name) override {
+    return real().unlink(dir, name);
+  }
+  std::error_code stat(int fd, FileInfo& info) override { return real().stat(fd, info); }
+  std::error_code stat_at(int dir, const std::string& name, FileInfo& info) override {
+    return real().stat_at(dir, name, info);
+  }
+  std::error_code lock(int fd) override {
+    if (before_lock) before_lock();
+    return real().lock(fd);
+  }
+  void close(int fd) override { real().close(fd); }
+
+ private:
+  static FileSystem& real() { return posix_file_system(); }
+  std::uint64_t inode_of(int fd) {
+    FileInfo info;
+    return real().stat(fd, info) ? 0 : info.inode;
+  }
+
+  const std::string directory_;
+  const std::string record_name_;
+  int directory_fd_ = -1;
+  std::set<std::uint64_t> synced_;  // inodes whose data was synced after their last write
+};
+
+// Locks `path` as another process would, through a descriptor of its own (OFD locks of two
+// descriptors conflict even within one process). Returns the descriptor, -1 on failure.
+int lock_as_another_process(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0660);
+  if (fd < 0) return -1;
+  struct flock lock;
+  std::memset(&lock, 0, sizeof lock);
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  if (::fcntl(fd, F_OFD_SETLK, &lock) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+class Events final : public KeeperListener {
+ public:
+  void on_keeper_event(const KeeperEvent& event) noexcept override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (event.kind == KeeperEventKind::kClockSkew) skews.push_back(event);
+  }
+  std::vector<KeeperEvent> skews;
+
+ private:
+  std::mutex mutex_;
+};
 
 class FileStoreTest : public ::testing::Test {
  protected:
@@ -66,10 +217,13 @@ class FileStoreTest : public ::testing::Test {
     ::rmdir(dir_.c_str());
   }
 
-  std::unique_ptr<FileLeaseStore> open_store(milliseconds lock_timeout) {
+  std::unique_ptr<FileLeaseStore> open_store(milliseconds lock_timeout,
+                                             FileSystem* file_system = nullptr,
+                                             Clock* clock = nullptr) {
     FileLeaseStoreOptions options;
-    options.clock = &clock_;
+    options.clock = clock != nullptr ? clock : &clock_;
     options.lock_timeout = lock_timeout;
+    options.file_system = file_system;
     std::error_code ec;
     std::string message;
     auto store = FileLeaseStore::open(dir_, options, ec, &message);
@@ -275,6 +429,207 @@ TEST_F(FileStoreTest, AProcessKilledMidChangeLeavesAWholeRecord) {
     EXPECT_GE(records[0].ceiling, last_ceiling);
     last_ceiling = records[0].ceiling;
   }
+}
+
+// The acquire renames its record into place, the directory fsync fails, and the call reports
+// store_unavailable; the record now reads back as this owner's. The retry (a scan, then the
+// acquire, as the keeper does) must not answer from that record, which a power loss would take
+// back: it answers only after a directory fsync of its own succeeded, so after a power loss the
+// next holder's floor is at least this holder's ceiling.
+TEST_F(FileStoreTest, ARetriedAcquireAnswersOnlyOnceItsRecordIsDurable) {
+  WatchedFs fs(dir_, "ns.orders.lease");
+  auto store = open_store(milliseconds(10000), &fs);
+  ASSERT_NE(store, nullptr);
+  fs.fail_directory_syncs = 1;
+  AcquireOutcome outcome = AcquireOutcome::kTaken;
+  SlotLease lease;
+  SlotRecord record;
+  std::error_code ec;
+  std::string message;
+  EXPECT_FALSE(store->acquire(request(0), outcome, lease, record, ec, &message));
+  EXPECT_ERRC(ec, errc::store_unavailable);
+  EXPECT_NE(message.find("sync the directory"), std::string::npos) << message;
+  EXPECT_EQ(fs.directory_syncs_ok, 0);
+
+  std::vector<SlotRecord> records;
+  std::int64_t now = 0;
+  ASSERT_TRUE(store->scan("orders", terms_, records, now, ec, &message)) << message;
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_TRUE(records[0].held);  // every reader sees the record that is not on the disk
+  ASSERT_TRUE(store->acquire(request(0), outcome, lease, record, ec, &message)) << message;
+  ASSERT_EQ(outcome, AcquireOutcome::kAcquired);
+  EXPECT_EQ(lease.fence, 1u);
+  EXPECT_EQ(lease.ceiling, kStart + 31000);
+  EXPECT_EQ(fs.directory_syncs_ok, 1);  // the answer came after a durable write
+
+  fs.power_loss();
+  clock_.advance(milliseconds(31001));  // this holder's lease expired, tolerance included
+  Owner next;
+  next.key = "host:2";
+  ASSERT_TRUE(Incarnation::random(next.incarnation, ec));
+  AcquireRequest next_request = request(0);
+  next_request.owner = next;
+  ASSERT_TRUE(store_->acquire(next_request, outcome, lease, record, ec, &message)) << message;
+  ASSERT_EQ(outcome, AcquireOutcome::kAcquired);
+  EXPECT_EQ(lease.fence, 2u);
+  EXPECT_GE(lease.floor, kStart + 31000);  // the first holder's ceiling
+}
+
+// Renew and release write on every success already; a failed directory fsync followed by a
+// retried renewal still answers only once a directory fsync succeeded, with a ceiling that a
+// power loss keeps.
+TEST_F(FileStoreTest, ARetriedRenewalAnswersOnlyOnceItsRecordIsDurable) {
+  WatchedFs fs(dir_, "ns.orders.lease");
+  auto store = open_store(milliseconds(10000), &fs);
+  ASSERT_NE(store, nullptr);
+  const SlotLease lease = acquire(*store, 0);
+  ASSERT_EQ(fs.directory_syncs_ok, 1);
+  clock_.advance(milliseconds(10000));
+  fs.fail_directory_syncs = 1;
+  SlotLease renewed;
+  std::error_code ec;
+  std::string message;
+  EXPECT_FALSE(store->renew(lease, terms_, milliseconds(30000), renewed, ec, &message));
+  EXPECT_ERRC(ec, errc::store_unavailable);
+  ASSERT_TRUE(store->renew(lease, terms_, milliseconds(30000), renewed, ec, &message)) << message;
+  EXPECT_EQ(renewed.ceiling, kStart + 41000);
+  EXPECT_EQ(fs.directory_syncs_ok, 2);
+  fs.power_loss();
+  std::vector<SlotRecord> records;
+  ASSERT_TRUE(scan(records, ec, &message)) << message;
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].ceiling, renewed.ceiling);
+  EXPECT_EQ(records[0].next_floor, renewed.ceiling);
+}
+
+// Between this call's open and its lock, the lock file is removed and another process creates
+// and locks a new one at the path: the call holds a lock on an orphaned inode that excludes
+// nobody. It must see that and wait for the lock at the path (here it runs out: timeout 0).
+TEST_F(FileStoreTest, ALockFileReplacedUnderTheLockIsLockedAnew) {
+  std::vector<SlotRecord> records;
+  std::error_code ec;
+  ASSERT_TRUE(scan(records, ec, nullptr));  // creates the namespace and its lock file
+  WatchedFs fs(dir_, "ns.orders.lease");
+  auto store = open_store(milliseconds(0), &fs);
+  ASSERT_NE(store, nullptr);
+  const std::string lock_path = dir_ + "/ns.orders.lock";
+  int other = -1;
+  fs.before_lock = [&] {
+    if (other >= 0) return;
+    ::unlink(lock_path.c_str());
+    other = lock_as_another_process(lock_path);
+  };
+  std::int64_t now = 0;
+  std::string message;
+  EXPECT_FALSE(store->scan("orders", terms_, records, now, ec, &message));
+  EXPECT_ERRC(ec, errc::store_unavailable);
+  EXPECT_NE(message.find("stayed locked"), std::string::npos) << message;
+  EXPECT_EQ(fs.lock_file_opens, 2);
+  ASSERT_GE(other, 0);
+  ::close(other);  // the other process is done: the call goes through
+  EXPECT_TRUE(store->scan("orders", terms_, records, now, ec, &message)) << message;
+}
+
+// A lock file removed before the lock is taken anew (and so exists again); one removed on every
+// attempt makes the call give up with a message that says so.
+TEST_F(FileStoreTest, ALockFileRemovedUnderTheLockIsTakenAnewABoundedNumberOfTimes) {
+  std::vector<SlotRecord> records;
+  std::error_code ec;
+  ASSERT_TRUE(scan(records, ec, nullptr));
+  WatchedFs fs(dir_, "ns.orders.lease");
+  auto store = open_store(milliseconds(0), &fs);
+  ASSERT_NE(store, nullptr);
+  const std::string lock_path = dir_ + "/ns.orders.lock";
+  bool removed = false;
+  fs.before_lock = [&] {
+    if (!removed) ::unlink(lock_path.c_str());
+    removed = true;
+  };
+  std::int64_t now = 0;
+  std::string message;
+  EXPECT_TRUE(store->scan("orders", terms_, records, now, ec, &message)) << message;
+  EXPECT_EQ(fs.lock_file_opens, 2);
+  EXPECT_EQ(::access(lock_path.c_str(), F_OK), 0);
+
+  fs.lock_file_opens = 0;
+  fs.before_lock = [&] { ::unlink(lock_path.c_str()); };
+  EXPECT_FALSE(store->scan("orders", terms_, records, now, ec, &message));
+  EXPECT_ERRC(ec, errc::store_unavailable);
+  EXPECT_NE(message.find("removed or replaced 4 times"), std::string::npos) << message;
+  EXPECT_EQ(fs.lock_file_opens, 4);
+}
+
+TEST_F(FileStoreTest, TheCorruptRecordMessageSaysNotToRestoreABackup) {
+  acquire(*store_, 1);
+  const std::string path = dir_ + "/ns.orders.lease";
+  write_file(path, "not a record\n");
+  std::vector<SlotRecord> records;
+  std::error_code ec;
+  std::string message;
+  EXPECT_FALSE(scan(records, ec, &message));
+  EXPECT_ERRC(ec, errc::store_corrupt);
+  EXPECT_NE(message.find("Do not restore it from a backup"), std::string::npos) << message;
+  EXPECT_NE(message.find("mv " + path + " " + path + ".corrupt"), std::string::npos) << message;
+  EXPECT_NE(message.find("not-before"), std::string::npos) << message;
+  EXPECT_EQ(message.find("Restore it"), std::string::npos) << message;
+}
+
+// Each directory fsync takes 5 s, on the local clock and the store's alike. The store reads its
+// clock before it writes, so its `now` lies 5 s before the end of the call: with clocks that
+// agree, that is no skew at all, at the acquire and at the renewal.
+TEST_F(FileStoreTest, ASlowWriteIsNotClockSkew) {
+  std::vector<SlotRecord> records;
+  std::error_code ec;
+  ASSERT_TRUE(scan(records, ec, nullptr));  // the namespace exists: the keeper's scan is quick
+  WatchedFs fs(dir_, "ns.orders.lease");
+  fs.on_directory_sync = [&] { clock_.advance(milliseconds(5000)); };
+  auto store = open_store(milliseconds(10000), &fs);
+  ASSERT_NE(store, nullptr);
+  KeeperOptions options;
+  options.name_space = "orders";
+  options.owner_key = "host:1";
+  options.terms = terms_;  // tolerance 1 s: skew is reported above 500 ms
+  Events events;
+  std::string message;
+  auto keeper = LeaseKeeper::start(*store, options, clock_, &events, ec, &message);
+  ASSERT_NE(keeper, nullptr) << message;
+  EXPECT_EQ(fs.directory_syncs_ok, 1);
+  clock_.advance(milliseconds(10000));  // the renewal is due (ttl/3)
+  (void)keeper->maintain();
+  EXPECT_EQ(fs.directory_syncs_ok, 2);
+  EXPECT_EQ(events.skews.size(), 0u) << events.skews[0].message;
+}
+
+// The store's clock is 6 s ahead and its writes take 5 s: the store's `now` is 6 s past the local
+// reading before the call and 1 s past the one after it, so the skew is at least 1 s (and may be
+// up to 6 s): reported as 1000 ms, the part the round trip cannot explain.
+TEST_F(FileStoreTest, ClockSkewIsWhatTheRoundTripCannotExplain) {
+  ManualClock store_clock{kStart + 6000};
+  {
+    auto store = open_store(milliseconds(10000), nullptr, &store_clock);
+    std::vector<SlotRecord> records;
+    std::int64_t now = 0;
+    std::error_code ec;
+    ASSERT_TRUE(store->scan("orders", terms_, records, now, ec));
+  }
+  WatchedFs fs(dir_, "ns.orders.lease");
+  fs.on_directory_sync = [&] {
+    clock_.advance(milliseconds(5000));
+    store_clock.advance(milliseconds(5000));
+  };
+  auto store = open_store(milliseconds(10000), &fs, &store_clock);
+  ASSERT_NE(store, nullptr);
+  KeeperOptions options;
+  options.name_space = "orders";
+  options.owner_key = "host:1";
+  options.terms = terms_;
+  Events events;
+  std::error_code ec;
+  std::string message;
+  auto keeper = LeaseKeeper::start(*store, options, clock_, &events, ec, &message);
+  ASSERT_NE(keeper, nullptr) << message;
+  ASSERT_EQ(events.skews.size(), 1u);
+  EXPECT_EQ(events.skews[0].skew_ms, 1000) << events.skews[0].message;
 }
 
 }  // namespace

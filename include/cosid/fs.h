@@ -76,7 +76,26 @@ class COSID_EXPORT FileSystem {
   virtual std::error_code lock(int fd) = 0;
   // close(fd). Not retried on EINTR: the descriptor is gone either way.
   virtual void close(int fd) = 0;
+
+  // The two calls below serve the file lease store (cosid/lease/file_store.h) only. They are not
+  // pure, so that a FileSystem written before them keeps compiling; by default they fail with
+  // ENOSYS, and a file lease store over such a FileSystem fails with store_unavailable.
+  //
+  // openat(dir, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0660), plus O_TRUNC when
+  // `truncate`: a file that every process of a host shares (group-writable).
+  virtual std::error_code open_shared(int dir, const std::string& name, bool truncate, int& fd);
+  // renameat(dir, from, dir, to): moves `from` over `to` in one step, replacing it.
+  virtual std::error_code rename_replace(int dir, const std::string& from, const std::string& to);
 };
+
+inline std::error_code FileSystem::open_shared(int, const std::string&, bool, int& fd) {
+  fd = -1;
+  return std::make_error_code(std::errc::function_not_supported);
+}
+
+inline std::error_code FileSystem::rename_replace(int, const std::string&, const std::string&) {
+  return std::make_error_code(std::errc::function_not_supported);
+}
 
 // The real file system. Lives for the whole program.
 COSID_EXPORT FileSystem& posix_file_system() noexcept;

@@ -3,8 +3,10 @@
 // On-disk format. The directory holds, per namespace N, with N's bytes outside [A-Za-z0-9_.-]
 // written as %XX (upper-case hex):
 //
-//   ns.N.lock   empty; its OFD write lock serialises every change of N. Never renamed or removed,
-//               so every process locks the same inode.
+//   ns.N.lock   empty; its OFD write lock serialises every change of N. Never renamed or removed
+//               by cosid, so every process locks the same inode; a call that finds, once it
+//               holds the lock, that the path names another inode (someone removed or replaced
+//               the file) drops that lock and locks the file at the path instead.
 //   ns.N.lease  the namespace's record, replaced whole by every change; absent until N is first
 //               used.
 //   ns.N.tmp    the next record while it is written; a leftover from a crash is overwritten.
@@ -24,16 +26,21 @@
 // CRC32C (src/crc32c.h) of every byte before "end". Numbers are written in their shortest form and
 // read back only in it; anything else is store_corrupt.
 //
-// The store calls POSIX directly rather than through the FileSystem seam (cosid/fs.h): the seam has
-// no rename over an existing file, no truncating create and no way to wait for a lock, and what
-// matters here (OFD locks between processes, rename atomicity) is only tested for real, with real
-// files and forked processes (the conformance kit and tests/file_store_test.cc).
+// Every file call but the directory's mkdir goes through the FileSystem seam (cosid/fs.h;
+// FileLeaseStoreOptions::file_system), so a test can fail any of them with any errno and see what
+// a power loss would keep. What matters between processes (OFD locks, rename atomicity) is tested
+// for real, with real files and forked processes (the conformance kit, tests/file_store_test.cc).
+//
+// Durability: a call returns success only for a record it has itself seen durable, that is,
+// after its own write of the temporary file, its fsync, the rename and the fsync of the
+// directory all succeeded. Every successful acquire, renew and release writes, the idempotent
+// retry of an acquire included: the record it finds may be one a failed call left behind, renamed
+// into place but never made durable (the directory fsync failed), and answering from it would
+// hand out a window a power loss can take back, below the next holder's floor.
 #include "cosid/lease/file_store.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
@@ -58,10 +65,17 @@ constexpr std::size_t kMaxEscapedNamespace = 240;
 // Lock polling: first sleep and the largest one.
 constexpr std::int64_t kFirstLockSleepNs = 1000000;
 constexpr std::int64_t kMaxLockSleepNs = 32000000;
+// How often one call locks the lock file anew after finding it removed or replaced under its lock
+// before it gives up: once is what a stray `rm` costs; more means something keeps doing it.
+constexpr int kMaxLockFileChanges = 3;
 
 using detail::fail;
 
 std::string errno_text(int error) { return std::string(std::strerror(error)); }
+
+bool is_errno(const std::error_code& ec, int error) {
+  return ec.category() == std::generic_category() && ec.value() == error;
+}
 
 bool keeps_as_is(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -269,39 +283,6 @@ bool parse_record(std::string_view text, NamespaceFile& file, std::string& why) 
   return true;
 }
 
-int retry_open(int dir, const std::string& name, int flags) {
-  for (;;) {
-    const int fd = ::openat(dir, name.c_str(), flags | O_CLOEXEC | O_NOFOLLOW, 0660);
-    if (fd >= 0 || errno != EINTR) return fd;
-  }
-}
-
-bool write_all(int fd, const std::string& data) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t wrote = ::write(fd, data.data() + done, data.size() - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) {
-      if (wrote == 0) errno = EIO;
-      return false;
-    }
-    done += static_cast<std::size_t>(wrote);
-  }
-  return true;
-}
-
-bool read_all(int fd, std::string& data) {
-  data.clear();
-  char buffer[8192];
-  for (;;) {
-    const ssize_t got = ::read(fd, buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return false;
-    if (got == 0) return true;
-    data.append(buffer, static_cast<std::size_t>(got));
-  }
-}
-
 }  // namespace
 
 // One change of one namespace: holds its lock from construction to destruction, reads its record,
@@ -315,7 +296,7 @@ class FileLeaseStore::Transaction {
         base_("ns." + escape(name_space)),
         shown_path_(store.directory_ + "/" + base_ + ".lease") {}
   ~Transaction() {
-    if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the OFD lock
+    if (lock_fd_ >= 0) store_.fs_.close(lock_fd_);  // releases the OFD lock
   }
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
@@ -350,52 +331,95 @@ class FileLeaseStore::Transaction {
   }
 
  private:
+  // Durable when it returns true: the data was synced before the rename made it the record, and
+  // the directory was synced after it (file header, "Durability").
   bool write(const NamespaceFile& file, std::error_code& ec, std::string* message) {
+    FileSystem& fs = store_.fs_;
+    const int dir = store_.directory_fd_;
     const std::string tmp = base_ + ".tmp";
     const std::string data = format_record(file);
-    const int fd = retry_open(store_.directory_fd_, tmp, O_WRONLY | O_CREAT | O_TRUNC);
-    if (fd < 0) return io_failure("create " + tmp, errno, ec, message);
+    int fd = -1;
+    std::error_code io = fs.open_shared(dir, tmp, /*truncate=*/true, fd);
+    if (io) return io_failure("create " + tmp, io, ec, message);
     // fsync before the rename: the new name must never point at data that is not on disk yet.
-    const bool written = write_all(fd, data) && ::fsync(fd) == 0;
-    const int write_error = errno;
-    ::close(fd);
-    if (!written) return io_failure("write and sync " + tmp, write_error, ec, message);
-    if (::renameat(store_.directory_fd_, tmp.c_str(), store_.directory_fd_,
-                   (base_ + ".lease").c_str()) != 0) {
-      return io_failure("rename " + tmp + " over " + base_ + ".lease", errno, ec, message);
-    }
+    io = fs.write_at(fd, data.data(), data.size(), 0);
+    if (!io) io = fs.sync(fd);
+    fs.close(fd);
+    if (io) return io_failure("write and sync " + tmp, io, ec, message);
+    io = fs.rename_replace(dir, tmp, base_ + ".lease");
+    if (io) return io_failure("rename " + tmp + " over " + base_ + ".lease", io, ec, message);
     // fsync the directory: until the rename is durable, a crash could bring the old record back
-    // after a caller was told it holds a lease the store would then have forgotten.
-    if (::fsync(store_.directory_fd_) != 0) {
-      return io_failure("sync the directory after renaming " + base_ + ".lease", errno, ec,
-                        message);
+    // after a caller was told it holds a lease the store would then have forgotten. When it
+    // fails, the new record may be in place for every reader yet not on the disk: the caller's
+    // retry rewrites and syncs it again before it answers (commit() writes on every success).
+    io = fs.sync(dir);
+    if (io) {
+      return io_failure("sync the directory after renaming " + base_ + ".lease", io, ec, message);
     }
     return true;
   }
 
-  bool io_failure(const std::string& what, int error, std::error_code& ec, std::string* message) {
+  bool io_failure(const std::string& what, const std::error_code& error, std::error_code& ec,
+                  std::string* message) {
     return fail(errc::store_unavailable, ec, message,
                 "file lease store " + store_.directory_ + ": cannot " + what + ": " +
-                    errno_text(error) +
-                    "; whether the change was made is unknown, and retrying it is safe. Check "
-                    "that the directory is on a local, writable, non-full disk");
+                    error.message() +
+                    "; whether the change was made is unknown, and retrying it is safe (a retry "
+                    "answers only once it made its record durable). Check that the directory is "
+                    "on a local, writable, non-full disk");
   }
 
+  // Takes the namespace's lock and checks that the locked file is still the one at its path: a
+  // lock file removed (or replaced) between this call's open and its lock would let this call
+  // lock an orphaned inode while another process locks the new file at the path, and both would
+  // change the record at once.
   bool lock(std::error_code& ec, std::string* message) {
+    FileSystem& fs = store_.fs_;
     const std::string name = base_ + ".lock";
-    lock_fd_ = retry_open(store_.directory_fd_, name, O_RDWR | O_CREAT);
-    if (lock_fd_ < 0) return io_failure("open " + name, errno, ec, message);
     const std::int64_t deadline =
         store_.system_clock_.monotonic_ns() + detail::to_nanos(store_.lock_timeout_);
+    for (int changes = 0;; ++changes) {
+      if (changes > kMaxLockFileChanges) {
+        return fail(errc::store_unavailable, ec, message,
+                    "file lease store " + store_.directory_ + ": " + name + " was removed or " +
+                        "replaced " + std::to_string(changes) +
+                        " times while this call locked it: something removes files in the "
+                        "store's directory; stop it (the lock file must stay while any process "
+                        "uses the store), then retry");
+      }
+      if (!lock_once(name, deadline, ec, message)) return false;
+      FileInfo locked;
+      FileInfo at_path;
+      std::error_code io = fs.stat(lock_fd_, locked);
+      if (io) return io_failure("stat the locked " + name, io, ec, message);
+      io = fs.stat_at(store_.directory_fd_, name, at_path);
+      if (io && !is_errno(io, ENOENT)) return io_failure("stat " + name, io, ec, message);
+      if (!io && locked.links > 0 && locked.device == at_path.device &&
+          locked.inode == at_path.inode) {
+        return true;
+      }
+      // Removed or replaced: this lock excludes nobody. Lock what the path names now.
+      fs.close(lock_fd_);
+      lock_fd_ = -1;
+    }
+  }
+
+  // Opens the lock file (creating it) and locks it, waiting until `deadline` (monotonic ns).
+  bool lock_once(const std::string& name, std::int64_t deadline, std::error_code& ec,
+                 std::string* message) {
+    FileSystem& fs = store_.fs_;
+    std::error_code io = fs.open_shared(store_.directory_fd_, name, /*truncate=*/false, lock_fd_);
+    if (io) {
+      lock_fd_ = -1;
+      return io_failure("open " + name, io, ec, message);
+    }
     std::int64_t sleep_ns = kFirstLockSleepNs;
     for (;;) {
-      struct flock request;
-      std::memset(&request, 0, sizeof request);
-      request.l_type = F_WRLCK;
-      request.l_whence = SEEK_SET;  // l_start = l_len = 0: the whole file
-      if (::fcntl(lock_fd_, F_OFD_SETLK, &request) == 0) return true;
-      if (errno == EINTR) continue;
-      if (errno != EAGAIN && errno != EACCES) return io_failure("lock " + name, errno, ec, message);
+      io = fs.lock(lock_fd_);
+      if (!io) return true;
+      if (!is_errno(io, EAGAIN) && !is_errno(io, EACCES)) {
+        return io_failure("lock " + name, io, ec, message);
+      }
       if (store_.system_clock_.monotonic_ns() >= deadline) {
         return fail(errc::store_unavailable, ec, message,
                     "file lease store " + store_.directory_ + ": " + name +
@@ -411,24 +435,36 @@ class FileLeaseStore::Transaction {
   }
 
   bool read(NamespaceFile& file, std::error_code& ec, std::string* message) {
+    FileSystem& fs = store_.fs_;
     const std::string name = base_ + ".lease";
-    const int fd = retry_open(store_.directory_fd_, name, O_RDONLY);
-    if (fd < 0 && errno == ENOENT) return true;  // a namespace never used
-    if (fd < 0) return io_failure("open " + name, errno, ec, message);
+    int fd = -1;
+    std::error_code io = fs.open_for_reading(store_.directory_fd_, name, fd);
+    if (is_errno(io, ENOENT)) return true;  // a namespace never used
+    if (io) return io_failure("open " + name, io, ec, message);
+    // The size is stable: the record is only ever replaced whole, by a rename under the lock.
+    FileInfo info;
     std::string data;
-    const bool read_ok = read_all(fd, data);
-    const int read_error = errno;
-    ::close(fd);
-    if (!read_ok) return io_failure("read " + name, read_error, ec, message);
+    io = fs.stat(fd, info);
+    if (!io && info.size > 0) {
+      data.resize(static_cast<std::size_t>(info.size));
+      io = fs.read_at(fd, &data[0], data.size(), 0);
+    }
+    fs.close(fd);
+    if (io) return io_failure("read " + name, io, ec, message);
     std::string why;
     if (!parse_record(data, file, why)) {
+      // No backup: an older copy holds lower floors than the ids issued since, so restoring one
+      // would let them repeat. Starting over above a not-before past the last id cannot.
       return fail(errc::store_corrupt, ec, message,
                   "file lease store record " + shown_path_ + " of namespace " +
                       detail::quote(name_space_) + " is corrupt: " + why +
-                      ". cosid will not guess the floors it held. Restore it from a backup, or "
-                      "remove it once every process of the namespace has been stopped for "
-                      "longer than ttl + tolerance (slots then start over from floor 0, which "
-                      "relies on the clocks)");
+                      ". cosid will not guess the floors it held. Do not restore it from a "
+                      "backup: an older record holds lower floors, and ids issued since would "
+                      "repeat. Stop every process of the namespace, move the file aside (mv " +
+                      shown_path_ + " " + shown_path_ +
+                      ".corrupt) and start them again with a not-before past the last id the "
+                      "namespace issued (cosid not-before --from-id ID): every slot then starts "
+                      "over from that floor");
     }
     return true;
   }
@@ -445,10 +481,11 @@ FileLeaseStore::FileLeaseStore(std::string directory, int directory_fd,
                                const FileLeaseStoreOptions& options)
     : directory_(std::move(directory)),
       directory_fd_(directory_fd),
+      fs_(options.file_system != nullptr ? *options.file_system : posix_file_system()),
       clock_(options.clock != nullptr ? *options.clock : system_clock_),
       lock_timeout_(options.lock_timeout) {}
 
-FileLeaseStore::~FileLeaseStore() { ::close(directory_fd_); }
+FileLeaseStore::~FileLeaseStore() { fs_.close(directory_fd_); }
 
 std::unique_ptr<FileLeaseStore> FileLeaseStore::open(const std::string& directory,
                                                      const FileLeaseStoreOptions& options,
@@ -471,13 +508,12 @@ std::unique_ptr<FileLeaseStore> FileLeaseStore::open(const std::string& director
              "; create it, or give a directory whose parent exists");
     return nullptr;
   }
+  FileSystem& fs = options.file_system != nullptr ? *options.file_system : posix_file_system();
   int fd = -1;
-  do {
-    fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0) {
+  const std::error_code io = fs.open_directory(directory, fd);
+  if (io) {
     fail(errc::store_unavailable, ec, message,
-         "cannot open the file lease store's directory " + directory + ": " + errno_text(errno) +
+         "cannot open the file lease store's directory " + directory + ": " + io.message() +
              "; give a directory this process may read and write");
     return nullptr;
   }
@@ -522,13 +558,14 @@ bool FileLeaseStore::acquire(const AcquireRequest& request, AcquireOutcome& outc
   SlotRecord current;
   current.slot = request.slot;
   if (const SlotRecord* known = file.find(request.slot)) current = *known;
-  const std::uint64_t fence_before = current.fence;
   SlotLease acquired;
   const AcquireOutcome decided = apply_acquire(current, request, now, acquired);
-  // A retry by the holder changes nothing and needs no write.
-  const bool changed = decided == AcquireOutcome::kAcquired && current.fence != fence_before;
-  if (changed) file.put(current);
-  if (!transaction.commit(file, changed, ec, message)) return false;
+  // A retry by the holder changes nothing in the record, and is written all the same: the record
+  // it found may be one its first attempt renamed into place without the directory fsync
+  // succeeding, which a power loss would take back (file header, "Durability").
+  const bool granted = decided == AcquireOutcome::kAcquired;
+  if (granted) file.put(current);
+  if (!transaction.commit(file, granted, ec, message)) return false;
   outcome = decided;
   lease = acquired;
   record = current;

@@ -405,16 +405,22 @@ class LeaseKeeper::Impl {
   }
 
   void check_skew(std::int64_t store_now, std::int64_t local_before, std::int64_t local_after) {
-    // The store read its clock somewhere between the two local readings: compare with the middle.
-    const std::int64_t local = local_before + (local_after - local_before) / 2;
-    const std::int64_t skew = store_now - local;
+    // The store read its clock at some local instant of [local_before, local_after], which a slow
+    // call (a long fsync) widens: the skew is the distance from store_now to that interval, the
+    // part the round trip cannot explain, and 0 inside it.
+    const std::int64_t earliest = std::min(local_before, local_after);
+    const std::int64_t latest = std::max(local_before, local_after);
+    const std::int64_t skew = store_now < earliest ? store_now - earliest
+                              : store_now > latest ? store_now - latest
+                                                   : 0;
     if (std::llabs(skew) * 2 <= options_.terms.tolerance.count()) return;
     KeeperEvent event{KeeperEventKind::kClockSkew,
                       {},
-                      "the store's clock " + detail::format_instant(store_now) + " is " +
+                      "the store's clock " + detail::format_instant(store_now) + " is at least " +
                           std::to_string(std::llabs(skew)) + " ms " +
-                          (skew > 0 ? "ahead of" : "behind") +
-                          " the local clock, more than half the tolerance (" +
+                          (skew > 0 ? "ahead of" : "behind") + " the local clock (the call took " +
+                          std::to_string(latest - earliest) +
+                          " ms), more than half the tolerance (" +
                           std::to_string(options_.terms.tolerance.count()) +
                           " ms): ids stay unique, but the generators may wait at the ceiling or "
                           "the floor; synchronise the clocks (NTP)",

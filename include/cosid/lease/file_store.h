@@ -5,9 +5,13 @@
 // Each namespace is one record file, changed only under an exclusive open-file-description lock
 // (F_OFD_SETLK) on a lock file of its own, and only by writing a new file and renaming it over the
 // old one (write temp, fsync, rename, fsync the directory): a change is all there after a crash,
-// or not at all. The record carries a CRC32C; a file that does not read back exactly is reported
-// as errc::store_corrupt and never reset, because the floors in it are what keeps ids unique. The
-// on-disk format is described at the top of src/lease/file_store.cc.
+// or not at all. A call returns success only once its own write is durable: every successful
+// acquire (its idempotent retry included), renew and release writes and syncs, so a failed
+// directory fsync is never followed by an answer from a record a power loss could take back. The
+// record carries a CRC32C; a file that does not read back exactly is reported as
+// errc::store_corrupt and never reset, because the floors in it are what keeps ids unique (nor
+// restored from a backup, whose floors are older). The on-disk format is described at the top of
+// src/lease/file_store.cc.
 //
 // The store's clock is the host's (SystemClock), or the Clock given in the options for tests; all
 // processes of the host read the same clock, so their leases expire alike.
@@ -15,7 +19,9 @@
 // A call waits for another process's lock at most lock_timeout, polling with sleeps of 1 ms
 // doubling to 32 ms on the host's monotonic clock (never on the store clock, which a test may
 // freeze); past it the call fails with errc::store_unavailable. A process killed while it holds
-// the lock releases it with its last descriptor, so a lock is never left behind.
+// the lock releases it with its last descriptor, so a lock is never left behind. Once locked, a
+// call checks that the lock file is still the one at its path, and locks that one anew if it was
+// removed or replaced (store_unavailable after 3 such changes in one call).
 //
 // Local disks only: OFD locks and rename atomicity are not to be trusted on network file systems.
 //
@@ -32,6 +38,7 @@
 #include "cosid/clock.h"
 #include "cosid/config.h"
 #include "cosid/export.h"
+#include "cosid/fs.h"
 #include "cosid/lease/store.h"
 
 namespace cosid {
@@ -42,6 +49,9 @@ struct FileLeaseStoreOptions {
   Clock* clock = nullptr;
   // How long one call waits for another process's lock before store_unavailable; 0 tries once.
   std::chrono::milliseconds lock_timeout{10000};
+  // The file calls (tests fail them); null: the real file system. It must implement open_shared
+  // and rename_replace. REQUIRES: outlives the store.
+  FileSystem* file_system = nullptr;
 };
 
 class COSID_EXPORT FileLeaseStore final : public SlotLeaseStore {
@@ -82,6 +92,7 @@ class COSID_EXPORT FileLeaseStore final : public SlotLeaseStore {
 
   const std::string directory_;
   const int directory_fd_;
+  FileSystem& fs_;
   // Lock waits run on real time, whatever the store clock does; it is also the default store clock.
   SystemClock system_clock_;
   Clock& clock_;
