@@ -42,6 +42,22 @@ std::error_code open_at(int dir, const std::string& name, int flags, int& fd) no
   return keep_above_stdio(fd);
 }
 
+// open_at for a name that may be anything: O_NONBLOCK for the open alone, since opening a FIFO
+// for reading waits for a writer (for ever if none comes) and a terminal may wait for a carrier.
+// The caller's stat then refuses what is not a regular file. Cleared before returning, so reads
+// and writes block as the rest of this file expects (on a regular file it changes nothing anyway).
+std::error_code open_existing_at(int dir, const std::string& name, int flags, int& fd) noexcept {
+  if (std::error_code ec = open_at(dir, name, flags | O_NONBLOCK, fd)) return ec;
+  const int now = ::fcntl(fd, F_GETFL);
+  if (now < 0 || ::fcntl(fd, F_SETFL, now & ~O_NONBLOCK) < 0) {
+    const std::error_code ec = last_error();
+    ::close(fd);
+    fd = -1;
+    return ec;
+  }
+  return {};
+}
+
 void fill(const struct stat& st, FileInfo& info) noexcept {
   info.device = static_cast<std::uint64_t>(st.st_dev);
   info.inode = static_cast<std::uint64_t>(st.st_ino);
@@ -59,11 +75,11 @@ class PosixFileSystem final : public FileSystem {
   }
 
   std::error_code open_existing(int dir, const std::string& name, int& fd) override {
-    return open_at(dir, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW, fd);
+    return open_existing_at(dir, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW, fd);
   }
 
   std::error_code open_for_reading(int dir, const std::string& name, int& fd) override {
-    return open_at(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, fd);
+    return open_existing_at(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, fd);
   }
 
   std::error_code create_exclusive(int dir, const std::string& name, int& fd) override {

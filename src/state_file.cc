@@ -440,7 +440,12 @@ bool read_state_file(FileSystem& fs, const std::string& path, StateFileView& vie
   }
   if (!info.regular || info.size != static_cast<std::int64_t>(kStateFileSize)) {
     return fail(ec, message, make_error_code(errc::state_file_corrupt),
-                "state file " + path + " is not a regular file of 8192 bytes");
+                "state file " + path + " is " +
+                    (info.regular ? std::to_string(info.size) +
+                                        " bytes, not 8192: it is not a cosid state file, or it "
+                                        "was truncated"
+                                  : "not a regular file (a FIFO, a directory, a device): give "
+                                    "the path of the state file itself"));
   }
   unsigned char image[kStateFileSize];
   if (std::error_code io = fs.read_at(raw_fd, image, sizeof image, 0)) {

@@ -37,10 +37,12 @@ class COSID_EXPORT FileSystem {
   // open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC).
   virtual std::error_code open_directory(const std::string& path, int& fd) = 0;
   // openat(dir, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW). Never returns a descriptor below 3, so a
-  // stray write to stdout or stderr can never land in the state file.
+  // stray write to stdout or stderr can never land in the state file. Must not block on a name
+  // that is not a regular file (a FIFO): the POSIX implementation opens with O_NONBLOCK and
+  // clears it at once; the caller's stat() refuses such a file.
   virtual std::error_code open_existing(int dir, const std::string& name, int& fd) = 0;
   // openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW): for looking at a file (`cosid state
-  // show`) without needing the right to write it.
+  // show`) without needing the right to write it. Never blocks, as open_existing.
   virtual std::error_code open_for_reading(int dir, const std::string& name, int& fd) = 0;
   // openat(dir, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600).
   virtual std::error_code create_exclusive(int dir, const std::string& name, int& fd) = 0;
