@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>  // renameat2, RENAME_NOREPLACE
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,6 +57,15 @@ std::error_code open_existing_at(int dir, const std::string& name, int flags, in
     return ec;
   }
   return {};
+}
+
+// Whether a write of `size` bytes at `offset` passes the file size limit (RLIMIT_FSIZE, `ulimit
+// -f`). The kernel cuts such a write at the limit, and refuses one that starts at or past it with
+// EFBIG and SIGXFSZ, whose default action kills the process without a word.
+bool exceeds_file_size_limit(std::size_t size, std::int64_t offset) noexcept {
+  struct rlimit limit {};
+  return ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+         static_cast<std::uint64_t>(offset) + size > static_cast<std::uint64_t>(limit.rlim_cur);
 }
 
 void fill(const struct stat& st, FileInfo& info) noexcept {
@@ -122,11 +132,18 @@ class PosixFileSystem final : public FileSystem {
 
   std::error_code write_at(int fd, const void* data, std::size_t size,
                            std::int64_t offset) override {
+    // A write the file size limit would cut or refuse is not tried: it fails with EFBIG, never
+    // with a part of a record on disk, and never raises SIGXFSZ, so a program that does not ignore
+    // the signal is not killed by the state file's writes.
+    if (exceeds_file_size_limit(size, offset)) return {EFBIG, std::generic_category()};
     // One pwrite per call and a short count is an error: a record is never completed by a second
-    // write that a crash could separate from the first.
+    // write that a crash could separate from the first. A count cut by a limit lowered since the
+    // check above is EFBIG too, so that the message names the cause.
     const ssize_t n = retry_on_eintr([&] { return ::pwrite(fd, data, size, offset); });
     if (n < 0) return last_error();
-    if (static_cast<std::size_t>(n) != size) return {EIO, std::generic_category()};
+    if (static_cast<std::size_t>(n) != size) {
+      return {exceeds_file_size_limit(size, offset) ? EFBIG : EIO, std::generic_category()};
+    }
     return {};
   }
 

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -19,9 +20,13 @@
 #include <vector>
 
 #include "cli_command.h"
+#include "cosid/clock.h"
 #include "cosid/codec.h"
+#include "cosid/fs.h"
 #include "cosid/layout.h"
 #include "cosid/options.h"
+#include "cosid/runtime.h"
+#include "cosid/state_file.h"
 #include "cosid/version.h"
 #include "time_format.h"
 
@@ -1035,7 +1040,7 @@ TEST(CliStateCheck, UsageErrors) {
 }
 
 // Inputs that must neither block nor kill without a word: a FIFO or a directory where a file is
-// expected.
+// expected, a file size limit below the state file's size.
 
 // How long a run of the tests below may take before it counts as hung: it is killed and the test
 // fails. A guard against a hang, not a timing assertion: each run takes milliseconds.
@@ -1182,6 +1187,100 @@ TEST(CliInputs, AFifoOrADirectoryAsStateFileIsRefusedAtOnce) {
   EXPECT_EQ(next.exit_code, 1) << next.err;
   EXPECT_EQ(next.err.rfind("cosid: next: state file " + fifo + " is not a regular file: ", 0), 0u)
       << next.err;
+}
+
+TEST(CliInputs, AFileSizeLimitBelowTheStateFileFailsWithAMessageNotASignal) {
+  const TempDir dir;
+  const std::string hint =
+      "; the file size limit (ulimit -f) is below the state file's 8192 bytes: raise it\n";
+  // 0: the creation's one write would start at the limit (SIGXFSZ). 4096: it would be cut there
+  // (a short write). Either way it is not tried, and fails with EFBIG.
+  for (const rlim_t limit : {rlim_t{0}, rlim_t{4096}}) {
+    SCOPED_TRACE("RLIMIT_FSIZE " + std::to_string(limit));
+    const std::string path = dir.file("state");
+    const RunResult created = run_cosid_bounded({"next", "--slot", "1", "--state-file", path},
+                                                Environment().envp(), limit);
+    EXPECT_EQ(created.exit_code, 1) << created.err;
+    EXPECT_EQ(created.err, "cosid: next: cannot create state file " + path +
+                               ": File too large: check free space and permissions of its "
+                               "directory" +
+                               hint);
+    EXPECT_EQ(created.out, "");
+    EXPECT_NE(access(path.c_str(), F_OK), 0) << "no state file may appear";
+  }
+  // An existing file: block A lies below the limit, the first advance writes block B at 4096,
+  // at the limit.
+  const std::string path = dir.file("state");
+  const RunResult init = run_cosid({"state", "init", path, "--slot", "1", "--not-before", "0"});
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  const RunResult advanced =
+      run_cosid_bounded({"next", "--slot", "1", "--state-file", path}, Environment().envp(), 4096);
+  EXPECT_EQ(advanced.exit_code, 1) << advanced.err;
+  EXPECT_EQ(
+      advanced.err.rfind("cosid: next: writing state file " + path + " failed: File too large", 0),
+      0u)
+      << advanced.err;
+  EXPECT_EQ(advanced.err.substr(advanced.err.size() - std::min(advanced.err.size(), hint.size())),
+            hint);
+  EXPECT_EQ(advanced.out, "");
+}
+
+// The tool's own output: a write at the limit raises SIGXFSZ, which the tool ignores.
+TEST(CliInputs, AFileSizeLimitOnTheOutputFileFailsWithAMessageNotASignal) {
+  const TempDir dir;
+  const std::string out = dir.file("other");
+  const RunResult version = run_cosid_bounded({"--version"}, Environment().envp(), 0, out);
+  EXPECT_EQ(version.exit_code, 1) << version.err;
+  EXPECT_EQ(version.err,
+            "cosid: writing the output: File too large; the file size limit (ulimit -f) is below "
+            "the size of the file written: raise it. Check that the file, pipe or disk it goes to "
+            "can take it\n");
+  EXPECT_EQ(read_file(out), "");
+}
+
+// The library in a program that leaves SIGXFSZ at its default (death): the state file's writes
+// fail with EFBIG instead of raising it. Run in a forked child, which reports by its exit status.
+TEST(CliInputs, TheLibraryGetsEfbigUnderAFileSizeLimitWithoutIgnoringSigxfsz) {
+  const TempDir dir;
+  const std::string path = dir.file("state");
+  // In the child: 0 if `call` failed with EFBIG, 1 if it failed otherwise, 2 if it succeeded.
+  const auto in_child = [](rlim_t file_size_limit, const auto& call) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      std::signal(SIGXFSZ, SIG_DFL);
+      const struct rlimit limit = {file_size_limit, file_size_limit};
+      if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(3);
+      const std::error_code ec = call();
+      _exit(!ec ? 2 : ec == std::errc::file_too_large ? 0 : 1);
+    }
+    const int status = wait_bounded(pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  };
+  cosid::SystemClock clock;
+  const cosid::StateFileOwner owner{1, cosid::layouts::kDefault, "cosid"};
+  const auto create = [&] {
+    std::error_code ec;
+    (void)cosid::create_state_file(cosid::posix_file_system(), clock, path, owner, 0, ec);
+    return ec;
+  };
+  // 0: the creation's one write would start at the limit. 4096: the kernel would cut it there.
+  EXPECT_EQ(in_child(0, create), 0);
+  EXPECT_EQ(in_child(4096, create), 0);
+  EXPECT_NE(access(path.c_str(), F_OK), 0);
+  // An existing file: the start's first advance would write block B at 4096, at the limit.
+  ASSERT_FALSE(create());
+  EXPECT_EQ(in_child(4096,
+                     [&] {
+                       cosid::Options options;
+                       options.slot = 1;
+                       options.state_file = path;
+                       cosid::RuntimeEnvironment environment;
+                       environment.background_thread = false;
+                       std::error_code ec;
+                       const auto runtime = cosid::Runtime::open(options, environment, ec);
+                       return ec;
+                     }),
+            0);
 }
 
 // cosid help --man and the cosid.1 the build makes from it.
