@@ -1,6 +1,7 @@
 #include "config_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -57,6 +58,16 @@ std::string known_children(std::string_view parent) {
     list += child;
   }
   return list;
+}
+
+// What a file that is not a regular file is, for a message: "a directory", "a FIFO".
+const char* file_kind(mode_t mode) noexcept {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "a special file";
 }
 
 bool is_space(char c) noexcept { return c == ' ' || c == '\t'; }
@@ -265,11 +276,32 @@ bool read_config_file(const std::string& path, const EnvLookup& env,
     }
     return false;
   };
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for ever if none
+  // comes. What is not a regular file is refused below, before any read could block.
   int fd = -1;
   do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) return unreadable(errno);
+  struct stat st {};
+  if (::fstat(fd, &st) < 0) {
+    const int error = errno;
+    ::close(fd);
+    return unreadable(error);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    ec = make_error_code(errc::config_unreadable);
+    if (message != nullptr) {
+      *message = "config file " + path + " is " + file_kind(st.st_mode) +
+                 ", not a regular file: give the path of the config file itself with --config "
+                 "or COSID_CONFIG";
+    }
+    return false;
+  }
+  // Back to blocking reads (for a regular file O_NONBLOCK changes nothing, so this cannot fail in
+  // a way that matters; a failure is ignored).
+  (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   std::string text;
   char buf[8192];
   for (;;) {

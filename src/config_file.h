@@ -36,7 +36,8 @@ bool parse_config(std::string_view text, std::string_view name, const EnvLookup&
                   std::string* message) noexcept;
 
 // Reads the file at `path` and parses it. A file that cannot be opened or read is
-// config_unreadable, with the system's reason.
+// config_unreadable, with the system's reason; so is anything but a regular file (a directory, a
+// FIFO), which is refused without waiting for a writer.
 bool read_config_file(const std::string& path, const EnvLookup& env,
                       std::vector<ConfigEntry>& entries, std::error_code& ec,
                       std::string* message) noexcept;

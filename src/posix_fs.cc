@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>  // renameat2, RENAME_NOREPLACE
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,6 +43,31 @@ std::error_code open_at(int dir, const std::string& name, int flags, int& fd) no
   return keep_above_stdio(fd);
 }
 
+// open_at for a name that may be anything: O_NONBLOCK for the open alone, since opening a FIFO
+// for reading waits for a writer (for ever if none comes) and a terminal may wait for a carrier.
+// The caller's stat then refuses what is not a regular file. Cleared before returning, so reads
+// and writes block as the rest of this file expects (on a regular file it changes nothing anyway).
+std::error_code open_existing_at(int dir, const std::string& name, int flags, int& fd) noexcept {
+  if (std::error_code ec = open_at(dir, name, flags | O_NONBLOCK, fd)) return ec;
+  const int now = ::fcntl(fd, F_GETFL);
+  if (now < 0 || ::fcntl(fd, F_SETFL, now & ~O_NONBLOCK) < 0) {
+    const std::error_code ec = last_error();
+    ::close(fd);
+    fd = -1;
+    return ec;
+  }
+  return {};
+}
+
+// Whether a write of `size` bytes at `offset` passes the file size limit (RLIMIT_FSIZE, `ulimit
+// -f`). The kernel cuts such a write at the limit, and refuses one that starts at or past it with
+// EFBIG and SIGXFSZ, whose default action kills the process without a word.
+bool exceeds_file_size_limit(std::size_t size, std::int64_t offset) noexcept {
+  struct rlimit limit {};
+  return ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+         static_cast<std::uint64_t>(offset) + size > static_cast<std::uint64_t>(limit.rlim_cur);
+}
+
 void fill(const struct stat& st, FileInfo& info) noexcept {
   info.device = static_cast<std::uint64_t>(st.st_dev);
   info.inode = static_cast<std::uint64_t>(st.st_ino);
@@ -59,11 +85,11 @@ class PosixFileSystem final : public FileSystem {
   }
 
   std::error_code open_existing(int dir, const std::string& name, int& fd) override {
-    return open_at(dir, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW, fd);
+    return open_existing_at(dir, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW, fd);
   }
 
   std::error_code open_for_reading(int dir, const std::string& name, int& fd) override {
-    return open_at(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, fd);
+    return open_existing_at(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, fd);
   }
 
   std::error_code create_exclusive(int dir, const std::string& name, int& fd) override {
@@ -106,11 +132,18 @@ class PosixFileSystem final : public FileSystem {
 
   std::error_code write_at(int fd, const void* data, std::size_t size,
                            std::int64_t offset) override {
+    // A write the file size limit would cut or refuse is not tried: it fails with EFBIG, never
+    // with a part of a record on disk, and never raises SIGXFSZ, so a program that does not ignore
+    // the signal is not killed by the state file's writes.
+    if (exceeds_file_size_limit(size, offset)) return {EFBIG, std::generic_category()};
     // One pwrite per call and a short count is an error: a record is never completed by a second
-    // write that a crash could separate from the first.
+    // write that a crash could separate from the first. A count cut by a limit lowered since the
+    // check above is EFBIG too, so that the message names the cause.
     const ssize_t n = retry_on_eintr([&] { return ::pwrite(fd, data, size, offset); });
     if (n < 0) return last_error();
-    if (static_cast<std::size_t>(n) != size) return {EIO, std::generic_category()};
+    if (static_cast<std::size_t>(n) != size) {
+      return {exceeds_file_size_limit(size, offset) ? EFBIG : EIO, std::generic_category()};
+    }
     return {};
   }
 

@@ -133,6 +133,19 @@ bool open_directory(FileSystem& fs, const std::string& path, std::string& name, 
   return true;
 }
 
+bool is_state_file_shaped(const FileInfo& info) {
+  return info.regular && info.size == static_cast<std::int64_t>(kStateFileSize);
+}
+
+// Why a file that is not is_state_file_shaped() is refused.
+std::string not_state_file_shaped(const FileInfo& info, const std::string& path) {
+  return "state file " + path + " is " +
+         (info.regular ? std::to_string(info.size) +
+                             " bytes, not 8192: it is not a cosid state file, or it was truncated"
+                       : "not a regular file (a FIFO, a directory, a device): give the path of "
+                         "the state file itself");
+}
+
 char block_name(int block) { return block == 0 ? 'A' : 'B'; }
 
 // Which record of a file image a restart relies on, and whether it may.
@@ -281,14 +294,13 @@ bool StateFile::open_and_lock(const StateFileOpenOptions& options, std::error_co
   if ((io = fs_.stat(fd_, info)) || (io = fs_.stat_at(dir_fd_, name, named))) {
     return fail(ec, message, io, "cannot stat state file " + path_ + ": " + io.message());
   }
-  if (!info.regular || info.size != static_cast<std::int64_t>(kStateFileSize)) {
-    return fail(
-        ec, message, make_error_code(errc::state_file_corrupt),
-        "state file " + path_ + " is " +
-            (info.regular ? std::to_string(info.size) + " bytes, not 8192" : "not a regular file") +
-            ": it is not a cosid state file or it was truncated; move it aside and start with "
-            "`cosid state init` and a not-before after the last id issued (`cosid not-before "
-            "--from-id ID`)");
+  if (!is_state_file_shaped(info)) {
+    return fail(ec, message, make_error_code(errc::state_file_corrupt),
+                not_state_file_shaped(info, path_) +
+                    (info.regular ? "; move it aside and start with `cosid state init` and a "
+                                    "not-before after the last id issued (`cosid not-before "
+                                    "--from-id ID`)"
+                                  : ""));
   }
   if (info.links != 1 || named.device != info.device || named.inode != info.inode) {
     return fail(ec, message, make_error_code(errc::state_file_replaced),
@@ -516,9 +528,9 @@ bool read_state_file(FileSystem& fs, const std::string& path, StateFileView& vie
   if (std::error_code io = fs.stat(raw_fd, info)) {
     return fail(ec, message, io, "cannot stat state file " + path + ": " + io.message());
   }
-  if (!info.regular || info.size != static_cast<std::int64_t>(kStateFileSize)) {
+  if (!is_state_file_shaped(info)) {
     return fail(ec, message, make_error_code(errc::state_file_corrupt),
-                "state file " + path + " is not a regular file of 8192 bytes");
+                not_state_file_shaped(info, path));
   }
   unsigned char image[kStateFileSize];
   if (std::error_code io = fs.read_at(raw_fd, image, sizeof image, 0)) {

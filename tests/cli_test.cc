@@ -2,10 +2,13 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -19,8 +22,11 @@
 #include "cli_command.h"
 #include "cosid/clock.h"
 #include "cosid/codec.h"
+#include "cosid/fs.h"
 #include "cosid/layout.h"
 #include "cosid/options.h"
+#include "cosid/runtime.h"
+#include "cosid/state_file.h"
 #include "cosid/version.h"
 #include "time_format.h"
 
@@ -516,9 +522,10 @@ class TempDir {
     if (mkdtemp(&path_[0]) == nullptr) ADD_FAILURE() << "mkdtemp failed in " << testing::TempDir();
   }
   ~TempDir() {
-    for (const char* name : {"state", "state.tmp", "migrated", "other", "cosid.yaml"}) {
+    for (const char* name : {"state", "state.tmp", "migrated", "other", "cosid.yaml", "fifo"}) {
       unlink(file(name).c_str());
     }
+    rmdir(file("dir").c_str());
     rmdir(path_.c_str());
   }
   TempDir(const TempDir&) = delete;
@@ -1093,6 +1100,252 @@ TEST(CliStateCheck, UsageErrors) {
       run_cosid({"state", "check", "a", "--slot", "1", "--min-lead", "5"}, env.envp());
   EXPECT_EQ(lead.exit_code, 2);
   EXPECT_EQ(lead.err.rfind("cosid: state check: --min-lead: \"5\": ", 0), 0u) << lead.err;
+}
+
+// Inputs that must neither block nor kill without a word: a FIFO or a directory where a file is
+// expected, a file size limit below the state file's size.
+
+// How long a run of the tests below may take before it counts as hung: it is killed and the test
+// fails. A guard against a hang, not a timing assertion: each run takes milliseconds.
+constexpr std::chrono::seconds kHangGuard{10};
+
+// Reads what is left in `fd` (the child has exited; a pipe holds its small output) and closes it.
+std::string drain(int fd) {
+  std::string text;
+  char buffer[4096];
+  for (ssize_t got; (got = read(fd, buffer, sizeof buffer)) != 0;) {
+    if (got > 0) text.append(buffer, static_cast<std::size_t>(got));
+    if (got < 0 && errno != EINTR) break;
+  }
+  close(fd);
+  return text;
+}
+
+// Waits for `pid`; kills it and fails the test if it has not exited within kHangGuard. Returns
+// the wait status.
+int wait_bounded(pid_t pid) {
+  const auto deadline = std::chrono::steady_clock::now() + kHangGuard;
+  int status = 0;
+  for (pid_t done; (done = waitpid(pid, &status, WNOHANG)) != pid;) {
+    if (done < 0 && errno != EINTR) {
+      ADD_FAILURE() << "waitpid " << pid << " failed: errno " << errno;
+      break;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ADD_FAILURE() << "process " << pid << " did not exit within " << kHangGuard.count()
+                    << " s: killed";
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0) {
+      }
+      break;
+    }
+    usleep(5000);
+  }
+  return status;
+}
+
+// Runs `cosid ARGS...` as run_cosid does, but with standard output and error on pipes (which no
+// file size limit applies to; standard output goes to the file `out_file` instead if it is not
+// empty), RLIMIT_FSIZE set to `file_size_limit` in the child before the exec, and killed, failing
+// the test, if it has not exited within kHangGuard.
+RunResult run_cosid_bounded(const std::vector<std::string>& args, char* const* envp,
+                            rlim_t file_size_limit = RLIM_INFINITY,
+                            const std::string& out_file = "") {
+  std::vector<std::string> words = cosid_cli_command();
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(&word[0]);
+  argv.push_back(nullptr);
+  RunResult result;
+  int out[2];
+  int err[2];
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+    ADD_FAILURE() << "pipe failed";
+    return result;
+  }
+  const int file = out_file.empty()
+                       ? -1
+                       : open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // Only async-signal-safe calls between fork and exec.
+    const int in = open("/dev/null", O_RDONLY);
+    const struct rlimit limit = {file_size_limit, file_size_limit};
+    if (in < 0 || dup2(in, 0) < 0 || dup2(file >= 0 ? file : out[1], 1) < 0 ||
+        dup2(err[1], 2) < 0 ||
+        (file_size_limit != RLIM_INFINITY && setrlimit(RLIMIT_FSIZE, &limit) != 0)) {
+      _exit(126);
+    }
+    execvpe(argv[0], argv.data(), envp);
+    _exit(127);
+  }
+  close(out[1]);
+  close(err[1]);
+  if (file >= 0) close(file);
+  if (pid < 0) {
+    ADD_FAILURE() << "fork failed";
+    close(out[0]);
+    close(err[0]);
+    return result;
+  }
+  const int status = wait_bounded(pid);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = drain(out[0]);
+  result.err = drain(err[0]);
+  return result;
+}
+
+TEST(CliInputs, AFifoOrADirectoryAsConfigFileIsRefusedAtOnce) {
+  const TempDir dir;
+  const std::string fifo = dir.file("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string directory = dir.file("dir");
+  ASSERT_EQ(mkdir(directory.c_str(), 0700), 0);
+  const std::string advice =
+      ", not a regular file: give the path of the config file itself with --config or "
+      "COSID_CONFIG\n";
+  for (const auto& [path, kind] : {std::pair<std::string, std::string>{fifo, "a FIFO (named pipe)"},
+                                   {directory, "a directory"}}) {
+    const std::string refusal = "config file " + path + " is " + kind + advice;
+    const RunResult flag = run_cosid_bounded(
+        {"next", "--config", path, "--slot", "1", "--state-file", dir.file("state")},
+        Environment().envp());
+    EXPECT_EQ(flag.exit_code, 1) << flag.err;
+    EXPECT_EQ(flag.err, "cosid: next: " + refusal);
+    EXPECT_EQ(flag.out, "");
+    const RunResult env =
+        run_cosid_bounded({"config", "check"}, Environment({"COSID_CONFIG=" + path}).envp());
+    EXPECT_EQ(env.exit_code, 1) << env.err;
+    EXPECT_EQ(env.err, "cosid: config check: " + refusal);
+    const RunResult probe =
+        run_cosid_bounded({"state", "check"}, Environment({"COSID_CONFIG=" + path}).envp());
+    EXPECT_EQ(probe.exit_code, 1) << probe.err;
+    EXPECT_EQ(probe.err, "cosid: state check: not ready: " + refusal);
+  }
+}
+
+TEST(CliInputs, AFifoOrADirectoryAsStateFileIsRefusedAtOnce) {
+  const TempDir dir;
+  const std::string fifo = dir.file("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string directory = dir.file("dir");
+  ASSERT_EQ(mkdir(directory.c_str(), 0700), 0);
+  for (const std::string& path : {fifo, directory}) {
+    const std::string refusal = "state file " + path +
+                                " is not a regular file (a FIFO, a directory, a device): give the "
+                                "path of the state file itself\n";
+    const RunResult show = run_cosid_bounded({"state", "show", path}, Environment().envp());
+    EXPECT_EQ(show.exit_code, 1) << show.err;
+    EXPECT_EQ(show.err, "cosid: state show: " + refusal);
+    EXPECT_EQ(show.out, "");
+    const RunResult check =
+        run_cosid_bounded({"state", "check", path, "--slot", "1"}, Environment().envp());
+    EXPECT_EQ(check.exit_code, 1) << check.err;
+    EXPECT_EQ(check.err, "cosid: state check: not ready: " + refusal);
+    EXPECT_EQ(check.out, "");
+  }
+  // `next` opens it for writing, which never waited for a FIFO; it refuses it as not regular.
+  const RunResult next =
+      run_cosid_bounded({"next", "--slot", "1", "--state-file", fifo}, Environment().envp());
+  EXPECT_EQ(next.exit_code, 1) << next.err;
+  EXPECT_EQ(next.err,
+            "cosid: next: state file " + fifo +
+                " is not a regular file (a FIFO, a directory, a device): give the path of the "
+                "state file itself\n");
+}
+
+TEST(CliInputs, AFileSizeLimitBelowTheStateFileFailsWithAMessageNotASignal) {
+  const TempDir dir;
+  const std::string hint =
+      "; the file size limit (ulimit -f) is below the state file's 8192 bytes: raise it\n";
+  // 0: the creation's one write would start at the limit (SIGXFSZ). 4096: it would be cut there
+  // (a short write). Either way it is not tried, and fails with EFBIG.
+  for (const rlim_t limit : {rlim_t{0}, rlim_t{4096}}) {
+    SCOPED_TRACE("RLIMIT_FSIZE " + std::to_string(limit));
+    const std::string path = dir.file("state");
+    const RunResult created = run_cosid_bounded({"next", "--slot", "1", "--state-file", path},
+                                                Environment().envp(), limit);
+    EXPECT_EQ(created.exit_code, 1) << created.err;
+    EXPECT_EQ(created.err, "cosid: next: cannot create state file " + path +
+                               ": File too large: check free space and permissions of its "
+                               "directory" +
+                               hint);
+    EXPECT_EQ(created.out, "");
+    EXPECT_NE(access(path.c_str(), F_OK), 0) << "no state file may appear";
+  }
+  // An existing file: block A lies below the limit, the first advance writes block B at 4096,
+  // at the limit.
+  const std::string path = dir.file("state");
+  const RunResult init = run_cosid({"state", "init", path, "--slot", "1", "--not-before", "0"});
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  const RunResult advanced =
+      run_cosid_bounded({"next", "--slot", "1", "--state-file", path}, Environment().envp(), 4096);
+  EXPECT_EQ(advanced.exit_code, 1) << advanced.err;
+  EXPECT_EQ(
+      advanced.err.rfind("cosid: next: writing state file " + path + " failed: File too large", 0),
+      0u)
+      << advanced.err;
+  EXPECT_EQ(advanced.err.substr(advanced.err.size() - std::min(advanced.err.size(), hint.size())),
+            hint);
+  EXPECT_EQ(advanced.out, "");
+}
+
+// The tool's own output: a write at the limit raises SIGXFSZ, which the tool ignores.
+TEST(CliInputs, AFileSizeLimitOnTheOutputFileFailsWithAMessageNotASignal) {
+  const TempDir dir;
+  const std::string out = dir.file("other");
+  const RunResult version = run_cosid_bounded({"--version"}, Environment().envp(), 0, out);
+  EXPECT_EQ(version.exit_code, 1) << version.err;
+  EXPECT_EQ(version.err,
+            "cosid: writing the output: File too large; the file size limit (ulimit -f) is below "
+            "the size of the file written: raise it. Check that the file, pipe or disk it goes to "
+            "can take it\n");
+  EXPECT_EQ(read_file(out), "");
+}
+
+// The library in a program that leaves SIGXFSZ at its default (death): the state file's writes
+// fail with EFBIG instead of raising it. Run in a forked child, which reports by its exit status.
+TEST(CliInputs, TheLibraryGetsEfbigUnderAFileSizeLimitWithoutIgnoringSigxfsz) {
+  const TempDir dir;
+  const std::string path = dir.file("state");
+  // In the child: 0 if `call` failed with EFBIG, 1 if it failed otherwise, 2 if it succeeded.
+  const auto in_child = [](rlim_t file_size_limit, const auto& call) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      std::signal(SIGXFSZ, SIG_DFL);
+      const struct rlimit limit = {file_size_limit, file_size_limit};
+      if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(3);
+      const std::error_code ec = call();
+      _exit(!ec ? 2 : ec == std::errc::file_too_large ? 0 : 1);
+    }
+    const int status = wait_bounded(pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  };
+  cosid::SystemClock clock;
+  const cosid::StateFileOwner owner{1, cosid::layouts::kDefault, "cosid"};
+  const auto create = [&] {
+    std::error_code ec;
+    (void)cosid::create_state_file(cosid::posix_file_system(), clock, path, owner, 0, ec);
+    return ec;
+  };
+  // 0: the creation's one write would start at the limit. 4096: the kernel would cut it there.
+  EXPECT_EQ(in_child(0, create), 0);
+  EXPECT_EQ(in_child(4096, create), 0);
+  EXPECT_NE(access(path.c_str(), F_OK), 0);
+  // An existing file: the start's first advance would write block B at 4096, at the limit.
+  ASSERT_FALSE(create());
+  EXPECT_EQ(in_child(4096,
+                     [&] {
+                       cosid::Options options;
+                       options.slot = 1;
+                       options.state_file = path;
+                       cosid::RuntimeEnvironment environment;
+                       environment.background_thread = false;
+                       std::error_code ec;
+                       const auto runtime = cosid::Runtime::open(options, environment, ec);
+                       return ec;
+                     }),
+            0);
 }
 
 // cosid help --man and the cosid.1 the build makes from it.

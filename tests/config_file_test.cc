@@ -290,6 +290,28 @@ TEST(ConfigFile, ReadsAFile) {
   EXPECT_ERRC(ec, errc::config_unreadable);
 }
 
+// A FIFO would make the open wait for a writer (cli_test runs that case, with a hang guard); a
+// directory and a device are refused the same way, by what they are, before any read.
+TEST(ConfigFile, RefusesWhatIsNotARegularFile) {
+  std::vector<ConfigEntry> entries;
+  std::error_code ec;
+  std::string message;
+  char dir[] = "/tmp/cosid_config_test_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  EXPECT_FALSE(read_config_file(dir, {}, entries, ec, &message));
+  EXPECT_ERRC(ec, errc::config_unreadable);
+  EXPECT_EQ(message, "config file " + std::string(dir) +
+                         " is a directory, not a regular file: give the path of the config file "
+                         "itself with --config or COSID_CONFIG");
+  ::rmdir(dir);
+  // /dev/null reads as empty, which would pass for a config file without a key.
+  EXPECT_FALSE(read_config_file("/dev/null", {}, entries, ec, &message));
+  EXPECT_ERRC(ec, errc::config_unreadable);
+  EXPECT_EQ(message,
+            "config file /dev/null is a character device, not a regular file: give the path of "
+            "the config file itself with --config or COSID_CONFIG");
+}
+
 }  // namespace
 }  // namespace detail
 }  // namespace cosid

@@ -10,6 +10,14 @@
 //
 // Thread safety: implementations must allow concurrent calls on different descriptors; cosid
 // never uses one descriptor from two threads at once. posix_file_system() is stateless.
+//
+// File size limit: under RLIMIT_FSIZE (`ulimit -f`), a write that starts at or past the limit
+// raises SIGXFSZ, whose default action kills the process without a word. The POSIX write_at never
+// makes such a write: it checks the limit first and fails with EFBIG, which cosid reports like any
+// other write error. Other writes can still raise it (the file lease store's, the program's own):
+// a program that may run under a file size limit should ignore SIGXFSZ (signal(SIGXFSZ, SIG_IGN),
+// as the `cosid` tool does), so that they fail with EFBIG too. The library leaves the signal's
+// disposition to the program.
 #ifndef COSID_FS_H_
 #define COSID_FS_H_
 
@@ -37,10 +45,12 @@ class COSID_EXPORT FileSystem {
   // open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC).
   virtual std::error_code open_directory(const std::string& path, int& fd) = 0;
   // openat(dir, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW). Never returns a descriptor below 3, so a
-  // stray write to stdout or stderr can never land in the state file.
+  // stray write to stdout or stderr can never land in the state file. Must not block on a name
+  // that is not a regular file (a FIFO): the POSIX implementation opens with O_NONBLOCK and
+  // clears it at once; the caller's stat() refuses such a file.
   virtual std::error_code open_existing(int dir, const std::string& name, int& fd) = 0;
   // openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW): for looking at a file (`cosid state
-  // show`) without needing the right to write it.
+  // show`) without needing the right to write it. Never blocks, as open_existing.
   virtual std::error_code open_for_reading(int dir, const std::string& name, int& fd) = 0;
   // openat(dir, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600).
   virtual std::error_code create_exclusive(int dir, const std::string& name, int& fd) = 0;
@@ -52,7 +62,8 @@ class COSID_EXPORT FileSystem {
   // cache and must make what it relies on durable itself.
   virtual std::error_code read_durable(int fd, void* data, std::size_t size,
                                        std::int64_t offset) = 0;
-  // pwrite of exactly `size` bytes; a short write is reported as EIO.
+  // pwrite of exactly `size` bytes; a short write is reported as EIO. EFBIG, without writing,
+  // when the write would pass the file size limit (RLIMIT_FSIZE): see the top of this file.
   virtual std::error_code write_at(int fd, const void* data, std::size_t size,
                                    std::int64_t offset) = 0;
   // fsync(fd): data and metadata, for a new file and for directories.

@@ -92,9 +92,18 @@ int runtime_error(std::FILE* err, const std::string& message) {
   return kExitFailure;
 }
 
+const char* write_hint(const std::error_code& ec, std::string_view message) noexcept {
+  if (ec != std::errc::file_too_large) return "";
+  // The state file is written whole at creation, so a limit below its size refuses every start.
+  return message.find("state file") != std::string_view::npos
+             ? "; the file size limit (ulimit -f) is below the state file's 8192 bytes: raise it"
+             : "; the file size limit (ulimit -f) is below the size of the file written: raise it";
+}
+
 int call_failed(std::FILE* err, std::string_view name, const std::error_code& ec,
                 const std::string& message) {
-  return runtime_error(err, std::string(name) + ": " + (message.empty() ? ec.message() : message));
+  const std::string text = message.empty() ? ec.message() : message;
+  return runtime_error(err, std::string(name) + ": " + text + write_hint(ec, text));
 }
 
 int finish_output(int status, std::FILE* out, std::FILE* err) {
@@ -102,6 +111,7 @@ int finish_output(int status, std::FILE* out, std::FILE* err) {
   const int error_number = errno;
   const std::string why = error_number != 0 ? std::strerror(error_number) : "the write failed";
   return runtime_error(err, "writing the output: " + why +
+                                write_hint({error_number, std::generic_category()}, "output") +
                                 ". Check that the file, pipe or disk it goes to can take it");
 }
 

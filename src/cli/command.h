@@ -75,8 +75,15 @@ int usage_error(std::FILE* err, std::string_view help_topic, const std::string& 
 // do. Returns kExitFailure.
 int runtime_error(std::FILE* err, const std::string& message);
 
+// What to add to `message`, the report of a failed write, that the library's messages cannot know:
+// for EFBIG (the file size limit, `ulimit -f`, stopped the write; main() ignores SIGXFSZ so that
+// it fails rather than kills) that the limit must be raised; "" for any other error. Allocates
+// nothing, so an event listener may call it.
+const char* write_hint(const std::error_code& ec, std::string_view message) noexcept;
+
 // runtime_error() for a library call that failed: prints "cosid: `name`: " and the call's
-// message, or the code's own text when the call gave none. Returns kExitFailure.
+// message, or the code's own text when the call gave none, and its write_hint(). Returns
+// kExitFailure.
 int call_failed(std::FILE* err, std::string_view name, const std::error_code& ec,
                 const std::string& message);
 

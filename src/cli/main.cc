@@ -4,6 +4,7 @@
 //   cosid help [COMMAND]         the help of the tool or of a command
 //   cosid help --man             the manual page, cosid(1), as roff
 //   cosid --help | --version
+#include <csignal>
 #include <cstddef>
 #include <cstdio>
 #include <exception>
@@ -178,6 +179,9 @@ int run_tool(const std::vector<std::string_view>& args) {
 }  // namespace cosid
 
 int main(int argc, char** argv) {
+  // Under a file size limit (`ulimit -f`) a write at or past it raises SIGXFSZ, which would kill
+  // the tool without a word; ignored, the write fails with EFBIG and the error says so.
+  std::signal(SIGXFSZ, SIG_IGN);
   char** const first_arg = argv + (argc > 0 ? 1 : 0);
 #if COSID_HAS_EXCEPTIONS
   // Nothing is thrown on purpose; this only keeps an exception (std::bad_alloc) from escaping.

@@ -111,8 +111,8 @@ Generator* replacement_generator(Runtime& runtime, const Options& options, bool 
 // `metrics`, then writes the final counts as Prometheus text.
 void close_runtime(Runtime& runtime, std::FILE* err, bool metrics) {
   std::string message;
-  if (runtime.close(&message)) {
-    std::fprintf(err, "cosid: warning: %s\n", message.c_str());
+  if (const std::error_code ec = runtime.close(&message)) {
+    std::fprintf(err, "cosid: warning: %s%s\n", message.c_str(), write_hint(ec, message));
   }
   if (metrics) {
     std::fputs(to_prometheus(runtime.metrics()).c_str(), err);

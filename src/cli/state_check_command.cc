@@ -66,8 +66,10 @@ std::string instant(std::int64_t unix_ms) {
 // which takes no lock: a probe that took the lock, however briefly, could make the service's own
 // open fail with state_file_locked. Not through the FileSystem seam, which has no query: this is
 // the one question only a tool outside the runtime asks.
+// O_NONBLOCK: the file was found regular just before, but a FIFO put in its place since must not
+// make the probe wait for a writer.
 bool lock_is_held(const std::string& path, bool& held, std::string& why) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     why = "cannot open " + path + " to look at its lock: " + std::strerror(errno);
     return false;

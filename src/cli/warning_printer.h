@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "cli/command.h"
 #include "cosid/runtime.h"
 
 namespace cosid {
@@ -31,7 +32,8 @@ class WarningPrinter final : public EventListener {
       case EventKind::kClockSkew:
       case EventKind::kLeaseRenewalFailed:
       case EventKind::kLeaseLost:
-        std::fprintf(err_, "cosid: warning: %s\n", event.message.c_str());
+        std::fprintf(err_, "cosid: warning: %s%s\n", event.message.c_str(),
+                     write_hint(event.code, event.message));
         std::fflush(err_);
         break;
       default:
