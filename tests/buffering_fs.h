@@ -1,4 +1,4 @@
-// BufferingFileSystem: the buffer-until-fsync shim (reliability.md §3.3, harness 2).
+// BufferingFileSystem: the buffer-until-fsync shim (tests/SCENARIOS.md, "Harnesses").
 //
 // Wraps the real file system, but write_at() only records the bytes in this process's memory;
 // they reach the real file (real pwrite, then the real fsync or fdatasync) only when the library

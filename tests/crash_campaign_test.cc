@@ -1,4 +1,4 @@
-// The CrashFS campaign (docs reliability.md 8.1): C-01 crash at every file-system call of a
+// The CrashFS campaign (tests/SCENARIOS.md C-01, C-04): C-01 crash at every file-system call of a
 // workload under every crash mode, C-04 restart after a failed fdatasync without a reboot and then
 // a crash at every later call, both with the C-09 write-ahead auditor on every id.
 //
@@ -228,8 +228,8 @@ void c04_failed_sync_then_process_crash(World& w, bool keep_new, std::uint64_t s
   w.fs.process_crash();
 }
 
-// C-04's second part: the restart (confirm write O7 included), more ids, an advance, a clean
-// shutdown.
+// C-04's second part: the restart (with the confirm write of src/DURABILITY.md, "Open", when it
+// reads through the page cache), more ids, an advance, a clean shutdown.
 void c04_restart_workload(World& w) {
   auto runtime = w.open();
   if (!runtime) return;

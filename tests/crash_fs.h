@@ -1,5 +1,5 @@
-// CrashFs: the in-process crash model of docs reliability.md section 3.3 (implemented by MemoryFs,
-// see memory_fs.h), and the tools the crash campaign and the disk-fault scenarios share:
+// CrashFs: the in-process crash model of tests/SCENARIOS.md, "Harnesses" (implemented by
+// MemoryFs, see memory_fs.h), and the tools the crash campaign and the disk-fault scenarios share:
 // decoding the state file a restart would read, and the write-ahead auditor (scenario C-09).
 #ifndef COSID_TESTS_CRASH_FS_H_
 #define COSID_TESTS_CRASH_FS_H_

@@ -1,13 +1,14 @@
-// Real processes (reliability.md §8.1 C-02, C-03; §8.2 K-02; §8.8): a forked child issues ids
-// from a Runtime on a real state file and streams them through a pipe; the parent stops it
-// (SIGKILL at a random moment, or SIGTERM for a clean shutdown) and starts another. A pipe keeps
-// what was written before the kill, so the parent sees every id the child handed out.
+// Real processes (tests/SCENARIOS.md C-02, C-03, K-02): a forked child issues ids from a Runtime
+// on a real state file and streams them through a pipe; the parent stops it (SIGKILL at a random
+// moment, or SIGTERM for a clean shutdown) and starts another. A pipe keeps what was written
+// before the kill, so the parent sees every id the child handed out.
 //
 // The checks, over every id of a test: no id repeats, and every id of an incarnation is greater
 // than every id of the incarnations before it (same slot, so that is "its timestamp lies after the
-// previous holder's ceiling": P3). Every restart must succeed, except where a test sets the clock
-// back by more than the start can wait, where it must fail with errc::clock_behind_floor and issue
-// nothing.
+// previous holder's ceiling": rule P3 of src/lease/PROTOCOL.md, which a state file keeps across
+// restarts as src/DURABILITY.md, "Open", argues). Every restart must succeed, except where a test
+// sets the clock back by more than the start can wait, where it must fail with
+// errc::clock_behind_floor and issue nothing.
 //
 // Scenarios:
 //   CrashTest.SigkillAtRandomMomentsNeverRepeatsAnId    C-02: real file, 1 to 4 issuing threads
@@ -416,7 +417,7 @@ TEST(CrashTest, KillInsideSyncNeverRepeatsAnId) {
       history.out_of_order_, history.wait_figures().c_str(), seconds);
 }
 
-// K-02 [KILL]: the clock set back by `step` between two runs, after a crash and after a clean
+// K-02: the clock set back by `step` between two runs, after a crash and after a clean
 // stop. A step the start can wait out (start_wait 2 s: the gap is at most step + ahead) gives a
 // restart whose ids lie after the earlier ones; a larger one must fail with clock_behind_floor and
 // issue nothing, and the start after the clock is right again must succeed.

@@ -1,5 +1,5 @@
 // MemoryFs (alias CrashFs, see crash_fs.h): an in-memory FileSystem for tests that fails any call
-// with any errno and models a power loss, after docs reliability.md section 3.3.
+// with any errno and models a power loss (tests/SCENARIOS.md, "Harnesses").
 //
 // Every file keeps `current` (what reads see: the page cache), `durable` (what is on the disk)
 // and the list of writes made since its last sync. Every directory keeps its current and durable
@@ -61,7 +61,9 @@ class MemoryFs : public FileSystem {
                                                  CrashMode::kGarbage};
   static const char* to_string(CrashMode mode);
 
-  // What an injected sync failure does (docs 2.4, Rebello et al.).
+  // What an injected sync failure does. File systems differ in what reached the disk and in what
+  // the page cache holds afterwards (Rebello et al., "Can Applications Recover from fsync
+  // Failures?", USENIX ATC 2020), so both are parameters.
   struct FailedSync {
     enum class Applied { kNone, kAll, kRandomSectors };
     Applied applied = Applied::kNone;  // which pending sectors reached the disk anyway

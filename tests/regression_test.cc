@@ -304,9 +304,10 @@ TEST_F(RuntimeRegression, WaitingGeneratorMustNotBlockBehindASlowSyncPastItsBoun
   (void)runtime->close();
 }
 
-// runtime.cc:227-233: without the background thread, nothing ever runs check_identity (recipe
-// step A7, runtime.h kStateFileReplaced): maintain() keeps writing ceilings into a file that was
-// removed, so the ids it allows are recorded nowhere a restart will look.
+// runtime.cc:227-233: without the background thread, nothing ever runs check_identity (the
+// identity check of src/DURABILITY.md, "Advance"; runtime.h kStateFileReplaced): maintain() keeps
+// writing ceilings into a file that was removed, so the ids it allows are recorded nowhere a
+// restart will look.
 TEST_F(RuntimeRegression, InlineMaintainMustNoticeARemovedStateFile) {
   auto runtime = open();
   ASSERT_TRUE(runtime) << message_;

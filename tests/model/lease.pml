@@ -1,4 +1,5 @@
-/* A model of the slot lease (seed 000, include/cosid/lease/store.h) for the SPIN model checker.
+/* A model of the slot lease (src/lease/PROTOCOL.md, include/cosid/lease/store.h) for the SPIN
+ * model checker.
  *
  * One slot, NH holders and the store. Each holder is one runtime: its LeaseKeeper acquires,
  * renews and releases the slot, its generator issues timestamps from the holder's local clock,
@@ -26,11 +27,13 @@
  *   MUTANT_RELEASE_MINUS_ONE   release hands next_floor = last_issued - 1
  *   MUTANT_NO_CEILING_CHECK    the generator checks only floor < t, not t <= ceiling
  *   MUTANT_KEEP_ISSUING        a renewal that finds the lease gone extends the window locally
- *                              and keeps issuing (the "keep issuing" switch seed 000 refuses)
+ *                              and keeps issuing (the switch rule P1 of src/lease/PROTOCOL.md
+ *                              refuses)
  *   MUTANT_RENEW_LOWERS        renew sets expires_at = now + ttl without max(): a store clock
  *                              jump back lowers the ceiling and next_floor
  *   MUTANT_TAKE_OVER_KEY       acquire by the same key with another incarnation takes over the
- *                              live lease (4.x's behaviour) instead of answering "taken"
+ *                              live lease instead of answering "taken" (rule P4 of
+ *                              src/lease/PROTOCOL.md)
  */
 
 /* ---- Bounds (each may be overridden with -D on the spin command line) ---- */

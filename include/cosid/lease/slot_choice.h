@@ -1,4 +1,5 @@
-// Slot choice: which slot of a namespace a runtime leases (seed 000, "Choosing a slot").
+// Slot choice: which slot of a namespace a runtime leases (src/lease/PROTOCOL.md, "Choosing a
+// slot").
 //
 // choose_slot() reads the namespace with scan() and then tries acquire() on one slot at a time,
 // in this order of preference:

@@ -1,5 +1,5 @@
 // Slot lease stores: the plug-in interface through which a fleet leases slots instead of
-// configuring them (seed 000, "The lease" and "Store-side changes").
+// configuring them (src/lease/PROTOCOL.md, "The lease" and "Store-side table").
 //
 // A lease is the exclusive right to issue timestamps in a window (floor, ceiling] on one slot of a
 // namespace. The store keeps, per slot, the invariant that makes ids unique: the next holder's
@@ -20,11 +20,12 @@
 //
 // A slot is expired when the store's now > expires_at. A live lease of the same key with another
 // incarnation is never taken over. Which slot to try is not the store's business: the chooser in
-// slot_choice.h reads scan() and tries slots one at a time in the seed's order.
+// slot_choice.h reads scan() and tries slots one at a time in the order of src/lease/PROTOCOL.md,
+// "Choosing a slot".
 //
 // A namespace records its terms {slot limit, tolerance} when first used; every call that carries
-// other terms is refused with errc::lease_terms_mismatch (D20): two runtimes that disagree on the
-// tolerance would disagree on the ceilings.
+// other terms is refused with errc::lease_terms_mismatch (rule D20 of src/lease/PROTOCOL.md): two
+// runtimes that disagree on the tolerance would disagree on the ceilings.
 //
 // Errors: lease_lost (renew/release whose fence or incarnation no longer match: the lease is
 // gone), lease_exhausted (never from acquire itself: a slot that is held gives `taken`),

@@ -1,5 +1,5 @@
-// Slot choice through the store: the seed's order, never taking over a key, exhaustion, and a
-// compare-and-set whose answer was lost.
+// Slot choice through the store: the order of src/lease/PROTOCOL.md, never taking over a key,
+// exhaustion, and a compare-and-set whose answer was lost.
 #include "cosid/lease/slot_choice.h"
 #include "harness.h"
 
