@@ -830,6 +830,11 @@ TEST(CliState, ADamagedBlockIsReportedAndRepairGivesAFloor) {
   EXPECT_EQ(both.exit_code, 1);
   EXPECT_NE(both.err.find("has no valid record"), std::string::npos) << both.err;
   EXPECT_NE(both.err.find("cosid state repair " + path), std::string::npos) << both.err;
+  const RunResult shown = run_cosid({"state", "show", path, "--json"});
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_EQ(shown.out.rfind("{\"file\":\"" + path + "\",\"current\":null,\"provable\":false,", 0),
+            0u)
+      << shown.out;
 
   const RunResult no_time = run_cosid({"state", "repair", path, "--slot", "5"});
   EXPECT_EQ(no_time.exit_code, 2);
@@ -855,6 +860,9 @@ TEST(CliState, ADamagedBlockIsReportedAndRepairGivesAFloor) {
   const RunResult after = run_cosid(next);
   ASSERT_EQ(after.exit_code, 0) << after.err;
   EXPECT_GT(first_timestamp_ms(after.out), floor);
+  const RunResult text = run_cosid({"state", "show", path});
+  EXPECT_EQ(text.out.find("cannot be relied on"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  format: 2\n"), std::string::npos) << text.out;
 }
 
 TEST(CliNotBefore, FromAKnownId) {

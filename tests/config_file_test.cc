@@ -42,7 +42,7 @@ std::string refused(const std::string& text, errc code, int line,
   return parsed.message;
 }
 
-TEST(ConfigFile, ReadsTheSeedExample) {
+TEST(ConfigFile, ReadsTheReadmeExample) {
   const Parsed parsed = parse(
       "cosid:\n"
       "  machine:\n"

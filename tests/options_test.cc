@@ -1,5 +1,5 @@
 // Options resolution: precedence with provenance, the static slot sources, and every refusal by
-// its exact code (B-02 and B-03 of the reliability plan).
+// its exact code (tests/SCENARIOS.md, B-02 and B-03).
 #include "cosid/options.h"
 
 #include <gtest/gtest.h>
@@ -517,7 +517,7 @@ TEST(Options, ConfigTextRoundTrips) {
   }
 }
 
-TEST(Options, TheSeedExample) {
+TEST(Options, TheReadmeExample) {
   Fixture f;
   f.config(
       "cosid:\n"

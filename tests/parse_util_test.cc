@@ -1,5 +1,5 @@
-// The strict value parsers: whole numbers, booleans, durations and instants (B-02 of the
-// reliability plan), and the canonical printers that config check uses.
+// The strict value parsers: whole numbers, booleans, durations and instants (tests/SCENARIOS.md,
+// B-02), and the canonical printers that config check uses.
 #include "parse_util.h"
 
 #include <gtest/gtest.h>

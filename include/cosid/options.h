@@ -52,7 +52,7 @@
 //                 layout that counts seconds). It is renewed every ttl/3; a crashed holder's slot
 //                 is free again after ttl + tolerance.
 //   tolerance     how far past its expiry a holder may still issue: from 0ms to 1h. Every runtime
-//                 of a namespace must give the same (D20); the store refuses another.
+//                 of a namespace must give the same (src/lease/PROTOCOL.md, D20); the store refuses another.
 //   owner-key     the holder's logical name, 1 to 255 bytes of printable ASCII without spaces;
 //                 default "HOST:PID". A live lease of the same key is never taken over.
 //   preferred-slot  a whole number below 2^slot-bits: tried first when free.

@@ -19,12 +19,14 @@ constexpr const char* kDescription =
     "Reads the state file FILE without locking or changing it (it may be in use) and prints\n"
     "both of its blocks, A and B: whether the block is valid (or why not), its generation, the\n"
     "ceiling (no id of the slot was issued after it) in Unix ms and RFC 3339, the slot, whether\n"
-    "it was written by a clean shutdown, and when it was written; then which block is current,\n"
-    "the valid one with the higher generation. With --json it prints one JSON object:\n"
+    "it was written by a clean shutdown, when it was written and its format (2; 1 for cosid\n"
+    "0.1); then which block is current, the valid one with the higher generation, and whether a\n"
+    "start may rely on it (not when it is the only valid block and of format 1: then `cosid\n"
+    "state repair`). With --json it prints one JSON object:\n"
     "\n"
-    "  {\"file\":FILE,\"current\":\"A\"|\"B\"|null,\"blocks\":[{\"block\":\"A\",\"valid\":true,\n"
-    "   \"generation\":G,\"ceiling_ms\":MS,\"ceiling\":TIME,\"slot\":S,\"clean_shutdown\":B,\n"
-    "   \"written_at_ms\":MS,\"problem\":null},{\"block\":\"B\",...}]}\n";
+    "  {\"file\":FILE,\"current\":\"A\"|\"B\"|null,\"provable\":B,\"blocks\":[{\"block\":\"A\",\n"
+    "   \"valid\":true,\"generation\":G,\"ceiling_ms\":MS,\"ceiling\":TIME,\"slot\":S,\n"
+    "   \"clean_shutdown\":B,\"written_at_ms\":MS,\"format\":F,\"problem\":null},{\"block\":\"B\",...}]}\n";
 
 constexpr const char* kBlockNames[2] = {"A", "B"};
 
@@ -38,7 +40,8 @@ Record block_record(const StateFileView& view, int block) {
       .add_string("ceiling", record.ceiling_ms >= 0 ? format_time(record.ceiling_ms) : "")
       .add_number("slot", std::uint64_t{record.slot})
       .add_bool("clean_shutdown", record.clean_shutdown)
-      .add_number("written_at_ms", record.written_at_ms);
+      .add_number("written_at_ms", record.written_at_ms)
+      .add_number("format", std::uint64_t{record.format_version});
   if (view.valid[block]) {
     fields.add_null("problem");
   } else {
@@ -61,16 +64,22 @@ std::string to_json(const std::string& path, const StateFileView& view) {
   } else {
     record.add_null("current");
   }
+  record.add_bool("provable", view.provable);
   return record.add_json("blocks", blocks).to_json_line();
 }
 
 std::string to_text(const std::string& path, const StateFileView& view) {
   std::string text = "file: " + path + '\n';
-  text += view.current >= 0
-              ? "current: " + std::string(kBlockNames[view.current]) + '\n'
-              : std::string(
-                    "current: none: no block is valid, so the file cannot be opened as "
-                    "it is\n");
+  if (view.current < 0) {
+    text += "current: none: no block is valid, so the file cannot be opened as it is\n";
+  } else if (!view.provable) {
+    text += "current: " + std::string(kBlockNames[view.current]) +
+            ", which cannot be relied on: it is the only valid block and of format 1, so it may "
+            "be the older one; run `cosid state repair " +
+            path + " --slot N --not-before TIME`\n";
+  } else {
+    text += "current: " + std::string(kBlockNames[view.current]) + '\n';
+  }
   for (int block = 0; block < 2; ++block) {
     text += "block " + std::string(kBlockNames[block]) + ": ";
     if (!view.valid[block]) {
@@ -87,6 +96,7 @@ std::string to_text(const std::string& path, const StateFileView& view) {
     text += "  written_at: " + std::to_string(record.written_at_ms) + " (" +
             (record.written_at_ms >= 0 ? format_time(record.written_at_ms) : std::string("?")) +
             ")\n";
+    text += "  format: " + std::to_string(record.format_version) + '\n';
   }
   return text;
 }
