@@ -436,9 +436,8 @@ std::uint64_t Generator::fail(const Failure& failure, std::error_code& ec,
     case errc::state_file_replaced:
       *message = format(
           "no more ids are issued on slot %u: its state file was removed or replaced while in "
-          "use (the kStateFileReplaced event, a warning in `cosid`, said how), so a restart "
-          "would not read the ceilings that cover new ids; stop the process, put the file "
-          "back, and restart",
+          "use (the kStateFileReplaced event, a warning in `cosid`, said how), so its ceilings "
+          "no longer protect a restart; stop the process, undo the change, and restart",
           binding_.slot());
       break;
     case errc::clock_backwards:

@@ -455,7 +455,7 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
       if (message != nullptr) {
         *message = why + ": nothing was issued and the start failed; " +
                    (problem == errc::state_file_replaced
-                        ? "put the file back, and start again"
+                        ? "undo the change, and start again"
                         : "check the disk and the kernel log, then start again");
       }
       return false;
@@ -609,9 +609,9 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
 
   std::string replaced_message() const {
     return replaced_why_ +
-           ": no more ceilings are written and no more ids are issued; stop the process, put the "
-           "file back (or create one with `cosid state init` and a not-before after the last id "
-           "issued), and restart";
+           ": no more ceilings are written and no more ids are issued; stop the process, undo the "
+           "change (the file alone under its name, 8192 bytes) or create a new file with `cosid "
+           "state init` and a not-before after the last id issued, and restart";
   }
 
   // REQUIRES: writer_mutex_ held, replaced_.

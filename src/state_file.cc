@@ -415,7 +415,7 @@ std::error_code StateFile::check_identity(std::string* message) {
   }
   if (message != nullptr) {
     *message = "state file " + path_ + change +
-               " while in use: a restart would not read the ceilings written to it";
+               " while in use, so the ceilings written to it no longer protect a restart";
   }
   return make_error_code(errc::state_file_replaced);
 }

@@ -359,6 +359,29 @@ TEST_F(RuntimeTest, RemovedStateFileStopsTheCeiling) {
   EXPECT_EQ(runtime->ceiling_ms(), ceiling);
 }
 
+// A clock set back a minute while issuing: once the last tick's sequence is used up the call
+// fails, and the message says so (it said "ids resume once the clock passes the last id", while
+// `cosid next` exits on the failure).
+TEST_F(RuntimeTest, ClockSetBackAMinuteWhileIssuingSaysTheCallFailed) {
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << message_;
+  ASSERT_EQ(issue(*runtime, 1).size(), 1u) << message_;
+  clock_.step_ms(-60000);
+  const auto ids = issue(*runtime, 5000);  // the rest of the last tick's sequence, then the wait
+  EXPECT_LT(ids.size(), 5000u);
+  EXPECT_ERRC(ec_, errc::clock_backwards);
+  EXPECT_EQ(message_.find("the clock moved back by 59.9 s while running (now "), 0u) << message_;
+  EXPECT_NE(message_.find(", last id at " + detail::format_instant(kNow) +
+                          ") and did not return within 2"),
+            std::string::npos)
+      << message_;
+  EXPECT_NE(message_.find(" ms: this call issued no id, and every call fails the same way until "
+                          "the clock passes " +
+                          detail::format_instant(kNow) + " again; check what steps the clock"),
+            std::string::npos)
+      << message_;
+}
+
 // Counts the wall-clock reads made through it, from any thread: a thread that reads the clock
 // while nothing happens is spinning.
 class CountingClock final : public Clock {
@@ -451,7 +474,8 @@ TEST_F(RuntimeTest, FailedStatInTheBackgroundIsRetriedAndTheWaitingGeneratorGoes
   EXPECT_EQ(time_of(id), kNow + 101);
   EXPECT_EQ(listener_.count(EventKind::kStateWriteFailed), 1);
   EXPECT_EQ(listener_.count(EventKind::kStateFileReplaced), 0);
-  finish_within_guard("close()", [&] { EXPECT_NO_ERROR(runtime->close()); }, nullptr);
+  finish_within_guard(
+      "close()", [&] { EXPECT_NO_ERROR(runtime->close()); }, nullptr);
 }
 
 // The identity check runs before every write, not every fifth round of the writer: a generator
@@ -483,7 +507,8 @@ TEST_F(RuntimeTest, NoCeilingIsWrittenIntoARemovedFileAndGeneratorsFailAtOnce) {
   clock_.step_ms(-101);  // back below the durable ceiling: still no id
   EXPECT_EQ(generator->next(ec_, &message_), 0u);
   EXPECT_ERRC(ec_, errc::state_file_replaced);
-  finish_within_guard("close()", [&] { EXPECT_NO_ERROR(runtime->close()); }, nullptr);
+  finish_within_guard(
+      "close()", [&] { EXPECT_NO_ERROR(runtime->close()); }, nullptr);
 }
 
 // Once the writer has found the file replaced, a generator that then reaches the ceiling must not
@@ -516,7 +541,8 @@ TEST_F(RuntimeTest, ReplacedFileMakesTheWriterSleepAndCloseReturn) {
   const std::int64_t reads = counting.reads();
   std::this_thread::sleep_for(milliseconds(50));
   EXPECT_EQ(counting.reads(), reads) << "a thread reads the clock in a loop";
-  finish_within_guard("close()", [&] { EXPECT_NO_ERROR(runtime->close()); }, nullptr);
+  finish_within_guard(
+      "close()", [&] { EXPECT_NO_ERROR(runtime->close()); }, nullptr);
 }
 
 // Runs `body` in a forked child in which no thread can start: every new thread asks for a 1 GiB
@@ -591,8 +617,9 @@ TEST_F(RuntimeTest, LeaseKeeperThreadThatCannotStartFailsTheOpenWithAClearError)
   EXPECT_TRUE(in_child_without_room_for_threads([this] {
     auto runtime = open();
     const bool ok = !runtime && ec_ == std::errc::resource_unavailable_try_again &&
-                    message_.find("cannot start the lease keeper's background thread: Resource "
-                                  "temporarily unavailable: raise the limit") == 0;
+                    message_.find(
+                        "cannot start the lease keeper's background thread: Resource "
+                        "temporarily unavailable: raise the limit") == 0;
     if (!ok) std::fprintf(stderr, "open: %s: %s\n", ec_.message().c_str(), message_.c_str());
     return ok;
   }));

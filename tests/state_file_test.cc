@@ -402,7 +402,7 @@ TEST_F(StateFileTest, RemovedOrReplacedWhileRunningIsDetected) {
   EXPECT_ERRC(file->check_identity(&message), errc::state_file_replaced);
   EXPECT_EQ(message,
             "state file state/cosid.state names another file now (it was replaced, as by a rename "
-            "over it) while in use: a restart would not read the ceilings written to it");
+            "over it) while in use, so the ceilings written to it no longer protect a restart");
 }
 
 TEST_F(StateFileTest, AppendedToWhileRunningIsDetected) {
