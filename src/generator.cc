@@ -260,7 +260,7 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint
   for (;;) {
     if ((word & kClosedBit) != 0) return fail({errc::closed, now}, ec, message);
     if (fork_guard_->forked()) return fail({errc::forked_process, now}, ec, message);
-    if (!binding_.valid()) return fail({errc::slot_lost, now}, ec, message);
+    if (!binding_.valid()) return fail({binding_.invalid_reason(), now}, ec, message);
 
     // For a millisecond layout the tick is the millisecond: tick_of()'s division by the unit (a
     // 64-bit idiv, since the unit is not known at compile time) is skipped on the hot path.
@@ -433,15 +433,25 @@ std::uint64_t Generator::fail(const Failure& failure, std::error_code& ec,
           ", which runs out at " + detail::format_instant(failure.reference_ms) +
           ": move to a layout with a later epoch or more timestamp bits";
       break;
+    case errc::state_file_replaced:
+      *message = format(
+          "no more ids are issued on slot %u: its state file was removed or replaced while in "
+          "use (the kStateFileReplaced event, a warning in `cosid`, said how), so its ceilings "
+          "no longer protect a restart; stop the process, undo the change, and restart",
+          binding_.slot());
+      break;
     case errc::clock_backwards:
-      *message = format("the clock moved back by %lld ms while running (now ",
-                        ll(failure.reference_ms - failure.now_ms)) +
-                 detail::format_instant(failure.now_ms) + ", last id at " +
+      // The call fails; so does every later one until the clock is back past the last id, which a
+      // caller that gives up at the first failure (`cosid next`) never sees.
+      *message = "the clock moved back by " +
+                 detail::format_gap(failure.reference_ms - failure.now_ms) +
+                 " while running (now " + detail::format_instant(failure.now_ms) + ", last id at " +
+                 detail::format_instant(failure.reference_ms) + ") and did not return within " +
+                 detail::format_gap(failure.waited_ms) +
+                 ": this call issued no id, and every call fails the same way until the clock "
+                 "passes " +
                  detail::format_instant(failure.reference_ms) +
-                 format(
-                     ") and did not return within %lld ms: ids resume once the clock passes "
-                     "the last id; check what steps the clock (NTP in step mode, a manual set)",
-                     ll(failure.waited_ms));
+                 " again; check what steps the clock (NTP in step mode, a manual set)";
       break;
     case errc::clock_stalled:
       *message = "the clock stayed at " + detail::format_instant(failure.now_ms) +

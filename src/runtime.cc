@@ -5,10 +5,10 @@
 #include <condition_variable>
 #include <limits>
 #include <mutex>
-#include <thread>
 #include <utility>
 #include <vector>
 
+#include "background_thread.h"
 #include "cosid/lease/keeper.h"
 #include "cosid/lease/store_registry.h"
 #include "cosid/state_file.h"
@@ -24,8 +24,9 @@ constexpr milliseconds kFirstBackoff{100};
 // The background thread looks at the clock at least this often, so a clock that jumps forward
 // is noticed even while the ceiling seemed far away.
 constexpr milliseconds kMaxIdle{200};
-// The state file's identity (removed, replaced) is checked once every this many rounds of the
-// writer loop, which wakes at least every kMaxIdle: about once a second, at the cost of two stats.
+// Besides before every write, the state file's identity (removed, replaced) is checked once every
+// this many rounds of the writer loop, which wakes at least every kMaxIdle: so a change is noticed
+// within about a second even while no write is due, at the cost of two stats.
 constexpr int kIdentityRounds = 5;
 
 }  // namespace
@@ -85,22 +86,19 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
     }
 
     std::int64_t ceiling = options_.layout.end_ms() - 1;
-    if (file_) {
-      // Write-ahead: no id before this ceiling is durable.
-      const std::int64_t wanted = std::max(floor, clock_.now_ms()) + options_.ahead.count();
-      std::string why;
-      if (std::error_code io = file_->advance(wanted, &why)) {
-        ec = io;
-        if (message != nullptr) *message = why + "; nothing was issued";
-        return false;
-      }
-      ceiling = file_->durable_ceiling_ms();
-      // Counted like every later ceiling (metrics.h). Relaxed: see state_writes_.
-      state_writes_.fetch_add(1, std::memory_order_relaxed);
-    }
+    if (file_ && !write_first_ceiling(floor, ec, message)) return false;
+    if (file_) ceiling = file_->durable_ceiling_ms();
     binding_ = std::make_unique<Binding>(options_.slot, floor, ceiling, this);
     if (file_ && environment_.background_thread) {
-      thread_ = std::make_unique<std::thread>([this] { run_writer(); });
+      // On failure close() (from the destructor) records the floor as a clean shutdown: nothing
+      // was issued.
+      auto thread = std::make_unique<detail::BackgroundThread>();
+      if (std::error_code failed = thread->start<Impl, &Impl::run_writer>(this)) {
+        ec = failed;
+        if (message != nullptr) *message = thread_start_failure(failed);
+        return false;
+      }
+      thread_ = std::move(thread);
     }
     ec.clear();
     return true;
@@ -130,25 +128,14 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
     }
     std::lock_guard<std::mutex> lock(writer_mutex_);
     if (!file_) return {};
-    if (replaced_) {
-      if (message != nullptr) {
-        *message = "state file " + options_.state_file +
-                   " was removed or replaced while in use: no more ceilings are written; restore "
-                   "the file and restart";
-      }
-      return make_error_code(errc::state_file_replaced);
-    }
-    // Without the background thread, this is where the file's identity (recipe step A7) is
-    // checked: never write ceilings into a file a restart will not read.
-    if (!environment_.background_thread && !check_identity_locked()) {
-      if (message != nullptr) *message = "state file " + options_.state_file + " was replaced";
-      return make_error_code(errc::state_file_replaced);
-    }
+    if (replaced_) return replaced_error(message);
     const std::int64_t remaining = binding_->ceiling_ms() - clock_.now_ms();
     if (remaining >= options_.ahead.count() / 2 && !wanted_.load(std::memory_order_relaxed)) {
-      return {};
+      // Without the background thread this is where a removed or replaced file is noticed while
+      // no write is due (with it, run_writer() looks about once a second).
+      return environment_.background_thread ? std::error_code() : check_identity_locked(message);
     }
-    return advance_locked(message);
+    return advance_locked(message);  // which checks the file's identity first
   }
 
   std::error_code close(std::string* message) {
@@ -203,12 +190,15 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
     if (environment_.background_thread) {
       // With the lock, the writer is asleep in wait_for and this wake-up cannot be lost. Without
       // it, the writer is busy and sees wanted_ before it sleeps again; in the narrow gap between
-      // its check and its sleep the wake-up is only delayed, by at most kMaxIdle.
+      // its check and its sleep the wake-up is only delayed, by at most kMaxIdle. A writer that
+      // found the file replaced sleeps until close() whatever wanted_ says (run_writer()).
       if (lock.owns_lock()) lock.unlock();
       wake_.notify_one();
-    } else if (lock.owns_lock() && file_ && !replaced_ && check_identity_locked()) {
-      (void)advance_locked(nullptr);  // inline mode: the waiting thread renews
-    }                                 // else another thread is renewing right now
+    } else if (lock.owns_lock() && file_ && !replaced_) {
+      // Inline mode: the waiting thread renews, after the identity check advance_locked() makes.
+      // A replaced file invalidates the binding there, which ends this generator's wait.
+      (void)advance_locked(nullptr);
+    }  // else another thread is renewing right now
   }
 
   const Options& options() const noexcept { return options_; }
@@ -310,7 +300,13 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
         !wait_for_floor(floor, leased->slot(), ec, message)) {
       return false;  // the destructor releases the lease: nothing was issued
     }
-    if (environment_.background_thread) keeper_->start_thread();
+    if (environment_.background_thread) {
+      // On failure the destructor releases the lease: nothing was issued.
+      if (std::error_code failed = keeper_->start_thread(message)) {
+        ec = failed;
+        return false;
+      }
+    }
     ec.clear();
     return true;
   }
@@ -408,6 +404,7 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
   bool wait_for_floor(std::int64_t floor, std::uint32_t slot, std::error_code& ec,
                       std::string* message) {
     const std::int64_t start = clock_.monotonic_ns();
+    const std::int64_t bound_ns = detail::to_nanos(options_.start_wait);
     bool reported = false;
     // The first tick that lies wholly after the floor must have begun (for a second-unit layout
     // that can be up to a second after the floor itself).
@@ -415,28 +412,83 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
     const std::int64_t usable_ms = layout.tick_start_ms(layout.tick_of(floor) + 1);
     while (clock_.now_ms() < usable_ms) {
       const std::int64_t now = clock_.now_ms();
-      if (!reported) {
-        emit(EventKind::kWaitingForFloor, {},
-             "the clock " + detail::format_instant(now) + " is " + std::to_string(usable_ms - now) +
-                 " ms short of the first tick after the floor " + detail::format_instant(floor) +
-                 "; waiting for it");
-        reported = true;
-      }
-      if (clock_.monotonic_ns() - start > detail::to_nanos(options_.start_wait)) {
+      const std::int64_t waited_ns = clock_.monotonic_ns() - start;
+      // A clock running at its rate cannot close a gap larger than the wait left, so that is
+      // known at once: fail now rather than at the end of the wait.
+      const std::int64_t left_ms = (bound_ns - std::min(waited_ns, bound_ns)) / 1000000;
+      if (usable_ms - now > left_ms) {
         ec = make_error_code(errc::clock_behind_floor);
         if (message != nullptr) {
           *message = "the clock " + detail::format_instant(now) + " is " +
-                     std::to_string(usable_ms - now) +
-                     " ms short of the first tick after the floor " +
-                     detail::format_instant(floor) + " of slot " + std::to_string(slot) +
-                     " after waiting " + std::to_string(options_.start_wait.count()) +
-                     " ms: ids up to the floor may exist; correct the clock, or wait and retry";
+                     detail::format_gap(usable_ms - now) +
+                     " short of the first tick after the floor " + detail::format_instant(floor) +
+                     " of slot " + std::to_string(slot) +
+                     (reported ? " after waiting " + detail::format_gap(waited_ns / 1000000)
+                               : ", more than the start wait of " +
+                                     detail::format_gap(options_.start_wait.count())) +
+                     ": ids up to the floor may exist, so none can be issued before " +
+                     detail::format_instant(usable_ms) + "; " +
+                     (options_.uses_store()
+                          ? std::string("wait until then and start again")
+                          : "use another slot (with its own state file), or wait until then and "
+                            "start again") +
+                     ", and check the clock if it should not be behind";
         }
         return false;
+      }
+      if (!reported) {
+        emit(EventKind::kWaitingForFloor, {},
+             "the clock " + detail::format_instant(now) + " is " +
+                 detail::format_gap(usable_ms - now) + " short of the first tick after the floor " +
+                 detail::format_instant(floor) + "; waiting for it");
+        reported = true;
       }
       clock_.sleep_for(milliseconds(1));
     }
     return true;
+  }
+
+  // The write-ahead of start(): no id before this ceiling is durable. Fails, with a message of
+  // its own (nothing was issued, the start failed), when the file is no longer the one at its
+  // path or the write fails. REQUIRES: file_, and no other thread yet.
+  bool write_first_ceiling(std::int64_t floor, std::error_code& ec, std::string* message) {
+    const std::int64_t wanted = std::max(floor, clock_.now_ms()) + options_.ahead.count();
+    std::string why;
+    // Like every write (advance_locked()): a ceiling written into a file that a restart will not
+    // read covers nothing.
+    if (std::error_code problem = file_->check_identity(&why)) {
+      ec = problem;
+      if (message != nullptr) {
+        *message = why + ": nothing was issued and the start failed; " +
+                   (problem == errc::state_file_replaced
+                        ? "undo the change, and start again"
+                        : "check the disk and the kernel log, then start again");
+      }
+      return false;
+    }
+    if (std::error_code io = file_->advance(wanted, &why)) {
+      ec = io;
+      if (message != nullptr) {
+        // The advance's own message speaks of a runtime that runs on up to its ceiling; at the
+        // start there is none, so only its cause is passed on (or all of it, for the one failure
+        // that is not a disk's: the generation counter used up, whose remedy it states).
+        *message = "state file " + options_.state_file + ": the first ceiling " +
+                   detail::format_instant(wanted) + " could not be made durable: " +
+                   (io == std::errc::value_too_large ? why : io.message()) +
+                   "; nothing was issued and the start failed: free space or fix the disk "
+                   "(see the kernel log), then start again";
+      }
+      return false;
+    }
+    // Counted like every later ceiling (metrics.h). Relaxed: see state_writes_.
+    state_writes_.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+
+  static std::string thread_start_failure(std::error_code failed) {
+    return "cannot start the runtime's background thread: " + failed.message() +
+           ": raise the limit on processes and threads (ulimit -u) or, in a program, set "
+           "RuntimeEnvironment::background_thread = false and call maintain()";
   }
 
   // In a child forked from the process that opened the runtime: the writer thread does not exist
@@ -457,9 +509,14 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
     return {};
   }
 
-  // Writes the next ceiling. REQUIRES: writer_mutex_ held.
+  // Writes the next ceiling, once the file is known to be still the one at its path.
+  // REQUIRES: writer_mutex_ held.
   std::error_code advance_locked(std::string* message) {
     if (fork_guard_.forked()) return make_error_code(errc::forked_process);
+    if (replaced_) return replaced_error(message);
+    // Before every write, not only now and then: a ceiling written into a file that a restart will
+    // not read would let ids out that nothing covers.
+    if (std::error_code problem = check_identity_locked(message)) return problem;
     const std::int64_t wanted =
         std::max(binding_->floor_ms(), clock_.now_ms()) + options_.ahead.count();
     std::string why;
@@ -490,19 +547,33 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
 
   void run_writer() {
     std::unique_lock<std::mutex> lock(writer_mutex_);
-    milliseconds backoff{0};  // 0 while writes succeed
+    milliseconds backoff{0};  // 0 while writes and checks succeed
     int rounds = 0;
+    bool check_due = false;
     while (!stop_) {
-      const std::int64_t half = options_.ahead.count() / 2;
-      const bool wanted = wanted_.load(std::memory_order_relaxed);
-      if (!replaced_ && (wanted || binding_->ceiling_ms() - clock_.now_ms() < half)) {
-        // A failed write is retried whole after a back-off from 100 ms doubling to ahead/4;
-        // the generators go on up to the durable ceiling meanwhile.
-        backoff = advance_locked(nullptr) ? std::clamp(backoff * 2, kFirstBackoff,
-                                                       std::max(kFirstBackoff, options_.ahead / 4))
-                                          : milliseconds(0);
+      if (replaced_) {
+        // No more ceilings go into a file no restart will read, and every generator fails already
+        // (the binding is invalidated): nothing is left to do until close(). wanted_ may stay
+        // set, so it must not end this wait (it did once, and the loop spun holding the lock
+        // close() needs).
+        wake_.wait(lock, [this] { return stop_; });
+        break;
       }
-      if (!replaced_ && ++rounds % kIdentityRounds == 0) (void)check_identity_locked();
+      const std::int64_t half = options_.ahead.count() / 2;
+      const bool due = wanted_.load(std::memory_order_relaxed) ||
+                       binding_->ceiling_ms() - clock_.now_ms() < half;
+      if (due || check_due) {
+        // A failed write or check is retried whole after a back-off from 100 ms doubling to
+        // ahead/4; the generators go on up to the durable ceiling meanwhile.
+        const std::error_code failed =
+            due ? advance_locked(nullptr) : check_identity_locked(nullptr);
+        if (replaced_) continue;
+        backoff = failed ? std::clamp(backoff * 2, kFirstBackoff,
+                                      std::max(kFirstBackoff, options_.ahead / 4))
+                         : milliseconds(0);
+        check_due = failed && !due;  // a failed check is retried as a failed write is
+      }
+      if (++rounds % kIdentityRounds == 0) check_due = true;
       if (backoff.count() > 0) {
         wake_.wait_for(lock, backoff, [this] { return stop_; });
       } else {
@@ -514,16 +585,45 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
     }
   }
 
-  // Returns false, reports and stops all further writes once the file was removed or replaced.
-  // REQUIRES: writer_mutex_ held.
-  bool check_identity_locked() {
+  // Checks that the state file is still the one at its path. A real change (removed, renamed,
+  // replaced, linked, resized) stops all further writes for good and fails every generator with
+  // state_file_replaced; a failed stat is only a failed attempt, reported and retried like a
+  // failed write. REQUIRES: writer_mutex_ held, !replaced_.
+  std::error_code check_identity_locked(std::string* message) {
     std::string why;
-    if (std::error_code problem = file_->check_identity(&why)) {
+    const std::error_code problem = file_->check_identity(&why);
+    if (!problem) return {};
+    if (problem == errc::state_file_replaced) {
       replaced_ = true;
-      emit(EventKind::kStateFileReplaced, problem, why);
-      return false;
+      replaced_why_ = why;
+      // Also the ids below the durable ceiling stop: that ceiling lives in a file a restart will
+      // not read, so ids issued under it from now on could be issued again after a restart.
+      binding_->invalidate(errc::state_file_replaced);
+      emit(EventKind::kStateFileReplaced, problem, replaced_message());
+      return replaced_error(message);
     }
-    return true;
+    ++failures_;
+    state_write_failures_.fetch_add(1, std::memory_order_relaxed);  // see state_writes_
+    why +=
+        "; no ceiling is written until the check succeeds (it is retried): ids go on up to "
+        "the durable ceiling " +
+        detail::format_instant(file_->durable_ceiling_ms()) + " meanwhile";
+    emit(EventKind::kStateWriteFailed, problem, why);
+    if (message != nullptr) *message = why;
+    return problem;
+  }
+
+  std::string replaced_message() const {
+    return replaced_why_ +
+           ": no more ceilings are written and no more ids are issued; stop the process, undo the "
+           "change (the file alone under its name, 8192 bytes) or create a new file with `cosid "
+           "state init` and a not-before after the last id issued, and restart";
+  }
+
+  // REQUIRES: writer_mutex_ held, replaced_.
+  std::error_code replaced_error(std::string* message) const {
+    if (message != nullptr) *message = replaced_message();
+    return make_error_code(errc::state_file_replaced);
   }
 
   void emit(EventKind kind, std::error_code code, std::string text, std::int64_t ceiling = 0) {
@@ -549,13 +649,14 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
   bool stop_ = false;
   std::atomic<bool> wanted_{false};  // set without the lock by a waiting generator
   bool replaced_ = false;
+  std::string replaced_why_;  // what check_identity() said, once replaced_
   int failures_ = 0;
   // Written under writer_mutex_ (or in start(), before any other thread), read by metrics()
   // without it. Relaxed: each is a counter that publishes no other data, and a snapshot promises
   // no order between its fields, only that each was exact at some moment during the call.
   std::atomic<std::uint64_t> state_writes_{0};
   std::atomic<std::uint64_t> state_write_failures_{0};
-  std::unique_ptr<std::thread> thread_;
+  std::unique_ptr<detail::BackgroundThread> thread_;
   detail::ForkGuard fork_guard_;
 
   // With a lease store (start_leased()); the static fields above are then unused.

@@ -474,19 +474,40 @@ std::error_code StateFile::check_identity(std::string* message) {
   split_path(path_, dir, name);
   FileInfo named;
   FileInfo info;
+  // Only a stat that answers can show a change: any other failure (EIO, ENOMEM) says nothing
+  // about the file and is returned as it is, for the caller to retry.
   const std::error_code named_io = fs_.stat_at(dir_fd_, name, named);
-  const std::error_code io = fs_.stat(fd_, info);
-  if (named_io || io || named.device != device_ || named.inode != inode_ || info.links != 1 ||
-      info.size != static_cast<std::int64_t>(kStateFileSize)) {
+  if (named_io && named_io != std::errc::no_such_file_or_directory) {
     if (message != nullptr) {
-      *message = "state file " + path_ +
-                 (named_io ? " was removed or renamed (" + named_io.message() + ")"
-                           : " was replaced, linked or truncated") +
-                 " while in use: ids stop at the durable ceiling; restore the file and restart";
+      *message = "cannot check that state file " + path_ + " is still the file in use: stat of " +
+                 "its path failed: " + named_io.message();
     }
-    return make_error_code(errc::state_file_replaced);
+    return named_io;
   }
-  return {};
+  if (const std::error_code io = fs_.stat(fd_, info)) {
+    if (message != nullptr) {
+      *message = "cannot check that state file " + path_ +
+                 " is still the file in use: stat of the open file failed: " + io.message();
+    }
+    return io;
+  }
+  std::string change;
+  if (named_io) {
+    change = " was removed or renamed (" + named_io.message() + ")";
+  } else if (named.device != device_ || named.inode != inode_) {
+    change = " names another file now (it was replaced, as by a rename over it)";
+  } else if (info.links != 1) {
+    change = " has " + std::to_string(info.links) + " names now (it was linked, as by `ln`)";
+  } else if (info.size != static_cast<std::int64_t>(kStateFileSize)) {
+    change = " is " + std::to_string(info.size) + " bytes now, not 8192 (appended to or truncated)";
+  } else {
+    return {};
+  }
+  if (message != nullptr) {
+    *message = "state file " + path_ + change +
+               " while in use, so the ceilings written to it no longer protect a restart";
+  }
+  return make_error_code(errc::state_file_replaced);
 }
 
 bool state_record_belongs_to(const StateRecord& record, const StateFileOwner& owner,

@@ -107,6 +107,35 @@ std::size_t format_compact_ms(std::int64_t unix_ms, char* out) noexcept {
   return static_cast<std::size_t>(p - out);
 }
 
+std::string format_gap(std::int64_t ms) {
+  // Unsigned, so that the magnitude of INT64_MIN is representable.
+  const std::uint64_t gap =
+      ms < 0 ? 0 - static_cast<std::uint64_t>(ms) : static_cast<std::uint64_t>(ms);
+  const std::string sign = ms < 0 ? "-" : "";
+  const auto two = [&sign](std::uint64_t big, const char* big_unit, std::uint64_t small,
+                           const char* small_unit) {
+    std::string text = sign + std::to_string(big) + big_unit;
+    if (small != 0) text += " " + std::to_string(small) + small_unit;
+    return text;
+  };
+  constexpr std::uint64_t kSecond = 1000;
+  constexpr std::uint64_t kMinute = 60 * kSecond;
+  constexpr std::uint64_t kHour = 60 * kMinute;
+  constexpr std::uint64_t kDay = 24 * kHour;
+  if (gap < kSecond) return sign + std::to_string(gap) + " ms";
+  if (gap < kMinute) {
+    const std::uint64_t tenths = gap % kSecond / 100;
+    return sign + std::to_string(gap / kSecond) +
+           (tenths != 0 ? "." + std::to_string(tenths) : std::string()) + " s";
+  }
+  if (gap < kHour) return two(gap / kMinute, " min", gap % kMinute / kSecond, " s");
+  if (gap < kDay) return two(gap / kHour, " h", gap % kHour / kMinute, " min");
+  const std::uint64_t days = gap / kDay;
+  const char* day_unit = days == 1 ? " day" : " days";
+  if (days >= 10) return sign + std::to_string(days) + day_unit;
+  return two(days, day_unit, gap % kDay / kHour, " h");
+}
+
 std::string format_instant(std::int64_t unix_ms) {
   constexpr std::int64_t kLastMsOfYear9999 = 253402300799999;
   if (unix_ms < 0 || unix_ms > kLastMsOfYear9999) return std::to_string(unix_ms);

@@ -1,5 +1,5 @@
-// Internal: UTC calendar arithmetic, the two textual time forms cosid prints, and the
-// conversion of wait bounds to nanoseconds.
+// Internal: UTC calendar arithmetic, the two textual time forms cosid prints, gaps between
+// instants for a message, and the conversion of wait bounds to nanoseconds.
 //
 // Proleptic Gregorian calendar, UTC, no leap seconds (as Unix time). Pure functions; no locale, no
 // time zone database, no allocation.
@@ -45,6 +45,11 @@ inline constexpr std::size_t kMaxTimeChars = 40;
 // ("2026-11-30T02:22:58.123Z") from 1970 to the year 9999, plain Unix milliseconds outside that
 // range (a damaged ceiling or a far layout end), so no value ever prints as a wrong date.
 std::string format_instant(std::int64_t unix_ms);
+
+// A span of time for a message, in the units a reader thinks in, cut (never rounded up) to two
+// units at most: "250 ms", "12.5 s", "3 min 20 s", "3 h 20 min", "1 day 6 h", "365 days"
+// (whole days only from 10 days on). Negative spans get a leading "-".
+std::string format_gap(std::int64_t ms);
 
 // "2026-11-30T02:22:58.123Z". Writes no NUL; returns the number of characters.
 // REQUIRES: the year is in 0..9999.

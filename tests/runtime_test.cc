@@ -1,17 +1,27 @@
 #include "cosid/runtime.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
 
+#include "cosid/lease/store_registry.h"
 #include "memory_fs.h"
 #include "runtime_setup.h"
 #include "state_record.h"
 #include "test_util.h"
+#include "time_format.h"
 
 namespace cosid {
 namespace {
@@ -138,9 +148,62 @@ TEST_F(RuntimeTest, ClockFarBehindTheFloorFailsWithTheGap) {
   clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceBoth);
   EXPECT_FALSE(open());
   EXPECT_ERRC(ec_, errc::clock_behind_floor);
-  EXPECT_NE(message_.find("ms short of the first tick after the floor"), std::string::npos)
+  // The gap is 3600101 ms, far more than the start wait of 150 ms: known at once, so no wait.
+  EXPECT_EQ(clock_.sleeps(), 0);
+  EXPECT_NE(message_.find(" is 1 h short of the first tick after the floor " +
+                          detail::format_instant(kNow + 100) +
+                          " of slot 3, more than the start wait of 150 ms"),
+            std::string::npos)
       << message_;
-  EXPECT_NE(message_.find("3599950 ms"), std::string::npos) << message_;
+  EXPECT_NE(message_.find("none can be issued before " + detail::format_instant(kNow + 101) +
+                          "; use another slot (with its own state file), or wait until then"),
+            std::string::npos)
+      << message_;
+}
+
+// A clock that was a year ahead left a ceiling a year ahead: the start fails at once (it used to
+// wait out the whole start wait first) and says the gap in days.
+TEST_F(RuntimeTest, FloorAYearAheadFailsAtOnceInDays) {
+  constexpr std::int64_t kYearMs = 365 * 86400000LL;
+  clock_.set_ms(kNow + kYearMs);
+  {
+    auto runtime = open();
+    ASSERT_TRUE(runtime) << message_;
+    ASSERT_EQ(issue(*runtime, 1).size(), 1u) << message_;
+    ASSERT_FALSE(runtime->close());  // records the last id's time, a year ahead
+  }
+  clock_.set_ms(kNow);
+  clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceBoth);
+  options_.start_wait = milliseconds(11000);
+  EXPECT_FALSE(open());
+  EXPECT_ERRC(ec_, errc::clock_behind_floor);
+  EXPECT_EQ(clock_.sleeps(), 0);
+  EXPECT_EQ(listener_.count(EventKind::kWaitingForFloor), 0);
+  EXPECT_NE(message_.find(" is 365 days short of the first tick after the floor " +
+                          detail::format_instant(kNow + kYearMs) +
+                          " of slot 3, more than the start wait of 11 s"),
+            std::string::npos)
+      << message_;
+  EXPECT_NE(message_.find("wait until then and start again"), std::string::npos) << message_;
+}
+
+// A gap the start wait can make up is waited for, and a clock that then does not move fails
+// with the time waited, humanely.
+TEST_F(RuntimeTest, FloorWithinTheStartWaitIsWaitedFor) {
+  {
+    auto runtime = open();
+    ASSERT_TRUE(runtime) << message_;
+    fs_.crash();  // the ceiling kNow + 100 stays
+  }
+  clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceMonotonic);  // the wall clock stands still
+  EXPECT_FALSE(open());
+  EXPECT_ERRC(ec_, errc::clock_behind_floor);
+  EXPECT_EQ(listener_.count(EventKind::kWaitingForFloor), 1);
+  EXPECT_GT(clock_.sleeps(), 0);
+  EXPECT_NE(message_.find(" is 101 ms short of the first tick after the floor " +
+                          detail::format_instant(kNow + 100) + " of slot 3 after waiting "),
+            std::string::npos)
+      << message_;
 }
 
 TEST_F(RuntimeTest, NoIdAboveTheDurableCeilingWhenWritesFail) {
@@ -174,7 +237,26 @@ TEST_F(RuntimeTest, StartFailsIfTheFirstCeilingCannotBeMadeDurable) {
   fs_.fail(Op::kSyncData, ENOSPC, /*nth=*/2);
   EXPECT_FALSE(open());
   EXPECT_EQ(ec_, std::errc::no_space_on_device);
-  EXPECT_NE(message_.find("nothing was issued"), std::string::npos) << message_;
+  // The start's own message: not the running runtime's "ids continue up to the durable ceiling
+  // ... (the write is retried)", since nothing runs on.
+  EXPECT_EQ(message_, "state file var/state: the first ceiling " +
+                          detail::format_instant(kNow + 100) +
+                          " could not be made durable: No space left on device; nothing was "
+                          "issued and the start failed: free space or fix the disk (see the "
+                          "kernel log), then start again");
+}
+
+// The file must still be the one at its path before the first write too.
+TEST_F(RuntimeTest, StartFailsIfTheStateFileCannotBeCheckedBeforeTheFirstCeiling) {
+  fs_.fail(Op::kStat, EIO, 3);  // open stats the file and its path; the third is the check
+  EXPECT_FALSE(open());
+  EXPECT_EQ(ec_, std::errc::io_error);
+  EXPECT_NE(message_.find("cannot check that state file var/state is still the file in use: "
+                          "stat of its path failed: Input/output error: nothing was issued and "
+                          "the start failed"),
+            std::string::npos)
+      << message_;
+  EXPECT_EQ(fs_.calls(Op::kSyncData), 1);  // the open's sync of what it read: no ceiling written
 }
 
 TEST_F(RuntimeTest, SecondRuntimeOnTheSameFileIsRefused) {
@@ -276,6 +358,272 @@ TEST_F(RuntimeTest, RemovedStateFileStopsTheCeiling) {
   clock_.advance(milliseconds(90));
   std::this_thread::sleep_for(milliseconds(300));
   EXPECT_EQ(runtime->ceiling_ms(), ceiling);
+}
+
+// A clock set back a minute while issuing: once the last tick's sequence is used up the call
+// fails, and the message says so (it said "ids resume once the clock passes the last id", while
+// `cosid next` exits on the failure).
+TEST_F(RuntimeTest, ClockSetBackAMinuteWhileIssuingSaysTheCallFailed) {
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << message_;
+  ASSERT_EQ(issue(*runtime, 1).size(), 1u) << message_;
+  clock_.step_ms(-60000);
+  const auto ids = issue(*runtime, 5000);  // the rest of the last tick's sequence, then the wait
+  EXPECT_LT(ids.size(), 5000u);
+  EXPECT_ERRC(ec_, errc::clock_backwards);
+  EXPECT_EQ(message_.find("the clock moved back by 59.9 s while running (now "), 0u) << message_;
+  EXPECT_NE(message_.find(", last id at " + detail::format_instant(kNow) +
+                          ") and did not return within 2"),
+            std::string::npos)
+      << message_;
+  EXPECT_NE(message_.find(" ms: this call issued no id, and every call fails the same way until "
+                          "the clock passes " +
+                          detail::format_instant(kNow) + " again; check what steps the clock"),
+            std::string::npos)
+      << message_;
+}
+
+// Counts the wall-clock reads made through it, from any thread: a thread that reads the clock
+// while nothing happens is spinning.
+class CountingClock final : public Clock {
+ public:
+  explicit CountingClock(Clock& clock) : clock_(clock) {}
+  std::int64_t now_ms() noexcept override {
+    reads_.fetch_add(1, std::memory_order_relaxed);
+    return clock_.now_ms();
+  }
+  std::int64_t monotonic_ns() noexcept override { return clock_.monotonic_ns(); }
+  void sleep_for(std::chrono::nanoseconds duration) noexcept override {
+    clock_.sleep_for(duration);
+  }
+  std::int64_t reads() const noexcept { return reads_.load(std::memory_order_relaxed); }
+
+ private:
+  Clock& clock_;
+  std::atomic<std::int64_t> reads_{0};
+};
+
+// Runs `call` on another thread and waits for it. A call that does not return within 20 s (real
+// time: no result depends on it) fails the test; `release` then gets one chance to end it (by
+// letting the manual clock's time pass), else the process ends, since nothing could join it.
+template <typename Call>
+void finish_within_guard(const char* what, Call call, const std::function<void()>& release) {
+  std::atomic<bool> done{false};
+  std::thread caller([&] {
+    call();
+    done.store(true);
+  });
+  for (int i = 0; i < 20000 && !done.load(); ++i) std::this_thread::sleep_for(milliseconds(1));
+  if (!done.load()) {
+    ADD_FAILURE() << what << " did not return within 20 s";
+    if (release) release();
+    for (int i = 0; i < 2000 && !done.load(); ++i) std::this_thread::sleep_for(milliseconds(1));
+    if (!done.load()) {
+      std::fprintf(stderr, "%s hangs: ending the test process\n", what);
+      std::_Exit(1);
+    }
+  }
+  caller.join();
+}
+
+// A transient stat failure (EIO) during the identity check says nothing about the file: it is
+// reported as a failed write and retried, not taken for a removed or replaced file (which used to
+// stop every ceiling for good).
+TEST_F(RuntimeTest, FailedStatOfTheIdentityCheckIsRetriedNotTakenForAReplacedFile) {
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << message_;
+  const std::int64_t ceiling = runtime->ceiling_ms();
+  clock_.advance(milliseconds(60));  // a renewal is due
+  fs_.fail(Op::kStat, EIO);
+  const std::error_code failed = runtime->maintain(&message_);
+  EXPECT_EQ(failed, std::errc::io_error) << failed.message();
+  EXPECT_NE(message_.find("cannot check that state file var/state is still the file in use: stat "
+                          "of its path failed: Input/output error; no ceiling is written until "
+                          "the check succeeds (it is retried)"),
+            std::string::npos)
+      << message_;
+  EXPECT_EQ(listener_.count(EventKind::kStateWriteFailed), 1);
+  EXPECT_EQ(listener_.count(EventKind::kStateFileReplaced), 0);
+  EXPECT_EQ(runtime->ceiling_ms(), ceiling);  // nothing written without the check
+  EXPECT_EQ(durable_ceiling(fs_), ceiling);
+  EXPECT_EQ(runtime->metrics().state_write_failures, 1u);
+
+  EXPECT_NO_ERROR(runtime->maintain(&message_)) << message_;
+  EXPECT_EQ(runtime->ceiling_ms(), kNow + 160);
+  EXPECT_EQ(listener_.count(EventKind::kStateWriteRecovered), 1);
+  EXPECT_EQ(issue(*runtime, 1).size(), 1u) << message_;
+  EXPECT_NO_ERROR(runtime->close());
+}
+
+// The same with the background thread: the writer retries after its back-off, and a generator
+// waiting at the ceiling gets its id.
+TEST_F(RuntimeTest, FailedStatInTheBackgroundIsRetriedAndTheWaitingGeneratorGoesOn) {
+  environment_.background_thread = true;
+  environment_.generator.ceiling = milliseconds(5000);
+  clock_.set_on_sleep(ManualClock::OnSleep::kYield);  // only a new ceiling ends the wait
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << message_;
+  Generator* generator = runtime->generator("default", ec_);
+  ASSERT_NE(generator, nullptr);
+  fs_.fail(Op::kStat, EIO);
+  clock_.advance(milliseconds(101));  // past the ceiling
+  std::uint64_t id = 0;
+  finish_within_guard(
+      "next()", [&] { id = generator->next(ec_, &message_); },
+      [this] { clock_.advance(milliseconds(10000)); });
+  ASSERT_NO_ERROR(ec_) << message_;
+  EXPECT_EQ(time_of(id), kNow + 101);
+  EXPECT_EQ(listener_.count(EventKind::kStateWriteFailed), 1);
+  EXPECT_EQ(listener_.count(EventKind::kStateFileReplaced), 0);
+  finish_within_guard(
+      "close()", [&] { EXPECT_NO_ERROR(runtime->close()); }, nullptr);
+}
+
+// The identity check runs before every write, not every fifth round of the writer: a generator
+// that wants a ceiling right after the file was removed gets no ceiling written into the removed
+// file (a restart would never read it) but fails, with state_file_replaced, and so does every
+// later call, also below the durable ceiling.
+TEST_F(RuntimeTest, NoCeilingIsWrittenIntoARemovedFileAndGeneratorsFailAtOnce) {
+  environment_.background_thread = true;
+  environment_.generator.ceiling = milliseconds(5000);
+  clock_.set_on_sleep(ManualClock::OnSleep::kYield);  // the wait ends only if woken
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << message_;
+  const std::int64_t ceiling = runtime->ceiling_ms();
+  Generator* generator = runtime->generator("default", ec_);
+  ASSERT_NE(generator, nullptr);
+  fs_.remove(kPath);
+  clock_.advance(milliseconds(101));  // past the ceiling: the generator asks for the next one
+  finish_within_guard(
+      "next()", [&] { (void)generator->next(ec_, &message_); },
+      [this] { clock_.advance(milliseconds(10000)); });
+  EXPECT_ERRC(ec_, errc::state_file_replaced);
+  EXPECT_NE(message_.find("no more ids are issued on slot 3: its state file was removed or "
+                          "replaced while in use"),
+            std::string::npos)
+      << message_;
+  EXPECT_EQ(runtime->ceiling_ms(), ceiling);
+  EXPECT_EQ(listener_.count(EventKind::kCeilingAdvanced), 0);
+  EXPECT_EQ(listener_.count(EventKind::kStateFileReplaced), 1);
+  clock_.step_ms(-101);  // back below the durable ceiling: still no id
+  EXPECT_EQ(generator->next(ec_, &message_), 0u);
+  EXPECT_ERRC(ec_, errc::state_file_replaced);
+  finish_within_guard(
+      "close()", [&] { EXPECT_NO_ERROR(runtime->close()); }, nullptr);
+}
+
+// Once the writer has found the file replaced, a generator that then reaches the ceiling must not
+// make it spin: the request for a ceiling used to stay set, the writer's wait returned at once,
+// and the loop ran forever holding the lock close() needs (so close() never returned, and
+// `cosid next -n 0` ignored SIGTERM). The writer now sleeps until close(), and the generator
+// fails at once with state_file_replaced.
+TEST_F(RuntimeTest, ReplacedFileMakesTheWriterSleepAndCloseReturn) {
+  CountingClock counting(clock_);
+  environment_.clock = &counting;
+  environment_.background_thread = true;
+  environment_.generator.ceiling = milliseconds(5000);
+  clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceMonotonic);  // every wait is bounded
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << message_;
+  Generator* generator = runtime->generator("default", ec_);
+  ASSERT_NE(generator, nullptr);
+  // Another file renamed over it: found by the writer's own check, about once a second.
+  const std::vector<unsigned char> copy = fs_.current(kPath);
+  fs_.remove(kPath);
+  fs_.set_both(kPath, copy);
+  for (int i = 0; i < 5000 && listener_.count(EventKind::kStateFileReplaced) == 0; ++i) {
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  ASSERT_EQ(listener_.count(EventKind::kStateFileReplaced), 1);
+  clock_.advance(milliseconds(101));  // past the ceiling
+  EXPECT_EQ(generator->next(ec_, &message_), 0u);
+  EXPECT_ERRC(ec_, errc::state_file_replaced);
+  // Nothing happens now, so no thread has a reason to read the clock.
+  const std::int64_t reads = counting.reads();
+  std::this_thread::sleep_for(milliseconds(50));
+  EXPECT_EQ(counting.reads(), reads) << "a thread reads the clock in a loop";
+  finish_within_guard(
+      "close()", [&] { EXPECT_NO_ERROR(runtime->close()); }, nullptr);
+}
+
+// Runs `body` in a forked child in which no thread can start: every new thread asks for a 1 GiB
+// stack, and the address space may grow by 256 MiB only, so pthread_create fails with EAGAIN as it
+// does under a low `ulimit -u` (which does not bind root, who runs the tests). True iff `body`
+// returned true in the child; false also when the child died (as of an uncaught std::system_error
+// from std::thread, which it once was).
+bool in_child_without_room_for_threads(const std::function<bool()>& body) {
+  const pid_t child = fork();
+  if (child < 0) return false;
+  if (child == 0) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, std::size_t{1} << 30);
+    pthread_setattr_default_np(&attr);
+    long pages = 0;
+    if (std::FILE* statm = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
+      std::fclose(statm);
+    }
+    const rlim_t room = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) +
+                        (rlim_t{256} << 20);
+    const rlimit limit{room, room};
+    if (pages == 0 || setrlimit(RLIMIT_AS, &limit) != 0) _exit(2);
+    _exit(body() ? 0 : 1);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;  // their runtimes reserve the address space a limit would cut
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+// A thread that cannot start (EAGAIN) is a clear error of open(), not an exception from
+// std::thread (which -fno-exceptions builds cannot even catch, and `cosid` reported as "internal
+// error ... report it as a bug").
+TEST_F(RuntimeTest, BackgroundThreadThatCannotStartFailsTheOpenWithAClearError) {
+  if (kSanitized) GTEST_SKIP() << "an address-space limit breaks the sanitizer's runtime";
+  environment_.background_thread = true;
+  EXPECT_TRUE(in_child_without_room_for_threads([this] {
+    auto runtime = open();
+    const bool ok = !runtime && ec_ == std::errc::resource_unavailable_try_again &&
+                    message_ ==
+                        "cannot start the runtime's background thread: Resource temporarily "
+                        "unavailable: raise the limit on processes and threads (ulimit -u) or, in "
+                        "a program, set RuntimeEnvironment::background_thread = false and call "
+                        "maintain()";
+    if (!ok) std::fprintf(stderr, "open: %s: %s\n", ec_.message().c_str(), message_.c_str());
+    return ok;
+  }));
+}
+
+TEST_F(RuntimeTest, LeaseKeeperThreadThatCannotStartFailsTheOpenWithAClearError) {
+  if (kSanitized) GTEST_SKIP() << "an address-space limit breaks the sanitizer's runtime";
+  lease::StoreRegistry stores;
+  options_.store_type = "memory";
+  options_.state_file.clear();
+  options_.start_wait = milliseconds(31000);
+  environment_.stores = &stores;
+  environment_.background_thread = true;
+  EXPECT_TRUE(in_child_without_room_for_threads([this] {
+    auto runtime = open();
+    const bool ok = !runtime && ec_ == std::errc::resource_unavailable_try_again &&
+                    message_.find(
+                        "cannot start the lease keeper's background thread: Resource "
+                        "temporarily unavailable: raise the limit") == 0;
+    if (!ok) std::fprintf(stderr, "open: %s: %s\n", ec_.message().c_str(), message_.c_str());
+    return ok;
+  }));
 }
 
 }  // namespace

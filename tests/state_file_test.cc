@@ -597,6 +597,40 @@ TEST_F(StateFileTest, RemovedOrReplacedWhileRunningIsDetected) {
   EXPECT_NE(message.find("removed"), std::string::npos) << message;
   fs_.set_both(kPath, std::vector<unsigned char>(detail::kStateFileSize, 0));
   EXPECT_ERRC(file->check_identity(&message), errc::state_file_replaced);
+  EXPECT_EQ(message,
+            "state file state/cosid.state names another file now (it was replaced, as by a rename "
+            "over it) while in use, so the ceilings written to it no longer protect a restart");
+}
+
+TEST_F(StateFileTest, AppendedToWhileRunningIsDetected) {
+  auto file = open();
+  ASSERT_TRUE(file);
+  std::vector<unsigned char> bytes = fs_.current(kPath);
+  bytes.push_back('x');
+  fs_.set_both(kPath, bytes);  // the same file, one byte longer
+  std::string message;
+  EXPECT_ERRC(file->check_identity(&message), errc::state_file_replaced);
+  EXPECT_NE(message.find("state file state/cosid.state is 8193 bytes now, not 8192 (appended to "
+                         "or truncated) while in use"),
+            std::string::npos)
+      << message;
+}
+
+// A stat that fails says nothing about the file: its own error, for the caller to retry, not
+// state_file_replaced (which stops the runtime's ceilings for good).
+TEST_F(StateFileTest, FailedStatOfTheIdentityCheckIsItsOwnError) {
+  auto file = open();
+  ASSERT_TRUE(file);
+  std::string message;
+  fs_.fail(MemoryFs::Op::kStat, EIO);  // the path's
+  EXPECT_EQ(file->check_identity(&message), std::errc::io_error);
+  EXPECT_EQ(message,
+            "cannot check that state file state/cosid.state is still the file in use: stat of its "
+            "path failed: Input/output error");
+  fs_.fail(MemoryFs::Op::kStat, ENOMEM, 2);  // the open file's
+  EXPECT_EQ(file->check_identity(&message), std::errc::not_enough_memory);
+  EXPECT_NE(message.find("stat of the open file failed"), std::string::npos) << message;
+  EXPECT_FALSE(file->check_identity());  // nothing changed
 }
 
 TEST_F(StateFileTest, CleanShutdownRecordsTheExactLastTimestamp) {

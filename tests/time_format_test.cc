@@ -42,9 +42,9 @@ TEST(TimeFormat, CivilRoundTripOverFourCenturies) {
 // Layout::validate_at's message overflowed floor_div (UBSan). Out of range the text means little,
 // but formatting any int64 must be defined.
 TEST(TimeFormat, ExtremeValuesAreDefined) {
-  for (const std::int64_t ms : {std::numeric_limits<std::int64_t>::min(),
-                                std::numeric_limits<std::int64_t>::min() + 1,
-                                std::numeric_limits<std::int64_t>::max()}) {
+  for (const std::int64_t ms :
+       {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::min() + 1,
+        std::numeric_limits<std::int64_t>::max()}) {
     EXPECT_FALSE(rfc3339(ms).empty());
     EXPECT_FALSE(compact(ms).empty());
   }
@@ -59,6 +59,32 @@ TEST(TimeFormat, DaysInMonth) {
   EXPECT_EQ(days_in_month(1900, 2), 28);
   EXPECT_EQ(days_in_month(2026, 4), 30);
   EXPECT_EQ(days_in_month(2026, 12), 31);
+}
+
+// Gaps in messages (a floor far ahead, a clock set back) in the units a reader thinks in, cut to
+// two units, never rounded up: a gap a millisecond short of a day is not "1 day".
+TEST(TimeFormat, GapsReadAsTheirLargestUnits) {
+  EXPECT_EQ(format_gap(0), "0 ms");
+  EXPECT_EQ(format_gap(250), "250 ms");
+  EXPECT_EQ(format_gap(999), "999 ms");
+  EXPECT_EQ(format_gap(1000), "1 s");
+  EXPECT_EQ(format_gap(12500), "12.5 s");
+  EXPECT_EQ(format_gap(12599), "12.5 s");
+  EXPECT_EQ(format_gap(59999), "59.9 s");
+  EXPECT_EQ(format_gap(60000), "1 min");
+  EXPECT_EQ(format_gap(200000), "3 min 20 s");
+  EXPECT_EQ(format_gap(3600000), "1 h");
+  EXPECT_EQ(format_gap(12000000), "3 h 20 min");
+  EXPECT_EQ(format_gap(86399999), "23 h 59 min");
+  EXPECT_EQ(format_gap(86400000), "1 day");
+  EXPECT_EQ(format_gap(86400000 + 6 * 3600000), "1 day 6 h");
+  EXPECT_EQ(format_gap(2 * 86400000LL), "2 days");
+  EXPECT_EQ(format_gap(10 * 86400000LL + 3600000), "10 days");
+  EXPECT_EQ(format_gap(365 * 86400000LL + 10000), "365 days");
+  EXPECT_EQ(format_gap(-60000), "-1 min");
+  EXPECT_EQ(format_gap(-12500), "-12.5 s");
+  EXPECT_EQ(format_gap(std::numeric_limits<std::int64_t>::min()), "-106751991167 days");
+  EXPECT_EQ(format_gap(std::numeric_limits<std::int64_t>::max()), "106751991167 days");
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ Described describe(cosid::EventKind kind) {
     case cosid::EventKind::kStateWriteFailed:
       return {"error", "state_write_failed"};  // ids stop at the ceiling unless a retry succeeds
     case cosid::EventKind::kStateFileReplaced:
-      return {"error", "state_file_replaced"};  // ids stop at the ceiling
+      return {"error", "state_file_replaced"};  // ids stop at once
     case cosid::EventKind::kStateFileDamaged:
       return {"warning", "state_file_damaged"};  // one block was bad; the other covers every id
     // A slot leased from a store (--store, cosid.machine.distributor.type).

@@ -3,8 +3,9 @@
 // A binding is what a slot source hands to generators: the slot, a floor that never changes for the
 // binding's life, and a ceiling that only grows. Whoever raises the ceiling must have made it
 // durable first (written and synced the state file, or renewed the lease); the generators check
-// every id against the window they read here. Invalidating the binding (a lost lease) makes every
-// generator over it fail with errc::slot_lost.
+// every id against the window they read here. Invalidating the binding makes every generator over
+// it fail with the reason given: errc::slot_lost for a lost lease, errc::state_file_replaced for a
+// state file removed or replaced while in use.
 //
 // Thread safety: every member may be called from any thread at any time. ceiling_ms(), valid() and
 // the accessors are lock-free loads suitable for the hot path.
@@ -14,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "cosid/error.h"
 #include "cosid/export.h"
 
 namespace cosid {
@@ -63,15 +65,21 @@ class COSID_EXPORT Binding {
     }
   }
 
-  // Ends the binding: from now on every generator over it fails with errc::slot_lost. Ids issued
-  // before remain inside the window, which stays reserved for this holder.
-  void invalidate() noexcept {
+  // Ends the binding: from now on every generator over it fails with `reason`. Ids issued before
+  // remain inside the window, which stays reserved for this holder. The first reason given stays.
+  void invalidate(errc reason = errc::slot_lost) noexcept {
+    errc none{};  // 0: no reason yet
+    // Relaxed: published by the release store below.
+    (void)reason_.compare_exchange_strong(none, reason, std::memory_order_relaxed);
     // Release pairs with the acquire in valid(), so whatever the invalidating thread recorded
     // before (the reason, a metric) is visible to a generator that sees the binding as lost.
     valid_.store(false, std::memory_order_release);
   }
 
   bool valid() const noexcept { return valid_.load(std::memory_order_acquire); }
+  // Why the binding was invalidated. REQUIRES: valid() returned false (whose acquire makes the
+  // reason visible).
+  errc invalid_reason() const noexcept { return reason_.load(std::memory_order_relaxed); }
 
   // Passes a generator's wish for a higher ceiling to the listener, if any.
   void want_ceiling(std::int64_t needed_ms) const noexcept {
@@ -83,6 +91,7 @@ class COSID_EXPORT Binding {
   const std::int64_t floor_ms_;
   std::atomic<std::int64_t> ceiling_ms_;
   std::atomic<bool> valid_{true};
+  std::atomic<errc> reason_{errc{}};
   CeilingListener* const listener_;
 };
 

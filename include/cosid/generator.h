@@ -17,7 +17,8 @@
 //                                            the bound
 //   t past the layout's last timestamp       errc::timestamp_overflow at once
 //   close() was called                       errc::closed at once
-//   the binding was invalidated              errc::slot_lost at once
+//   the binding was invalidated              its reason at once: errc::slot_lost (a lost lease)
+//                                            or errc::state_file_replaced
 //   called in a child forked after create()  errc::forked_process at once: the child holds a
 //                                            copy of the parent's state and would repeat its ids
 //

@@ -6,8 +6,12 @@
 // floor, makes ceiling = max(floor, now) + ahead durable, and only then hands out generators. A
 // background thread writes the next ceiling whenever less than ahead/2 remains, and at once when
 // a generator waits at the ceiling; a failed write keeps the old ceiling and is retried whole
-// with back-off. Without a state file the window is (not-before, end of layout]: nothing then
-// protects against a clock set back across a restart, and a warning event says so.
+// with back-off. Before every write, and about once a second besides, the writer checks that the
+// file is still the one at its path: once it was removed, renamed, replaced, linked or resized, no
+// ceiling is written any more (a restart would not read it) and every generator fails with
+// errc::state_file_replaced, also below the durable ceiling; a stat that fails (EIO) is retried
+// like a failed write. Without a state file the window is (not-before, end of layout]: nothing
+// then protects against a clock set back across a restart, and a warning event says so.
 //
 // close() is ordered: every generator is closed and reports its exact last timestamp, the
 // largest is written as the ceiling with the clean-shutdown flag (so a clean restart issues at
@@ -56,10 +60,10 @@ enum class EventKind {
   kNoStateFile,          // warning: no state file configured
   kWaitingForFloor,      // start-up waits for the clock to pass the floor
   kCeilingAdvanced,      // a new ceiling is durable (metric)
-  kStateWriteFailed,     // writing the next ceiling failed; retried with back-off
+  kStateWriteFailed,     // writing the next ceiling (or checking the file first) failed; retried
   kStateWriteRecovered,  // a write succeeded after failures
   kWaitingAtCeiling,     // a generator waits for the next ceiling
-  kStateFileReplaced,    // the file was removed or replaced: no more ceilings are written
+  kStateFileReplaced,    // the file was removed or replaced: no more ceilings, no more ids
   kStateFileDamaged,     // warning: a block was damaged at open; the start went on with the other
   // A slot leased from a store (lease/keeper.h, KeeperEventKind).
   kLeaseAcquired,          // a slot was leased, at start or after a loss (slot, ceiling_ms)
@@ -74,8 +78,10 @@ enum class EventKind {
 
 struct COSID_EXPORT Event {
   EventKind kind;
-  std::error_code code;  // the failure, for kStateWriteFailed, kStateFileReplaced, kStateFileDamaged
-  std::string message;   // a sentence for a log
+  // The failure, for kStateWriteFailed (a write, or the stat of the identity check before it),
+  // kStateFileReplaced and kStateFileDamaged.
+  std::error_code code;
+  std::string message;  // a sentence for a log
   std::int64_t ceiling_ms = 0;
   std::uint32_t slot = 0;    // the leased slot, for the kLease* events
   std::int64_t skew_ms = 0;  // kClockSkew: the store's clock minus the local one
@@ -111,10 +117,13 @@ struct COSID_EXPORT RuntimeEnvironment {
 class COSID_EXPORT Runtime {
  public:
   // Opens the slot's window as the header comment says. Fails with the state file's errors,
-  // errc::clock_behind_floor (the clock stayed at or before the floor for start_wait; the message
-  // states the gap), a layout error, or errc::slot_out_of_range; with a store also
-  // unknown_store_type, lease_exhausted, lease_terms_mismatch, store_unavailable or store_corrupt;
-  // then returns null and, if `message` is not null, explains.
+  // errc::clock_behind_floor (the clock is at or before the floor, by more than start_wait could
+  // make up: at once for a gap larger than start_wait, else once start_wait ran out; the message
+  // states the gap and when ids can be issued), a layout error, errc::slot_out_of_range, or the
+  // errno of a background thread that cannot be started (generic category: EAGAIN under a low
+  // `ulimit -u`); with a store also unknown_store_type, lease_exhausted, lease_terms_mismatch,
+  // store_unavailable or store_corrupt; then returns null and, if `message` is not null,
+  // explains. Nothing was issued then.
   [[nodiscard]] static std::unique_ptr<Runtime> open(const Options& options,
                                                      const RuntimeEnvironment& environment,
                                                      std::error_code& ec,

@@ -123,8 +123,10 @@ class COSID_EXPORT StateFile {
   // `last_issued_ms`. A value below floor_ms() is refused with errc::invalid_argument.
   std::error_code write_clean_shutdown(std::int64_t last_issued_ms, std::string* message = nullptr);
 
-  // Checks that `path` still names the locked file: not removed, renamed, replaced or linked.
-  // errc::state_file_replaced otherwise.
+  // Checks that `path` still names the locked file, which has one name and 8192 bytes. Fails with
+  // errc::state_file_replaced when it was removed, renamed, replaced, linked, appended to or
+  // truncated; with the errno of a stat that failed otherwise (EIO: nothing is known about the
+  // file, and the check can be retried). The message says which.
   std::error_code check_identity(std::string* message = nullptr);
 
  private:

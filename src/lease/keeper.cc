@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "background_thread.h"
 #include "cosid/lease/slot_choice.h"
 #include "cosid/slot_source.h"
 #include "parse_util.h"
@@ -115,10 +116,20 @@ class LeaseKeeper::Impl {
     }
   }
 
-  void start_thread() {
+  std::error_code start_thread(std::string* message) {
     std::lock_guard<std::mutex> lock(thread_mutex_);
-    if (thread_ || stop_) return;
-    thread_ = std::make_unique<std::thread>([this] { run(); });
+    if (thread_ || stop_) return {};
+    auto thread = std::make_unique<detail::BackgroundThread>();
+    if (std::error_code failed = thread->start<Impl, &Impl::run>(this)) {
+      if (message != nullptr) {
+        *message = "cannot start the lease keeper's background thread: " + failed.message() +
+                   ": raise the limit on processes and threads (ulimit -u) or, in a program, "
+                   "set RuntimeEnvironment::background_thread = false and call maintain()";
+      }
+      return failed;
+    }
+    thread_ = std::move(thread);
+    return {};
   }
 
   milliseconds maintain() noexcept {
@@ -153,7 +164,7 @@ class LeaseKeeper::Impl {
       stop_ = true;
     }
     wake_.notify_all();
-    std::unique_ptr<std::thread> thread;
+    std::unique_ptr<detail::BackgroundThread> thread;
     {
       std::lock_guard<std::mutex> lock(thread_mutex_);
       thread = std::move(thread_);
@@ -463,7 +474,7 @@ class LeaseKeeper::Impl {
 
   std::mutex thread_mutex_;  // guards thread_ and stop_
   std::condition_variable wake_;
-  std::unique_ptr<std::thread> thread_;
+  std::unique_ptr<detail::BackgroundThread> thread_;
   bool stop_ = false;
 };
 
@@ -490,7 +501,9 @@ std::unique_ptr<LeaseKeeper> LeaseKeeper::start(SlotLeaseStore& store, const Kee
 }
 #endif
 
-void LeaseKeeper::start_thread() { impl_->start_thread(); }
+std::error_code LeaseKeeper::start_thread(std::string* message) {
+  return impl_->start_thread(message);
+}
 std::chrono::milliseconds LeaseKeeper::maintain() noexcept { return impl_->maintain(); }
 Binding* LeaseKeeper::binding(std::uint64_t& generation, std::error_code& ec) noexcept {
   return impl_->binding(generation, ec);

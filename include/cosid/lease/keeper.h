@@ -124,8 +124,10 @@ class COSID_EXPORT LeaseKeeper {
   LeaseKeeper(const LeaseKeeper&) = delete;
   LeaseKeeper& operator=(const LeaseKeeper&) = delete;
 
-  // Starts a thread that calls maintain() when it is due. Idempotent.
-  void start_thread();
+  // Starts a thread that calls maintain() when it is due. Idempotent. Fails with the error of the
+  // thread's creation (generic category, EAGAIN under a low `ulimit -u`), and then, if `message`
+  // is not null, says what to do; the keeper goes on without a thread (call maintain()).
+  std::error_code start_thread(std::string* message = nullptr);
 
   // Renews, retries or leases anew, whichever is due now; returns how long until something is
   // due next (what a caller without the thread should wait before calling again).
