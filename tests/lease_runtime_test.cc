@@ -60,7 +60,7 @@ class LeaseRuntimeTest : public ::testing::Test {
 
   ManualClock clock_{1700000000000};
   RecordingListener listener_;
-  lease::StoreRegistry stores_;
+  lease::StoreRegistry stores_{&clock_};  // the memory store decides expiry on clock_
   Options options_;
   RuntimeEnvironment environment_;
 };
@@ -297,6 +297,36 @@ TEST_F(LeaseRuntimeTest, BackgroundRenewalsLetTwoThreadsIssuePastTheFirstCeiling
   EXPECT_EQ(seen.size(), total);
   EXPECT_NO_ERROR(runtime->close());
   EXPECT_EQ(listener_.count(EventKind::kLeaseReleased), 1);
+}
+
+// The registry's memory store outlives every runtime opened through it, so it must not keep the
+// clock of the runtime that opened it first: a runtime with no clock in its environment reads its
+// own SystemClock, which dies with it (ASan: heap-use-after-free in MemoryLeaseStore::scan once a
+// second runtime opens through the registry).
+TEST(LeaseRegistryTest, TheSharedMemoryStoreOutlivesTheRuntimeThatMadeIt) {
+  lease::StoreRegistry stores;  // its memory store runs on the registry's own system clock
+  Options options;
+  options.store_type = "memory";
+  options.namespace_name = "orders";
+  RuntimeEnvironment environment;  // no clock: each runtime reads a SystemClock of its own
+  environment.stores = &stores;
+  environment.background_thread = false;
+  std::error_code ec;
+  std::string message;
+  auto first = Runtime::open(options, environment, ec, &message);
+  ASSERT_NE(first, nullptr) << message;
+  EXPECT_EQ(first->slot(), 0u);
+  auto second = Runtime::open(options, environment, ec, &message);
+  ASSERT_NE(second, nullptr) << message;
+  EXPECT_EQ(second->slot(), 1u);
+  EXPECT_NO_ERROR(first->close());
+  first.reset();  // the clock it was opened with is gone now
+  auto third = Runtime::open(options, environment, ec, &message);  // scans the shared store
+  ASSERT_NE(third, nullptr) << message;
+  EXPECT_NO_ERROR(ec);
+  EXPECT_EQ(third->slot(), 0u);  // the released slot, chosen on a clock that is still alive
+  EXPECT_NO_ERROR(second->close());
+  EXPECT_NO_ERROR(third->close());
 }
 
 TEST_F(LeaseRuntimeTest, EveryNameSharesTheOneLeasedGenerator) {
