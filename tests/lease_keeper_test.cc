@@ -5,7 +5,9 @@
 // test runs the thread, and asserts only what it must eventually do).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -17,6 +19,7 @@
 #include "cosid/layout.h"
 #include "cosid/lease/keeper.h"
 #include "cosid/lease/memory_store.h"
+#include "gate.h"
 #include "test_util.h"
 
 namespace cosid::lease {
@@ -45,6 +48,7 @@ class FaultyStore final : public SlotLeaseStore {
   }
   bool renew(const SlotLease& held, const NamespaceTerms& terms, milliseconds ttl,
              SlotLease& renewed, std::error_code& ec, std::string* message) override {
+    if (block_next_renewal.exchange(false)) gate.pass();
     std::lock_guard<std::mutex> lock(mutex_);
     ++renewals;
     if (fail_renewals > 0) {
@@ -73,6 +77,9 @@ class FaultyStore final : public SlotLeaseStore {
   }
 
   std::mutex mutex_;
+  // Set: the next renewal stops in `gate` until the test opens it (a slow store call).
+  std::atomic<bool> block_next_renewal{false};
+  testing::Gate gate;
   int renewals = 0;
   int fail_renewals = 0;
   std::vector<std::int64_t> released;
@@ -401,6 +408,43 @@ TEST_F(KeeperTest, AGeneratorAtTheCeilingRenewsInlineWithoutAThread) {
   (void)generator->next(ec);
   EXPECT_NO_ERROR(ec);
   EXPECT_EQ(store_.renewals, 1);
+}
+
+// binding(), lease() and stats() never wait for a store call in progress: the keeper's lock is
+// held across the whole call, and they used to take it (binding() in every generator() and
+// accessor of the runtime, in a forked child too).
+TEST_F(KeeperTest, ReadsDoNotWaitForAStoreCallInProgress) {
+  auto keeper = start(options());
+  const std::int64_t ceiling = binding(*keeper)->ceiling_ms();
+  clock_.advance(milliseconds(10001));  // past ttl/3: a renewal is due
+  store_.block_next_renewal = true;
+  std::thread renewer([&] { (void)keeper->maintain(); });
+  ASSERT_TRUE(store_.gate.wait_entered());
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool done = false;
+  Binding* read = nullptr;
+  SlotLease lease;
+  std::thread reader([&] {
+    read = binding(*keeper);
+    lease = keeper->lease();
+    (void)keeper->stats();
+    std::lock_guard<std::mutex> lock(mutex);
+    done = true;
+    changed.notify_all();
+  });
+  bool in_time = false;
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    in_time = changed.wait_for(lock, testing::kHangBound, [&] { return done; });
+  }
+  store_.gate.open();
+  reader.join();
+  renewer.join();
+  EXPECT_TRUE(in_time) << "a read waited for the store call";
+  ASSERT_NE(read, nullptr);
+  EXPECT_EQ(lease.ceiling, ceiling);       // the lease as it was before the renewal
+  EXPECT_GT(read->ceiling_ms(), ceiling);  // and the renewal landed
 }
 
 TEST_F(KeeperTest, TheThreadRenewsOnItsOwn) {

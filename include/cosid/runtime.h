@@ -24,7 +24,11 @@
 //
 // Thread safety: generator(), the accessors and close() may be called from any thread. The
 // generators it hands out follow generator.h. Destroying the Runtime closes it; no generator may
-// be in use then.
+// be in use then. generator(), the accessors and metrics() never wait for a store call or a
+// sync in progress. In a child forked from the process that opened it, no call waits for a lock
+// (a parent thread may have held one at the fork): generator() and maintain() fail with
+// errc::forked_process, close() writes and releases nothing (the window is the parent's), and
+// destroying the Runtime there leaks it rather than close what belongs to the parent.
 #ifndef COSID_RUNTIME_H_
 #define COSID_RUNTIME_H_
 
@@ -155,8 +159,8 @@ class COSID_EXPORT Runtime {
 
   // A snapshot of the counters, the window and the slot (metrics.h), for a scrape or a log line;
   // to_prometheus() prints it. Takes a short lock shared with generator(), never one the
-  // generators' next() takes, nor the background thread's while it syncs. The lease fields stay
-  // 0: this runtime holds a static slot. Valid after close() too (the counts are final then).
+  // generators' next() takes, nor one held across a sync or a store call. The lease fields stay
+  // 0 for a static slot. Valid after close() too (the counts are final then).
   RuntimeMetrics metrics() const noexcept;
 
  private:

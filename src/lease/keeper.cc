@@ -127,14 +127,18 @@ class LeaseKeeper::Impl {
   }
 
   Binding* binding(std::uint64_t& generation, std::error_code& ec) noexcept {
-    std::lock_guard<std::mutex> lock(mutex_);
-    generation = generation_;
-    if (closed_ || current_ == nullptr) {
-      ec = make_error_code(closed_ ? errc::closed : errc::slot_lost);
+    // No lock: mutex_ is held across whole store calls, and this is what the runtime's
+    // generator(), accessors and metrics() read, in a forked child too (where a parent thread may
+    // have held mutex_ at the fork, for good). Acquire pairs with the release in publish_locked():
+    // the record and the binding it names are fully made.
+    const Published* published = published_.load(std::memory_order_acquire);
+    generation = published != nullptr ? published->generation : 0;
+    if (published == nullptr || published->binding == nullptr) {
+      ec = make_error_code(published != nullptr ? published->state : errc::slot_lost);
       return nullptr;
     }
     ec.clear();
-    return current_;
+    return published->binding;
   }
 
   std::error_code close(const std::function<std::int64_t(const Binding&)>& last_issued,
@@ -144,6 +148,7 @@ class LeaseKeeper::Impl {
       std::lock_guard<std::mutex> lock(mutex_);
       if (!closed_) {
         closed_ = true;
+        publish_locked(nullptr, errc::closed);
         result = release_locked(last_issued, message);
       }
     }
@@ -165,7 +170,8 @@ class LeaseKeeper::Impl {
   const Owner& owner() const noexcept { return owner_; }
 
   SlotLease lease() const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    // Not mutex_, which a store call holds for as long as the store takes.
+    std::lock_guard<std::mutex> lock(lease_mutex_);
     return lease_;
   }
 
@@ -271,7 +277,7 @@ class LeaseKeeper::Impl {
 
   // The lease becomes the current binding. REQUIRES: mutex_ held.
   void install_locked(const SlotLease& lease) {
-    lease_ = lease;
+    set_lease_locked(lease);
     // A new binding starts at or after the old one's ceiling: the runtime's ids keep growing
     // across a change of slot. Past not-before too. An empty window (floor above the lease's
     // ceiling) issues nothing until a renewal raises the ceiling past the floor.
@@ -280,6 +286,7 @@ class LeaseKeeper::Impl {
     bindings_.push_back(std::make_unique<Binding>(lease.slot, floor, ceiling, &ceiling_listener_));
     current_ = bindings_.back().get();
     ++generation_;
+    publish_locked(current_, errc::slot_lost);
     acquisitions_.fetch_add(1, std::memory_order_relaxed);  // see stats()
     failures_ = 0;
     last_attempt_ns_ = clock_.monotonic_ns();
@@ -306,7 +313,7 @@ class LeaseKeeper::Impl {
     const std::int64_t local_after = clock_.now_ms();
     if (ok) {
       check_skew(renewed.store_now, local_before, local_after);
-      lease_ = renewed;
+      set_lease_locked(renewed);
       // Durable in the store: publish it (release, see Binding::ceiling_ms()).
       current_->raise_ceiling(renewed.ceiling);
       wanted_.store(false, std::memory_order_relaxed);
@@ -348,6 +355,7 @@ class LeaseKeeper::Impl {
     losses_.fetch_add(1, std::memory_order_relaxed);  // see stats()
     previous_ceiling_ = std::max(previous_ceiling_, current_->ceiling_ms());
     current_ = nullptr;
+    publish_locked(nullptr, errc::slot_lost);
     backoff_ = milliseconds(0);
     next_attempt_ns_ = clock_.monotonic_ns();
     emit({KeeperEventKind::kLost, ec,
@@ -404,6 +412,20 @@ class LeaseKeeper::Impl {
     return {};
   }
 
+  // What binding() returns from now on: `binding`, or null with `state`. REQUIRES: mutex_ held.
+  void publish_locked(Binding* binding, errc state) {
+    published_records_.push_back(
+        std::make_unique<const Published>(Published{binding, generation_, state}));
+    // Release pairs with the acquire in binding().
+    published_.store(published_records_.back().get(), std::memory_order_release);
+  }
+
+  // REQUIRES: mutex_ held (lease() reads under lease_mutex_ alone).
+  void set_lease_locked(const SlotLease& lease) {
+    std::lock_guard<std::mutex> lock(lease_mutex_);
+    lease_ = lease;
+  }
+
   void check_skew(std::int64_t store_now, std::int64_t local_before, std::int64_t local_after) {
     // The store read its clock somewhere between the two local readings: compare with the middle.
     const std::int64_t local = local_before + (local_after - local_before) / 2;
@@ -437,10 +459,28 @@ class LeaseKeeper::Impl {
   const milliseconds max_backoff_;
   Owner owner_;
 
-  mutable std::mutex mutex_;  // guards the store calls and every field below
+  // Lock order, and what each lock may be held across:
+  //   mutex_         guards the store calls and every field below; held across a whole store
+  //                  call (acquire, renew, release), so nothing an accessor or metrics() calls
+  //                  takes it: binding() reads published_, lease() lease_mutex_, stats()
+  //                  atomics (a generator at the ceiling only tries it).
+  //   lease_mutex_   guards writes of lease_ (made under mutex_) against lease(); held for a copy.
+  //   thread_mutex_  guards thread_ and stop_; never held across a store call, nor with mutex_.
+  // A forked child takes none of them: it only reads published_ and the records it points to.
+  mutable std::mutex mutex_;
+  mutable std::mutex lease_mutex_;
   SlotLease lease_;
   std::vector<std::unique_ptr<Binding>> bindings_;  // every binding made, for the keeper's life
-  Binding* current_ = nullptr;                      // null between a loss and the next lease
+  // What binding() reads without a lock: one immutable record per change (a lease, a loss,
+  // close), each kept for the keeper's life like the bindings, so a reader never sees one freed.
+  struct Published {
+    Binding* binding;  // null after a loss and after close()
+    std::uint64_t generation;
+    errc state;  // binding() fails with it while binding is null
+  };
+  std::vector<std::unique_ptr<const Published>> published_records_;
+  std::atomic<const Published*> published_{nullptr};
+  Binding* current_ = nullptr;  // null between a loss and the next lease
   std::uint64_t generation_ = 0;
   std::int64_t previous_ceiling_ = 0;  // the largest ceiling of a lost binding
   std::int64_t next_attempt_ns_ = 0;   // monotonic: when to renew (or lease again) next

@@ -29,8 +29,11 @@
 // wall time for the skew), so tests drive the keeper with ManualClock and maintain().
 //
 // Thread safety: every member may be called from any thread. Store calls are serialised by one
-// mutex; binding() is a short locked read, not meant for the hot path (generators keep the
-// Binding they were made with).
+// mutex, held across each whole call; binding(), lease(), stats(), owner() and options() never
+// wait on it (binding() is one atomic load, lease() a copy under a lock of its own), so a reader
+// never waits for a store. In a child forked from the process that started the keeper, only
+// binding(), stats(), owner() and options() may be called (they take no lock); the keeper must
+// then be leaked, not closed nor destroyed: its lease and its thread are the parent's.
 #ifndef COSID_LEASE_KEEPER_H_
 #define COSID_LEASE_KEEPER_H_
 
@@ -133,7 +136,8 @@ class COSID_EXPORT LeaseKeeper {
 
   // The current binding, and its generation (1 for the first, +1 for every new slot after a
   // loss). Null with errc::slot_lost between a loss and the next lease, and with errc::closed
-  // after close(). The pointer stays valid for the keeper's life.
+  // after close(). The pointer stays valid for the keeper's life. Lock-free: never waits for a
+  // store call in progress.
   Binding* binding(std::uint64_t& generation, std::error_code& ec) noexcept;
 
   // Ordered shutdown (header comment). `last_issued(binding)` gives the exact last timestamp
