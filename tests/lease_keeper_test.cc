@@ -396,18 +396,26 @@ TEST_F(KeeperTest, DuplicateOwnerKeyGetsAnotherSlotAndAnEvent) {
   EXPECT_TRUE(binding(*first)->valid());
 }
 
-TEST_F(KeeperTest, AGeneratorAtTheCeilingRenewsInlineWithoutAThread) {
+// Without a thread, a generator at the ceiling makes no store call inside next() (none has a bound
+// its wait could cover): it waits its bound and fails, and its wish makes the owner's next
+// maintain() renew at once, although the schedule has no renewal due.
+TEST_F(KeeperTest, AGeneratorAtTheCeilingLeavesTheRenewalToMaintainWithoutAThread) {
   KeeperOptions o = options();
   auto keeper = start(o);
   Binding* b = binding(*keeper);
-  auto generator = Generator::create(layouts::kDefault, *b, clock_);
-  // The local clock jumps to the ceiling's last millisecond and past it: the waiting generator
-  // asks for a renewal, which the store (same clock) grants.
-  clock_.advance(milliseconds(b->ceiling_ms() - clock_.now_ms() + 1));
+  GeneratorOptions wait;
+  wait.ceiling = milliseconds(20);
+  auto generator = Generator::create(layouts::kDefault, *b, clock_, wait);
+  clock_.advance(milliseconds(200));  // the schedule's renewal is ttl/3 away
+  clock_.set_ms(b->ceiling_ms() + 1);
   std::error_code ec;
   (void)generator->next(ec);
-  EXPECT_NO_ERROR(ec);
+  EXPECT_ERRC(ec, errc::ceiling_reached);
+  EXPECT_EQ(store_.renewals, 0);
+  (void)keeper->maintain();
   EXPECT_EQ(store_.renewals, 1);
+  (void)generator->next(ec);
+  EXPECT_NO_ERROR(ec);
 }
 
 // binding(), lease() and stats() never wait for a store call in progress: the keeper's lock is

@@ -538,6 +538,88 @@ TEST_F(LeaseRuntimeTest, MetricsAndAccessorsDoNotWaitForAStoreCallInProgress) {
   EXPECT_NO_ERROR(runtime->close());
 }
 
+// Inline mode: a generator at the ceiling makes no store call inside next(), which would run past
+// its wait bound for as long as the store takes (here: until the test opens the latch). It waits
+// its bound, fails with ceiling_reached, and its wish makes the next maintain() renew at once,
+// although the renewal is not due yet.
+TEST_F(LeaseRuntimeTest, InlineANextAtTheCeilingMakesNoStoreCallAndKeepsItsBound) {
+  auto store = use_latched_store();
+  environment_.generator.ceiling = milliseconds(50);
+  auto runtime = open(options_);
+  ASSERT_NE(runtime, nullptr);
+  Generator& generator = runtime->generator();
+  const std::int64_t ceiling = runtime->ceiling_ms();
+  clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceMonotonic);  // the wall clock stands still
+  clock_.set_ms(ceiling + 1);
+  clock_.advance(milliseconds(200));  // a renewal is not due (ttl/3), a wished-for one allowed
+  store->block_next_renewal();
+  std::error_code ec;
+  std::int64_t waited_ns = 0;
+  EXPECT_TRUE(returns_without_waiting(
+      [&] {
+        const std::int64_t begin = clock_.monotonic_ns();
+        (void)generator.next(ec);
+        waited_ns = clock_.monotonic_ns() - begin;
+      },
+      [&] { store->gate.open(); }))
+      << "next() made a store call";
+  EXPECT_ERRC(ec, errc::ceiling_reached);
+  EXPECT_EQ(store->renewals(), 0);
+  // Its own bound (and the last 1 ms sleep), not the store's time.
+  EXPECT_LE(waited_ns, std::chrono::nanoseconds(milliseconds(52)).count());
+  store->gate.open();  // from here on the store answers at once
+  EXPECT_NO_ERROR(runtime->maintain());
+  EXPECT_EQ(store->renewals(), 1);
+  EXPECT_GT(runtime->ceiling_ms(), ceiling + 1);
+  (void)next(generator);
+  EXPECT_NO_ERROR(runtime->close());
+}
+
+// Inline mode: a generator comes to wait at the ceiling while another thread's maintain() holds
+// the keeper's lock, having looked for work before the wish was made. The wish used to be lost
+// (a try_lock that failed, never retried), and the generator failed with ceiling_reached although
+// a renewal was allowed; now the maintain() in progress looks again and renews before it returns.
+TEST_F(LeaseRuntimeTest, InlineAWishMadeDuringAMaintainIsServedByIt) {
+  GateClock clock(clock_);
+  environment_.clock = &clock;
+  auto runtime = open(options_);
+  ASSERT_NE(runtime, nullptr);
+  Generator& generator = runtime->generator();
+  const std::int64_t ceiling = runtime->ceiling_ms();
+  clock_.advance(milliseconds(200));  // a renewal is not due (ttl/3), a wished-for one allowed
+  clock_.set_on_sleep(ManualClock::OnSleep::kYield);  // no time passes while the generator waits
+  // The maintain() stops at its second monotonic reading: past the decision, lock held.
+  std::thread maintainer([&] {
+    clock.arm(GateClock::Read::kMonotonic, 2);
+    EXPECT_NO_ERROR(runtime->maintain());
+  });
+  ASSERT_TRUE(clock.gate.wait_entered());
+  clock_.set_ms(ceiling + 1);  // the wall clock jumps past the ceiling
+  std::atomic<bool> done{false};
+  std::error_code ec;
+  std::uint64_t id = 0;
+  std::thread waiter([&] {
+    id = generator.next(ec);
+    done.store(true);
+  });
+  const auto deadline = std::chrono::steady_clock::now() + kHangBound;
+  while (generator.stats().ceiling_waits == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  ASSERT_EQ(generator.stats().ceiling_waits, 1u);
+  clock.gate.open();
+  maintainer.join();
+  while (!done.load() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  const bool served = done.load();
+  if (!served) clock_.advance(environment_.generator.ceiling + milliseconds(1));  // let it fail
+  waiter.join();
+  EXPECT_TRUE(served) << "the wish was lost: no renewal came while the generator waited";
+  EXPECT_NO_ERROR(ec);
+  EXPECT_GT(unix_ms_of(id), ceiling);
+  EXPECT_EQ(runtime->metrics().lease_renewals, 1u);
+  EXPECT_NO_ERROR(runtime->close());
+}
+
 // The registry's memory store outlives every runtime opened through it, so it must not keep the
 // clock of the runtime that opened it first: a runtime with no clock in its environment reads its
 // own SystemClock, which dies with it (ASan: heap-use-after-free in MemoryLeaseStore::scan once a

@@ -102,7 +102,10 @@ struct COSID_EXPORT RuntimeEnvironment {
   FileSystem* fs = nullptr;           // default: posix_file_system()
   EventListener* listener = nullptr;  // default: events are dropped
   // With false, no thread is started: the ceiling is renewed by maintain() and, when a generator
-  // reaches it, by the waiting thread itself. For tools that want no threads.
+  // reaches it, by the waiting thread itself. For tools that want no threads. With a lease store
+  // a waiting generator makes no store call (no store call has a bound its wait could cover): it
+  // waits, within GeneratorOptions::ceiling, for a renewal running now or for the next
+  // maintain(), which then renews at once; call maintain() at least every ttl/3.
   bool background_thread = true;
   GeneratorOptions generator;  // wait bounds and drift of the generators
   // The lease stores Options::store_type may name. Default: a registry of this runtime alone,

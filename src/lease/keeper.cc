@@ -123,6 +123,12 @@ class LeaseKeeper::Impl {
 
   milliseconds maintain() noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
+    (void)maintain_locked();
+    // A generator that came to wait at the ceiling after the first look only set wanted_ (it
+    // never takes the lock: on_ceiling_wanted()). Look again, so that its wish is served by this
+    // call, before the generator's wait runs out, rather than by the next one. At most one more
+    // store call: maintain_locked() renews for a wish at most once per kFirstBackoff, and a
+    // renewal just made (or failed) is the last attempt.
     return maintain_locked();
   }
 
@@ -209,13 +215,14 @@ class LeaseKeeper::Impl {
       std::lock_guard<std::mutex> lock(thread_mutex_);
       threaded = thread_ != nullptr;
     }
-    if (threaded) {
-      wake_.notify_one();
-      return;
-    }
-    // Without a thread the waiting generator renews itself, unless a renewal is running already.
-    std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
-    if (lock.owns_lock()) (void)maintain_locked();
+    if (threaded) wake_.notify_one();
+    // Without a thread the renewal is left to maintain(), whose next call renews at once (see
+    // maintain_locked()), or to one running now, whose ceiling the generator sees when it lands.
+    // It is never made here, on the generator's thread inside next(): a store call has no bound
+    // that next()'s wait (GeneratorOptions::ceiling) could cover (the file store waits up to its
+    // lock timeout for another process's lock, a remote store for the network), so next() would
+    // block past its bound; and a renewal tried here on a try_lock was lost whenever any other
+    // call held the lock, while the generator waited in vain.
   }
 
   void run() {
@@ -461,9 +468,9 @@ class LeaseKeeper::Impl {
 
   // Lock order, and what each lock may be held across:
   //   mutex_         guards the store calls and every field below; held across a whole store
-  //                  call (acquire, renew, release), so nothing an accessor or metrics() calls
-  //                  takes it: binding() reads published_, lease() lease_mutex_, stats()
-  //                  atomics (a generator at the ceiling only tries it).
+  //                  call (acquire, renew, release), so nothing a generator, an accessor or
+  //                  metrics() calls takes it: binding() reads published_, lease() lease_mutex_,
+  //                  stats() atomics, on_ceiling_wanted() only sets wanted_.
   //   lease_mutex_   guards writes of lease_ (made under mutex_) against lease(); held for a copy.
   //   thread_mutex_  guards thread_ and stop_; never held across a store call, nor with mutex_.
   // A forked child takes none of them: it only reads published_ and the records it points to.

@@ -6,7 +6,10 @@
 // the earliest expiry. The lease's window becomes a Binding that generators issue under.
 //
 // From then on, in maintain() (called by the keeper's own thread after start_thread(), or by the
-// owner) the lease is renewed every ttl/3, and at once when a generator waits at the ceiling.
+// owner) the lease is renewed every ttl/3, and at once when a generator waits at the ceiling: the
+// generator wakes the thread, or, without one, the owner's next maintain() renews. A generator
+// never makes the store call itself: a store call has no bound that a generator's wait could
+// cover.
 // Each renewal is durable in the store before its ceiling is published (Binding::raise_ceiling).
 // A failed renewal is retried with back-off from 100 ms doubling up to ttl/6; meanwhile the
 // generators go on up to the ceiling they have, and no further. A renewal that finds the lease
