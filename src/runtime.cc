@@ -105,9 +105,14 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
   }
 
   Generator* generator(std::string_view name, std::error_code& ec) {
+    // Before the lock: in a forked child a parent thread may have held it at the fork.
+    if (fork_guard_.forked()) {
+      ec = make_error_code(errc::forked_process);
+      return nullptr;
+    }
     std::lock_guard<std::mutex> lock(generators_mutex_);
-    if (fork_guard_.forked() || closed_) {
-      ec = make_error_code(fork_guard_.forked() ? errc::forked_process : errc::closed);
+    if (closed_) {
+      ec = make_error_code(errc::closed);
       return nullptr;
     }
     (void)name;  // every name shares the one generator: see runtime.h
@@ -202,7 +207,9 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
   }
 
   const Options& options() const noexcept { return options_; }
-  // The static binding, or the latest leased one.
+  bool forked() const noexcept { return fork_guard_.forked(); }
+  // The static binding, or the latest leased one. Takes no lock (the keeper's binding() is one
+  // atomic load), so it never waits for a store call, and is safe in a forked child.
   const Binding& binding() const noexcept {
     if (!keeper_) return *binding_;
     std::uint64_t generation = 0;
@@ -221,8 +228,17 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
     {
       // Generators are made on first use, and after a lost lease replaced, under this lock; once
       // made each lives as long as the runtime (closed or retired, its counters stay readable),
-      // so the counts are those of every generator the runtime ever had.
-      std::lock_guard<std::mutex> lock(generators_mutex_);
+      // so the counts are those of every generator the runtime ever had. The lock is never held
+      // across I/O or a store call (generator() reads the keeper's binding without a lock), so
+      // this waits for no disk and no store. In a forked child a parent thread may have held it
+      // at the fork, and then holds it for good: the child only tries it and, if it is taken,
+      // counts no generator (their counts are the parent's, copied at the fork, anyway).
+      std::unique_lock<std::mutex> lock(generators_mutex_, std::defer_lock);
+      if (fork_guard_.forked()) {
+        (void)lock.try_lock();
+      } else {
+        lock.lock();
+      }
       const auto add = [&metrics](const Generator& generator) {
         const GeneratorStats stats = generator.stats();
         metrics.ids_issued += stats.ids_issued;
@@ -232,8 +248,10 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
         metrics.floor_waits += stats.floor_waits;
         metrics.generator_failures += stats.failures;
       };
-      if (generator_) add(*generator_);
-      for (const auto& retired : retired_) add(*retired.second);
+      if (lock.owns_lock()) {
+        if (generator_) add(*generator_);
+        for (const auto& retired : retired_) add(*retired.second);
+      }
     }
     metrics.state_writes = state_writes_.load(std::memory_order_relaxed);
     metrics.state_write_failures = state_write_failures_.load(std::memory_order_relaxed);
@@ -313,7 +331,8 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
 
   // The generator over the keeper's current binding, made anew after a loss. The one it replaces
   // is kept, closed at close(): a caller may still hold it (it fails with slot_lost).
-  // REQUIRES: generators_mutex_ held.
+  // REQUIRES: generators_mutex_ held. The keeper's binding() takes no lock, so generators_mutex_
+  // is never held while a store call runs (the keeper holds its own lock across those).
   Generator* leased_generator_locked(std::error_code& ec) {
     std::uint64_t generation = 0;
     Binding* current = keeper_->binding(generation, ec);
@@ -495,13 +514,18 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
   // here and the file belongs to the parent, whose ceiling a write from here could roll back. So
   // nothing is joined and nothing written; the child's copies of the descriptors are closed,
   // which leaves the parent's lock in place (it belongs to the open file description).
+  //
+  // Takes no lock: a parent thread may have held any of them at the fork (generators_mutex_ in
+  // generator(), writer_mutex_ across a sync, the keeper's across a store call), and in the child
+  // no thread is left to unlock it. Nor does it need one: the child has one thread, and what it
+  // touches was set in start() and not changed since (keeper_, thread_, file_, which only close()
+  // resets, and close() here is this function). Idempotent: file_ is null the second time.
   std::error_code close_in_forked_child() {
-    std::lock_guard<std::mutex> lock(generators_mutex_);
-    if (closed_) return {};
-    closed_ = true;
+    closed_ = true;  // single-threaded here: no other thread reads it in the child
     // The lease is the parent's: releasing it from here would hand its window on while the parent
-    // issues in it, and the keeper's thread is the parent's too. So the keeper is left alone.
-    (void)keeper_.release();
+    // issues in it, and the keeper's thread is the parent's too. So the keeper is left alone: not
+    // closed, and not destroyed either (~Runtime leaks the Impl in a forked child), which keeps
+    // binding() and metrics() working here.
     // The thread object refers to a thread of the parent: neither join it nor let its destructor
     // (which would terminate the child) run.
     (void)thread_.release();
@@ -673,7 +697,17 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
 };
 
 Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Runtime::~Runtime() = default;
+
+Runtime::~Runtime() {
+  // In a forked child, close as close() does there (no lock, nothing written) and leak the rest:
+  // destroying it would destroy the keeper (which releases the parent's lease), and the locks and
+  // condition variables a parent thread may have held or waited on at the fork (destroying a
+  // condition variable with a waiter blocks in glibc, and that waiter is not in the child).
+  if (impl_ != nullptr && impl_->forked()) {
+    (void)impl_->close(nullptr);
+    (void)impl_.release();
+  }
+}
 
 std::unique_ptr<Runtime> Runtime::open(const Options& options,
                                        const RuntimeEnvironment& environment, std::error_code& ec,
@@ -705,7 +739,19 @@ Generator* Runtime::generator(std::string_view name, std::error_code& ec) noexce
   return impl_->generator(name, ec);
 }
 
-std::error_code Runtime::maintain(std::string* message) { return impl_->maintain(message); }
+std::error_code Runtime::maintain(std::string* message) {
+  // Before any lock: in a forked child a parent thread may have held one at the fork; and the
+  // window being maintained is the parent's.
+  if (impl_->forked()) {
+    if (message != nullptr) {
+      *message =
+          "this runtime was opened in the parent of this forked process, whose window it holds: "
+          "open a new runtime in the child, with its own slot and state file";
+    }
+    return make_error_code(errc::forked_process);
+  }
+  return impl_->maintain(message);
+}
 std::error_code Runtime::close(std::string* message) { return impl_->close(message); }
 std::uint32_t Runtime::slot() const noexcept { return impl_->binding().slot(); }
 std::int64_t Runtime::floor_ms() const noexcept { return impl_->binding().floor_ms(); }

@@ -1,5 +1,5 @@
-// The real `cosid` binary, killed and restarted (reliability.md §8.1 C-06, §8.2 K-02 and K-11,
-// §8.5 X-03): `cosid next -n 0` streams ids on a real state file; the test reads them through a
+// The real `cosid` binary, killed and restarted (tests/SCENARIOS.md C-06, K-02, K-11 and
+// `cosid next -n 0` streams ids on a real state file; the test reads them through a
 // pipe, stops the process (SIGKILL, or SIGTERM for the clean shutdown) and starts it again.
 //
 // The clock is set back between runs with libfaketime (Debian packages faketime, libfaketime),

@@ -5,7 +5,9 @@
 // test runs the thread, and asserts only what it must eventually do).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -17,6 +19,7 @@
 #include "cosid/layout.h"
 #include "cosid/lease/keeper.h"
 #include "cosid/lease/memory_store.h"
+#include "gate.h"
 #include "test_util.h"
 
 namespace cosid::lease {
@@ -45,6 +48,7 @@ class FaultyStore final : public SlotLeaseStore {
   }
   bool renew(const SlotLease& held, const NamespaceTerms& terms, milliseconds ttl,
              SlotLease& renewed, std::error_code& ec, std::string* message) override {
+    if (block_next_renewal.exchange(false)) gate.pass();
     std::lock_guard<std::mutex> lock(mutex_);
     ++renewals;
     if (fail_renewals > 0) {
@@ -73,6 +77,9 @@ class FaultyStore final : public SlotLeaseStore {
   }
 
   std::mutex mutex_;
+  // Set: the next renewal stops in `gate` until the test opens it (a slow store call).
+  std::atomic<bool> block_next_renewal{false};
+  testing::Gate gate;
   int renewals = 0;
   int fail_renewals = 0;
   std::vector<std::int64_t> released;
@@ -389,18 +396,63 @@ TEST_F(KeeperTest, DuplicateOwnerKeyGetsAnotherSlotAndAnEvent) {
   EXPECT_TRUE(binding(*first)->valid());
 }
 
-TEST_F(KeeperTest, AGeneratorAtTheCeilingRenewsInlineWithoutAThread) {
+// Without a thread, a generator at the ceiling makes no store call inside next() (none has a bound
+// its wait could cover): it waits its bound and fails, and its wish makes the owner's next
+// maintain() renew at once, although the schedule has no renewal due.
+TEST_F(KeeperTest, AGeneratorAtTheCeilingLeavesTheRenewalToMaintainWithoutAThread) {
   KeeperOptions o = options();
   auto keeper = start(o);
   Binding* b = binding(*keeper);
-  auto generator = Generator::create(layouts::kDefault, *b, clock_);
-  // The local clock jumps to the ceiling's last millisecond and past it: the waiting generator
-  // asks for a renewal, which the store (same clock) grants.
-  clock_.advance(milliseconds(b->ceiling_ms() - clock_.now_ms() + 1));
+  GeneratorOptions wait;
+  wait.ceiling = milliseconds(20);
+  auto generator = Generator::create(layouts::kDefault, *b, clock_, wait);
+  clock_.advance(milliseconds(200));  // the schedule's renewal is ttl/3 away
+  clock_.set_ms(b->ceiling_ms() + 1);
   std::error_code ec;
   (void)generator->next(ec);
-  EXPECT_NO_ERROR(ec);
+  EXPECT_ERRC(ec, errc::ceiling_reached);
+  EXPECT_EQ(store_.renewals, 0);
+  (void)keeper->maintain();
   EXPECT_EQ(store_.renewals, 1);
+  (void)generator->next(ec);
+  EXPECT_NO_ERROR(ec);
+}
+
+// binding(), lease() and stats() never wait for a store call in progress: the keeper's lock is
+// held across the whole call, and they used to take it (binding() in every generator() and
+// accessor of the runtime, in a forked child too).
+TEST_F(KeeperTest, ReadsDoNotWaitForAStoreCallInProgress) {
+  auto keeper = start(options());
+  const std::int64_t ceiling = binding(*keeper)->ceiling_ms();
+  clock_.advance(milliseconds(10001));  // past ttl/3: a renewal is due
+  store_.block_next_renewal = true;
+  std::thread renewer([&] { (void)keeper->maintain(); });
+  ASSERT_TRUE(store_.gate.wait_entered());
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool done = false;
+  Binding* read = nullptr;
+  SlotLease lease;
+  std::thread reader([&] {
+    read = binding(*keeper);
+    lease = keeper->lease();
+    (void)keeper->stats();
+    std::lock_guard<std::mutex> lock(mutex);
+    done = true;
+    changed.notify_all();
+  });
+  bool in_time = false;
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    in_time = changed.wait_for(lock, testing::kHangBound, [&] { return done; });
+  }
+  store_.gate.open();
+  reader.join();
+  renewer.join();
+  EXPECT_TRUE(in_time) << "a read waited for the store call";
+  ASSERT_NE(read, nullptr);
+  EXPECT_EQ(lease.ceiling, ceiling);       // the lease as it was before the renewal
+  EXPECT_GT(read->ceiling_ms(), ceiling);  // and the renewal landed
 }
 
 TEST_F(KeeperTest, TheThreadRenewsOnItsOwn) {

@@ -2,8 +2,17 @@
 // slots for runtimes sharing a store, a lost lease turned into slot_lost and a new generator over
 // a new slot, the ordered shutdown releasing with the exact last timestamp, and the events. With
 // ManualClock and no background thread, so the test decides when the keeper runs.
+#include <dirent.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -16,6 +25,7 @@
 #include "cosid/lease/store_registry.h"
 #include "cosid/metrics.h"
 #include "cosid/runtime.h"
+#include "gate.h"
 #include "runtime_setup.h"
 #include "test_util.h"
 
@@ -23,7 +33,72 @@ namespace cosid {
 namespace {
 
 using std::chrono::milliseconds;
+using testing::Gate;
+using testing::GateClock;
+using testing::kHangBound;
 using testing::RecordingListener;
+using testing::run_in_child;
+
+// A MemoryLeaseStore whose next renewal after block_next_renewal() stops in `gate` until the test
+// opens it: a store call that takes as long as the test wants, with the keeper's lock held.
+class LatchedStore final : public lease::SlotLeaseStore {
+ public:
+  explicit LatchedStore(Clock& clock) : inner_(clock) {}
+
+  bool scan(const std::string& name_space, const lease::NamespaceTerms& terms,
+            std::vector<lease::SlotRecord>& records, std::int64_t& store_now, std::error_code& ec,
+            std::string* message) override {
+    return inner_.scan(name_space, terms, records, store_now, ec, message);
+  }
+  bool acquire(const lease::AcquireRequest& request, lease::AcquireOutcome& outcome,
+               lease::SlotLease& lease, lease::SlotRecord& record, std::error_code& ec,
+               std::string* message) override {
+    return inner_.acquire(request, outcome, lease, record, ec, message);
+  }
+  bool renew(const lease::SlotLease& held, const lease::NamespaceTerms& terms, milliseconds ttl,
+             lease::SlotLease& renewed, std::error_code& ec, std::string* message) override {
+    renewals_.fetch_add(1);
+    if (block_.exchange(false)) gate.pass();
+    return inner_.renew(held, terms, ttl, renewed, ec, message);
+  }
+  bool release(const lease::SlotLease& held, const lease::NamespaceTerms& terms,
+               std::int64_t last_issued, std::error_code& ec, std::string* message) override {
+    return inner_.release(held, terms, last_issued, ec, message);
+  }
+
+  void block_next_renewal() { block_.store(true); }
+  int renewals() const { return renewals_.load(); }
+
+  Gate gate;
+
+ private:
+  lease::MemoryLeaseStore inner_;
+  std::atomic<bool> block_{false};
+  std::atomic<int> renewals_{0};
+};
+
+// Runs `call` on a thread of its own and waits for it, at most kHangBound: true if it returned
+// within the bound. If it did not, `unblock` runs (so the thread can finish) and false is returned.
+bool returns_without_waiting(const std::function<void()>& call,
+                             const std::function<void()>& unblock) {
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool done = false;
+  std::thread thread([&] {
+    call();
+    std::lock_guard<std::mutex> lock(mutex);
+    done = true;
+    changed.notify_all();
+  });
+  bool in_time = false;
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    in_time = changed.wait_for(lock, kHangBound, [&] { return done; });
+  }
+  if (!in_time) unblock();
+  thread.join();
+  return in_time;
+}
 
 class LeaseRuntimeTest : public ::testing::Test {
  protected:
@@ -58,9 +133,24 @@ class LeaseRuntimeTest : public ::testing::Test {
     return id;
   }
 
+  // A LatchedStore under the type "latched", on clock_.
+  std::shared_ptr<LatchedStore> use_latched_store() {
+    auto store = std::make_shared<LatchedStore>(clock_);
+    std::error_code ec;
+    EXPECT_TRUE(stores_.add(
+        "latched",
+        [store](const lease::StoreContext&, std::error_code& error, std::string*) {
+          error.clear();
+          return store;
+        },
+        ec));
+    options_.store_type = "latched";
+    return store;
+  }
+
   ManualClock clock_{1700000000000};
   RecordingListener listener_;
-  lease::StoreRegistry stores_;
+  lease::StoreRegistry stores_{&clock_};  // the memory store decides expiry on clock_
   Options options_;
   RuntimeEnvironment environment_;
 };
@@ -297,6 +387,267 @@ TEST_F(LeaseRuntimeTest, BackgroundRenewalsLetTwoThreadsIssuePastTheFirstCeiling
   EXPECT_EQ(seen.size(), total);
   EXPECT_NO_ERROR(runtime->close());
   EXPECT_EQ(listener_.count(EventKind::kLeaseReleased), 1);
+}
+
+// What a forked child of a process with a leased runtime may do, whatever the parent's threads
+// held at the fork: every call returns at once, and none acts on the parent's window.
+bool child_finds_the_window_the_parents(std::unique_ptr<Runtime>& runtime) {
+  std::error_code ec;
+  if (runtime->generator("default", ec) != nullptr || ec != errc::forked_process) return false;
+  if (runtime->maintain() != errc::forked_process) return false;
+  const RuntimeMetrics metrics = runtime->metrics();
+  if (metrics.slot != runtime->slot() || metrics.ceiling_ms != runtime->ceiling_ms() ||
+      metrics.floor_ms != runtime->floor_ms() || metrics.ceiling_ms <= metrics.floor_ms) {
+    return false;
+  }
+  if (runtime->close()) return false;  // releases nothing: the lease is the parent's
+  runtime.reset();                     // nor does destroying it
+  return true;
+}
+
+// A parent thread is inside generator(), holding the runtime's generator lock (it stops in the
+// clock reading that making the generator does), when the process forks. The child's close()
+// used to lock it, and waited for good: the thread that held it is not in the child.
+TEST_F(LeaseRuntimeTest, AForkedChildClosesWhileAParentThreadHoldsTheGeneratorLock) {
+  GateClock clock(clock_);
+  environment_.clock = &clock;
+  auto runtime = open(options_);
+  ASSERT_NE(runtime, nullptr);
+  std::thread holder([&] {
+    clock.arm(GateClock::Read::kWall, 1);
+    std::error_code ec;
+    (void)runtime->generator("default", ec);
+  });
+  ASSERT_TRUE(clock.gate.wait_entered());
+  EXPECT_TRUE(run_in_child([&] { return child_finds_the_window_the_parents(runtime); }));
+  clock.gate.open();
+  holder.join();
+  // The parent goes on, and its close releases the lease.
+  std::error_code ec;
+  Generator* generator = runtime->generator("default", ec);
+  ASSERT_NE(generator, nullptr) << ec.message();
+  EXPECT_NE(generator->next(ec), 0u);
+  EXPECT_NO_ERROR(ec);
+  EXPECT_NO_ERROR(runtime->close());
+  EXPECT_EQ(listener_.count(EventKind::kLeaseReleased), 1);
+}
+
+// A parent thread is inside a renewal that the store takes its time over, holding the keeper's
+// lock, when the process forks. The child's accessors used to wait on that lock for good.
+TEST_F(LeaseRuntimeTest, AForkedChildNeverWaitsForAStoreCallInProgress) {
+  auto store = use_latched_store();
+  auto runtime = open(options_);
+  ASSERT_NE(runtime, nullptr);
+  clock_.advance(milliseconds(10001));  // past ttl/3: a renewal is due
+  store->block_next_renewal();
+  std::thread renewer([&] { (void)runtime->maintain(); });
+  ASSERT_TRUE(store->gate.wait_entered());
+  EXPECT_TRUE(run_in_child([&] { return child_finds_the_window_the_parents(runtime); }));
+  store->gate.open();
+  renewer.join();
+  EXPECT_EQ(store->renewals(), 1);  // the parent's renewal only: the child made none
+  EXPECT_NO_ERROR(runtime->close());
+  EXPECT_EQ(listener_.count(EventKind::kLeaseReleased), 1);
+}
+
+// Waits (at most kHangBound) until every thread of this process but the caller is asleep
+// (state S in /proc/self/task/TID/stat): the writer thread of a runtime then waits on its
+// condition variable.
+bool other_threads_asleep() {
+  const std::string self = std::to_string(static_cast<long long>(gettid()));
+  const auto deadline = std::chrono::steady_clock::now() + kHangBound;
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool all = true;
+    int others = 0;
+    DIR* tasks = opendir("/proc/self/task");
+    if (tasks == nullptr) return false;
+    while (const dirent* entry = readdir(tasks)) {
+      const std::string tid = entry->d_name;
+      if (tid == "." || tid == ".." || tid == self) continue;
+      ++others;
+      std::ifstream stat("/proc/self/task/" + tid + "/stat");
+      std::string line;
+      std::getline(stat, line);
+      const std::size_t end = line.rfind(')');  // the name may hold spaces
+      if (end == std::string::npos || end + 2 >= line.size() || line[end + 2] != 'S') all = false;
+    }
+    closedir(tasks);
+    if (all && others > 0) return true;
+    std::this_thread::yield();
+  }
+  return false;
+}
+
+// A static runtime's writer thread waits on a condition variable between rounds. A child that
+// destroyed its copy of the runtime destroyed that condition variable, which in glibc waits for
+// the waiters it records, and the one recorded is a parent thread the child does not have.
+TEST(ForkedChildTest, DestroyingARuntimeWhoseWriterThreadWaitsDoesNotBlock) {
+  char pattern[] = "/tmp/cosid-fork-lease-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  Options options;
+  options.slot = 2;
+  options.state_file = dir + "/state";
+  std::error_code ec;
+  std::string message;
+  auto runtime = Runtime::open(options, {}, ec, &message);  // with its writer thread
+  ASSERT_NE(runtime, nullptr) << message;
+  ASSERT_TRUE(other_threads_asleep()) << "the writer thread never went to sleep";
+  EXPECT_TRUE(run_in_child([&] {
+    std::error_code child_ec;
+    const bool refused =
+        runtime->generator("default", child_ec) == nullptr && child_ec == errc::forked_process;
+    runtime.reset();
+    return refused;
+  }));
+  EXPECT_NO_ERROR(runtime->close());
+  (void)std::system(("rm -rf " + dir).c_str());
+}
+
+// While a renewal sits in the store with the keeper's lock held, metrics(), the accessors and
+// generator() return at once with the window as it was (runtime.h: they never wait on a lock
+// held across a store call). They used to wait for the store.
+TEST_F(LeaseRuntimeTest, MetricsAndAccessorsDoNotWaitForAStoreCallInProgress) {
+  auto store = use_latched_store();
+  auto runtime = open(options_);
+  ASSERT_NE(runtime, nullptr);
+  const std::int64_t ceiling = runtime->ceiling_ms();
+  clock_.advance(milliseconds(10001));  // past ttl/3: a renewal is due
+  store->block_next_renewal();
+  std::thread renewer([&] { (void)runtime->maintain(); });
+  ASSERT_TRUE(store->gate.wait_entered());
+  RuntimeMetrics metrics;
+  std::int64_t accessor_ceiling = 0;
+  Generator* generator = nullptr;
+  std::error_code ec;
+  EXPECT_TRUE(returns_without_waiting(
+      [&] {
+        metrics = runtime->metrics();
+        accessor_ceiling = runtime->ceiling_ms();
+        generator = runtime->generator("default", ec);
+      },
+      [&] { store->gate.open(); }))
+      << "a call waited for the store";
+  store->gate.open();
+  renewer.join();
+  EXPECT_EQ(metrics.ceiling_ms, ceiling);
+  EXPECT_EQ(metrics.slot, 0u);
+  EXPECT_EQ(accessor_ceiling, ceiling);
+  EXPECT_NE(generator, nullptr) << ec.message();
+  EXPECT_GT(runtime->ceiling_ms(), ceiling);  // the renewal landed
+  EXPECT_NO_ERROR(runtime->close());
+}
+
+// Inline mode: a generator at the ceiling makes no store call inside next(), which would run past
+// its wait bound for as long as the store takes (here: until the test opens the latch). It waits
+// its bound, fails with ceiling_reached, and its wish makes the next maintain() renew at once,
+// although the renewal is not due yet.
+TEST_F(LeaseRuntimeTest, InlineANextAtTheCeilingMakesNoStoreCallAndKeepsItsBound) {
+  auto store = use_latched_store();
+  environment_.generator.ceiling = milliseconds(50);
+  auto runtime = open(options_);
+  ASSERT_NE(runtime, nullptr);
+  Generator& generator = runtime->generator();
+  const std::int64_t ceiling = runtime->ceiling_ms();
+  clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceMonotonic);  // the wall clock stands still
+  clock_.set_ms(ceiling + 1);
+  clock_.advance(milliseconds(200));  // a renewal is not due (ttl/3), a wished-for one allowed
+  store->block_next_renewal();
+  std::error_code ec;
+  std::int64_t waited_ns = 0;
+  EXPECT_TRUE(returns_without_waiting(
+      [&] {
+        const std::int64_t begin = clock_.monotonic_ns();
+        (void)generator.next(ec);
+        waited_ns = clock_.monotonic_ns() - begin;
+      },
+      [&] { store->gate.open(); }))
+      << "next() made a store call";
+  EXPECT_ERRC(ec, errc::ceiling_reached);
+  EXPECT_EQ(store->renewals(), 0);
+  // Its own bound (and the last 1 ms sleep), not the store's time.
+  EXPECT_LE(waited_ns, std::chrono::nanoseconds(milliseconds(52)).count());
+  store->gate.open();  // from here on the store answers at once
+  EXPECT_NO_ERROR(runtime->maintain());
+  EXPECT_EQ(store->renewals(), 1);
+  EXPECT_GT(runtime->ceiling_ms(), ceiling + 1);
+  (void)next(generator);
+  EXPECT_NO_ERROR(runtime->close());
+}
+
+// Inline mode: a generator comes to wait at the ceiling while another thread's maintain() holds
+// the keeper's lock, having looked for work before the wish was made. The wish used to be lost
+// (a try_lock that failed, never retried), and the generator failed with ceiling_reached although
+// a renewal was allowed; now the maintain() in progress looks again and renews before it returns.
+TEST_F(LeaseRuntimeTest, InlineAWishMadeDuringAMaintainIsServedByIt) {
+  GateClock clock(clock_);
+  environment_.clock = &clock;
+  auto runtime = open(options_);
+  ASSERT_NE(runtime, nullptr);
+  Generator& generator = runtime->generator();
+  const std::int64_t ceiling = runtime->ceiling_ms();
+  clock_.advance(milliseconds(200));  // a renewal is not due (ttl/3), a wished-for one allowed
+  clock_.set_on_sleep(ManualClock::OnSleep::kYield);  // no time passes while the generator waits
+  // The maintain() stops at its second monotonic reading: past the decision, lock held.
+  std::thread maintainer([&] {
+    clock.arm(GateClock::Read::kMonotonic, 2);
+    EXPECT_NO_ERROR(runtime->maintain());
+  });
+  ASSERT_TRUE(clock.gate.wait_entered());
+  clock_.set_ms(ceiling + 1);  // the wall clock jumps past the ceiling
+  std::atomic<bool> done{false};
+  std::error_code ec;
+  std::uint64_t id = 0;
+  std::thread waiter([&] {
+    id = generator.next(ec);
+    done.store(true);
+  });
+  const auto deadline = std::chrono::steady_clock::now() + kHangBound;
+  while (generator.stats().ceiling_waits == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  ASSERT_EQ(generator.stats().ceiling_waits, 1u);
+  clock.gate.open();
+  maintainer.join();
+  while (!done.load() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  const bool served = done.load();
+  if (!served) clock_.advance(environment_.generator.ceiling + milliseconds(1));  // let it fail
+  waiter.join();
+  EXPECT_TRUE(served) << "the wish was lost: no renewal came while the generator waited";
+  EXPECT_NO_ERROR(ec);
+  EXPECT_GT(unix_ms_of(id), ceiling);
+  EXPECT_EQ(runtime->metrics().lease_renewals, 1u);
+  EXPECT_NO_ERROR(runtime->close());
+}
+
+// The registry's memory store outlives every runtime opened through it, so it must not keep the
+// clock of the runtime that opened it first: a runtime with no clock in its environment reads its
+// own SystemClock, which dies with it (ASan: heap-use-after-free in MemoryLeaseStore::scan once a
+// second runtime opens through the registry).
+TEST(LeaseRegistryTest, TheSharedMemoryStoreOutlivesTheRuntimeThatMadeIt) {
+  lease::StoreRegistry stores;  // its memory store runs on the registry's own system clock
+  Options options;
+  options.store_type = "memory";
+  options.namespace_name = "orders";
+  RuntimeEnvironment environment;  // no clock: each runtime reads a SystemClock of its own
+  environment.stores = &stores;
+  environment.background_thread = false;
+  std::error_code ec;
+  std::string message;
+  auto first = Runtime::open(options, environment, ec, &message);
+  ASSERT_NE(first, nullptr) << message;
+  EXPECT_EQ(first->slot(), 0u);
+  auto second = Runtime::open(options, environment, ec, &message);
+  ASSERT_NE(second, nullptr) << message;
+  EXPECT_EQ(second->slot(), 1u);
+  EXPECT_NO_ERROR(first->close());
+  first.reset();  // the clock it was opened with is gone now
+  auto third = Runtime::open(options, environment, ec, &message);  // scans the shared store
+  ASSERT_NE(third, nullptr) << message;
+  EXPECT_NO_ERROR(ec);
+  EXPECT_EQ(third->slot(), 0u);  // the released slot, chosen on a clock that is still alive
+  EXPECT_NO_ERROR(second->close());
+  EXPECT_NO_ERROR(third->close());
 }
 
 TEST_F(LeaseRuntimeTest, EveryNameSharesTheOneLeasedGenerator) {

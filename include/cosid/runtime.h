@@ -28,7 +28,11 @@
 //
 // Thread safety: generator(), the accessors and close() may be called from any thread. The
 // generators it hands out follow generator.h. Destroying the Runtime closes it; no generator may
-// be in use then.
+// be in use then. generator(), the accessors and metrics() never wait for a store call or a
+// sync in progress. In a child forked from the process that opened it, no call waits for a lock
+// (a parent thread may have held one at the fork): generator() and maintain() fail with
+// errc::forked_process, close() writes and releases nothing (the window is the parent's), and
+// destroying the Runtime there leaks it rather than close what belongs to the parent.
 #ifndef COSID_RUNTIME_H_
 #define COSID_RUNTIME_H_
 
@@ -105,7 +109,10 @@ struct COSID_EXPORT RuntimeEnvironment {
   FileSystem* fs = nullptr;           // default: posix_file_system()
   EventListener* listener = nullptr;  // default: events are dropped
   // With false, no thread is started: the ceiling is renewed by maintain() and, when a generator
-  // reaches it, by the waiting thread itself. For tools that want no threads.
+  // reaches it, by the waiting thread itself. For tools that want no threads. With a lease store
+  // a waiting generator makes no store call (no store call has a bound its wait could cover): it
+  // waits, within GeneratorOptions::ceiling, for a renewal running now or for the next
+  // maintain(), which then renews at once; call maintain() at least every ttl/3.
   bool background_thread = true;
   GeneratorOptions generator;  // wait bounds and drift of the generators
   // The lease stores Options::store_type may name. Default: a registry of this runtime alone,
@@ -165,8 +172,8 @@ class COSID_EXPORT Runtime {
 
   // A snapshot of the counters, the window and the slot (metrics.h), for a scrape or a log line;
   // to_prometheus() prints it. Takes a short lock shared with generator(), never one the
-  // generators' next() takes, nor the background thread's while it syncs. The lease fields stay
-  // 0: this runtime holds a static slot. Valid after close() too (the counts are final then).
+  // generators' next() takes, nor one held across a sync or a store call. The lease fields stay
+  // 0 for a static slot. Valid after close() too (the counts are final then).
   RuntimeMetrics metrics() const noexcept;
 
  private:

@@ -134,18 +134,28 @@ class LeaseKeeper::Impl {
 
   milliseconds maintain() noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
+    (void)maintain_locked();
+    // A generator that came to wait at the ceiling after the first look only set wanted_ (it
+    // never takes the lock: on_ceiling_wanted()). Look again, so that its wish is served by this
+    // call, before the generator's wait runs out, rather than by the next one. At most one more
+    // store call: maintain_locked() renews for a wish at most once per kFirstBackoff, and a
+    // renewal just made (or failed) is the last attempt.
     return maintain_locked();
   }
 
   Binding* binding(std::uint64_t& generation, std::error_code& ec) noexcept {
-    std::lock_guard<std::mutex> lock(mutex_);
-    generation = generation_;
-    if (closed_ || current_ == nullptr) {
-      ec = make_error_code(closed_ ? errc::closed : errc::slot_lost);
+    // No lock: mutex_ is held across whole store calls, and this is what the runtime's
+    // generator(), accessors and metrics() read, in a forked child too (where a parent thread may
+    // have held mutex_ at the fork, for good). Acquire pairs with the release in publish_locked():
+    // the record and the binding it names are fully made.
+    const Published* published = published_.load(std::memory_order_acquire);
+    generation = published != nullptr ? published->generation : 0;
+    if (published == nullptr || published->binding == nullptr) {
+      ec = make_error_code(published != nullptr ? published->state : errc::slot_lost);
       return nullptr;
     }
     ec.clear();
-    return current_;
+    return published->binding;
   }
 
   std::error_code close(const std::function<std::int64_t(const Binding&)>& last_issued,
@@ -155,6 +165,7 @@ class LeaseKeeper::Impl {
       std::lock_guard<std::mutex> lock(mutex_);
       if (!closed_) {
         closed_ = true;
+        publish_locked(nullptr, errc::closed);
         result = release_locked(last_issued, message);
       }
     }
@@ -176,7 +187,8 @@ class LeaseKeeper::Impl {
   const Owner& owner() const noexcept { return owner_; }
 
   SlotLease lease() const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    // Not mutex_, which a store call holds for as long as the store takes.
+    std::lock_guard<std::mutex> lock(lease_mutex_);
     return lease_;
   }
 
@@ -214,13 +226,14 @@ class LeaseKeeper::Impl {
       std::lock_guard<std::mutex> lock(thread_mutex_);
       threaded = thread_ != nullptr;
     }
-    if (threaded) {
-      wake_.notify_one();
-      return;
-    }
-    // Without a thread the waiting generator renews itself, unless a renewal is running already.
-    std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
-    if (lock.owns_lock()) (void)maintain_locked();
+    if (threaded) wake_.notify_one();
+    // Without a thread the renewal is left to maintain(), whose next call renews at once (see
+    // maintain_locked()), or to one running now, whose ceiling the generator sees when it lands.
+    // It is never made here, on the generator's thread inside next(): a store call has no bound
+    // that next()'s wait (GeneratorOptions::ceiling) could cover (the file store waits up to its
+    // lock timeout for another process's lock, a remote store for the network), so next() would
+    // block past its bound; and a renewal tried here on a try_lock was lost whenever any other
+    // call held the lock, while the generator waited in vain.
   }
 
   void run() {
@@ -282,7 +295,7 @@ class LeaseKeeper::Impl {
 
   // The lease becomes the current binding. REQUIRES: mutex_ held.
   void install_locked(const SlotLease& lease) {
-    lease_ = lease;
+    set_lease_locked(lease);
     // A new binding starts at or after the old one's ceiling: the runtime's ids keep growing
     // across a change of slot. Past not-before too. An empty window (floor above the lease's
     // ceiling) issues nothing until a renewal raises the ceiling past the floor.
@@ -291,6 +304,7 @@ class LeaseKeeper::Impl {
     bindings_.push_back(std::make_unique<Binding>(lease.slot, floor, ceiling, &ceiling_listener_));
     current_ = bindings_.back().get();
     ++generation_;
+    publish_locked(current_, errc::slot_lost);
     acquisitions_.fetch_add(1, std::memory_order_relaxed);  // see stats()
     failures_ = 0;
     last_attempt_ns_ = clock_.monotonic_ns();
@@ -317,7 +331,7 @@ class LeaseKeeper::Impl {
     const std::int64_t local_after = clock_.now_ms();
     if (ok) {
       check_skew(renewed.store_now, local_before, local_after);
-      lease_ = renewed;
+      set_lease_locked(renewed);
       // Durable in the store: publish it (release, see Binding::ceiling_ms()).
       current_->raise_ceiling(renewed.ceiling);
       wanted_.store(false, std::memory_order_relaxed);
@@ -359,6 +373,7 @@ class LeaseKeeper::Impl {
     losses_.fetch_add(1, std::memory_order_relaxed);  // see stats()
     previous_ceiling_ = std::max(previous_ceiling_, current_->ceiling_ms());
     current_ = nullptr;
+    publish_locked(nullptr, errc::slot_lost);
     backoff_ = milliseconds(0);
     next_attempt_ns_ = clock_.monotonic_ns();
     emit({KeeperEventKind::kLost, ec,
@@ -415,6 +430,20 @@ class LeaseKeeper::Impl {
     return {};
   }
 
+  // What binding() returns from now on: `binding`, or null with `state`. REQUIRES: mutex_ held.
+  void publish_locked(Binding* binding, errc state) {
+    published_records_.push_back(
+        std::make_unique<const Published>(Published{binding, generation_, state}));
+    // Release pairs with the acquire in binding().
+    published_.store(published_records_.back().get(), std::memory_order_release);
+  }
+
+  // REQUIRES: mutex_ held (lease() reads under lease_mutex_ alone).
+  void set_lease_locked(const SlotLease& lease) {
+    std::lock_guard<std::mutex> lock(lease_mutex_);
+    lease_ = lease;
+  }
+
   void check_skew(std::int64_t store_now, std::int64_t local_before, std::int64_t local_after) {
     // The store read its clock at some local instant of [local_before, local_after], which a slow
     // call (a long fsync) widens: the skew is the distance from store_now to that interval, the
@@ -454,10 +483,28 @@ class LeaseKeeper::Impl {
   const milliseconds max_backoff_;
   Owner owner_;
 
-  mutable std::mutex mutex_;  // guards the store calls and every field below
+  // Lock order, and what each lock may be held across:
+  //   mutex_         guards the store calls and every field below; held across a whole store
+  //                  call (acquire, renew, release), so nothing a generator, an accessor or
+  //                  metrics() calls takes it: binding() reads published_, lease() lease_mutex_,
+  //                  stats() atomics, on_ceiling_wanted() only sets wanted_.
+  //   lease_mutex_   guards writes of lease_ (made under mutex_) against lease(); held for a copy.
+  //   thread_mutex_  guards thread_ and stop_; never held across a store call, nor with mutex_.
+  // A forked child takes none of them: it only reads published_ and the records it points to.
+  mutable std::mutex mutex_;
+  mutable std::mutex lease_mutex_;
   SlotLease lease_;
   std::vector<std::unique_ptr<Binding>> bindings_;  // every binding made, for the keeper's life
-  Binding* current_ = nullptr;                      // null between a loss and the next lease
+  // What binding() reads without a lock: one immutable record per change (a lease, a loss,
+  // close), each kept for the keeper's life like the bindings, so a reader never sees one freed.
+  struct Published {
+    Binding* binding;  // null after a loss and after close()
+    std::uint64_t generation;
+    errc state;  // binding() fails with it while binding is null
+  };
+  std::vector<std::unique_ptr<const Published>> published_records_;
+  std::atomic<const Published*> published_{nullptr};
+  Binding* current_ = nullptr;  // null between a loss and the next lease
   std::uint64_t generation_ = 0;
   std::int64_t previous_ceiling_ = 0;  // the largest ceiling of a lost binding
   std::int64_t next_attempt_ns_ = 0;   // monotonic: when to renew (or lease again) next

@@ -25,15 +25,17 @@ using detail::fail;
 
 }  // namespace
 
-StoreRegistry::StoreRegistry() {
-  factories_.emplace_back(
-      "memory", [this](const StoreContext& context, std::error_code& ec, std::string* /*message*/) {
-        // One store for every runtime of this registry: two memory stores would each give slot 0.
-        std::lock_guard<std::mutex> lock(memory_mutex_);
-        if (!memory_) memory_ = std::make_shared<MemoryLeaseStore>(context.clock);
-        ec.clear();
-        return memory_;
-      });
+StoreRegistry::StoreRegistry(Clock* clock) : clock_(clock != nullptr ? *clock : system_clock_) {
+  factories_.emplace_back("memory", [this](const StoreContext& /*context*/, std::error_code& ec,
+                                           std::string* /*message*/) {
+    // One store for every runtime of this registry: two memory stores would each give slot 0.
+    // On the registry's clock: the store lives as long as the registry, and context.clock
+    // only as long as the runtime that happens to open it first.
+    std::lock_guard<std::mutex> lock(memory_mutex_);
+    if (!memory_) memory_ = std::make_shared<MemoryLeaseStore>(clock_);
+    ec.clear();
+    return memory_;
+  });
   factories_.emplace_back(
       "file",
       [](const StoreContext& context, std::error_code& ec,

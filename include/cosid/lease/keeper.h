@@ -1,4 +1,4 @@
-// LeaseKeeper: a runtime's hold on one leased slot (seed 000, "LeaseKeeper").
+// LeaseKeeper: a runtime's hold on one leased slot (src/lease/PROTOCOL.md, "Keeper").
 //
 // At start() the keeper leases a slot with choose_slot() (slot_choice.h) as Owner{key, a new
 // random incarnation}. A namespace whose slots are all held is retried, with back-off, for the
@@ -6,14 +6,17 @@
 // the earliest expiry. The lease's window becomes a Binding that generators issue under.
 //
 // From then on, in maintain() (called by the keeper's own thread after start_thread(), or by the
-// owner) the lease is renewed every ttl/3, and at once when a generator waits at the ceiling.
+// owner) the lease is renewed every ttl/3, and at once when a generator waits at the ceiling: the
+// generator wakes the thread, or, without one, the owner's next maintain() renews. A generator
+// never makes the store call itself: a store call has no bound that a generator's wait could
+// cover.
 // Each renewal is durable in the store before its ceiling is published (Binding::raise_ceiling).
 // A failed renewal is retried with back-off from 100 ms doubling up to ttl/6; meanwhile the
 // generators go on up to the ceiling they have, and no further. A renewal that finds the lease
 // gone (errc::lease_lost) invalidates the binding, so every generator over it fails with
 // errc::slot_lost, and leases a slot anew: a new Binding, whose floor is at least the old
 // binding's ceiling (so a runtime's ids keep growing across the change), retried with back-off
-// until it succeeds. There is no mode that keeps issuing after a loss (seed P1). Old bindings are
+// until it succeeds. There is no mode that keeps issuing after a loss (rule P1 of src/lease/PROTOCOL.md). Old bindings are
 // kept for the keeper's life, so a generator made over one stays safe to call.
 //
 // The store's clock (SlotLease::store_now) is compared with the local one on every change; a gap
@@ -29,8 +32,11 @@
 // wall time for the skew), so tests drive the keeper with ManualClock and maintain().
 //
 // Thread safety: every member may be called from any thread. Store calls are serialised by one
-// mutex; binding() is a short locked read, not meant for the hot path (generators keep the
-// Binding they were made with).
+// mutex, held across each whole call; binding(), lease(), stats(), owner() and options() never
+// wait on it (binding() is one atomic load, lease() a copy under a lock of its own), so a reader
+// never waits for a store. In a child forked from the process that started the keeper, only
+// binding(), stats(), owner() and options() may be called (they take no lock); the keeper must
+// then be leaked, not closed nor destroyed: its lease and its thread are the parent's.
 #ifndef COSID_LEASE_KEEPER_H_
 #define COSID_LEASE_KEEPER_H_
 
@@ -135,7 +141,8 @@ class COSID_EXPORT LeaseKeeper {
 
   // The current binding, and its generation (1 for the first, +1 for every new slot after a
   // loss). Null with errc::slot_lost between a loss and the next lease, and with errc::closed
-  // after close(). The pointer stays valid for the keeper's life.
+  // after close(). The pointer stays valid for the keeper's life. Lock-free: never waits for a
+  // store call in progress.
   Binding* binding(std::uint64_t& generation, std::error_code& ec) noexcept;
 
   // Ordered shutdown (header comment). `last_issued(binding)` gives the exact last timestamp

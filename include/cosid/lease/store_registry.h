@@ -3,11 +3,13 @@
 //
 // A registry knows "memory" and "file" from the start; a program adds its own store under a name
 // of its choosing and passes the registry in RuntimeEnvironment::stores. There is no global
-// registry (DESIGN.md, "no global state"): each program, and each test, holds its own.
+// registry (cosid keeps no global state): each program, and each test, holds its own.
 //
-//   memory  one MemoryLeaseStore per registry, made on first use with the runtime's clock and
-//           shared by every runtime opened with this registry: runtimes of one process lease
-//           distinct slots only if they share one registry. Never shared across processes.
+//   memory  one MemoryLeaseStore per registry, made on first use and shared by every runtime
+//           opened with this registry: runtimes of one process lease distinct slots only if they
+//           share one registry. Never shared across processes. It decides expiry on the
+//           registry's clock (the constructor's), never on a runtime's: the store outlives the
+//           runtime that opened it first, and with it that runtime's clock.
 //   file    a FileLeaseStore in the configured directory
 //   (cosid.machine.distributor.file.directory),
 //           shared by every process on the host that names the same directory.
@@ -37,7 +39,8 @@ namespace cosid {
 namespace lease {
 
 // What a factory is given to make a store: the runtime's options (type, directory, namespace,
-// terms) and its clock.
+// terms) and its clock. Both live only as long as that runtime: a store the factory hands to
+// more than one runtime (or keeps) must not keep a reference to either.
 struct StoreContext {
   const Options& options;
   Clock& clock;
@@ -50,8 +53,9 @@ using StoreFactory = std::function<std::shared_ptr<SlotLeaseStore>(
 
 class COSID_EXPORT StoreRegistry {
  public:
-  // A registry with memory and file.
-  StoreRegistry();
+  // A registry with memory and file. `clock` is the memory store's: null for the system clock
+  // (the registry's own). REQUIRES: `clock`, if not null, outlives the registry.
+  explicit StoreRegistry(Clock* clock = nullptr);
   StoreRegistry(const StoreRegistry&) = delete;
   StoreRegistry& operator=(const StoreRegistry&) = delete;
 
@@ -74,6 +78,8 @@ class COSID_EXPORT StoreRegistry {
                                                      std::string* message = nullptr);
 
  private:
+  SystemClock system_clock_;
+  Clock& clock_;  // the memory store's: system_clock_ or the constructor's
   std::vector<std::pair<std::string, StoreFactory>> factories_;
   std::mutex memory_mutex_;  // guards memory_
   std::shared_ptr<SlotLeaseStore> memory_;
