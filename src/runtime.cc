@@ -520,6 +520,7 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
   // no thread is left to unlock it. Nor does it need one: the child has one thread, and what it
   // touches was set in start() and not changed since (keeper_, thread_, file_, which only close()
   // resets, and close() here is this function). Idempotent: file_ is null the second time.
+  // DURABILITY.md, "Threads and locks", has the whole lock order.
   std::error_code close_in_forked_child() {
     closed_ = true;  // single-threaded here: no other thread reads it in the child
     // The lease is the parent's: releasing it from here would hand its window on while the parent
@@ -539,7 +540,7 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
     if (fork_guard_.forked()) return make_error_code(errc::forked_process);
     if (replaced_) return replaced_error(message);
     // Before every write, not only now and then: a ceiling written into a file that a restart will
-    // not read would let ids out that nothing covers.
+    // not read would let ids out that nothing covers (DURABILITY.md, "A replaced file").
     if (std::error_code problem = check_identity_locked(message)) return problem;
     const std::int64_t wanted =
         std::max(binding_->floor_ms(), clock_.now_ms()) + options_.ahead.count();

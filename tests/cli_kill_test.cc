@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "cli_command.h"
+#include "temp_dir.h"
 #include "cosid/layout.h"
 
 extern char** environ;
@@ -59,22 +60,6 @@ std::int64_t real_now_ms() {
              std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
-
-// A temporary directory, removed with what it holds.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = testing::TempDir() + "cli_kill_XXXXXX";
-    if (mkdtemp(&pattern[0]) != nullptr) path_ = pattern;
-  }
-  ~TempDir() {
-    if (!path_.empty()) (void)std::system(("rm -rf '" + path_ + "'").c_str());
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // This process's environment with `extra` set (replacing a variable of the same name).
 std::vector<std::string> environment_with(const std::vector<std::string>& extra) {
@@ -323,7 +308,7 @@ TEST(CliKill, ClockAnHourBackAfterSigkillIsRefusedThenResumes) {
                  << ": libfaketime cannot be preloaded into it (a cross build's tests run under an "
                     "emulator; the native build runs this test)";
   }
-  TempDir dir;
+  TempDir dir("cli_kill");
   ASSERT_FALSE(dir.path().empty());
   const std::string state = dir.path() + "/state";
   const std::vector<std::string> faked = an_hour_behind(library);
@@ -401,7 +386,7 @@ TEST(CliKill, ClockAnHourBackAfterSigkillIsRefusedThenResumes) {
 // C-06 on the real binary: SIGTERM shuts down cleanly, the file records it, and the restart
 // issues at once (it need not wait out the ceiling) with ids after the last one.
 TEST(CliKill, CleanSigtermThenRestartIssuesAfterTheLastId) {
-  TempDir dir;
+  TempDir dir("cli_kill");
   ASSERT_FALSE(dir.path().empty());
   const std::string state = dir.path() + "/state";
   std::uint64_t max_id = 0;
@@ -433,7 +418,7 @@ TEST(CliKill, CleanSigtermThenRestartIssuesAfterTheLastId) {
 // a second process on the same state file is refused with state_file_locked while the
 // first streams, and the first goes on.
 TEST(CliKill, SecondProcessOnTheSameStateFileIsRefused) {
-  TempDir dir;
+  TempDir dir("cli_kill");
   ASSERT_FALSE(dir.path().empty());
   const std::string state = dir.path() + "/state";
   Cli first(dir, next_args(state));
@@ -480,7 +465,7 @@ std::int64_t unix_ms_of(const cosid::Layout& layout, std::uint64_t id) {
 // Four processes started at once lease four distinct slots, keep issuing past their first
 // ceiling (so renewals worked), and no id repeats across them.
 TEST(CliLease, FourProcessesGetDistinctSlotsAndNoIdRepeats) {
-  TempDir dir;
+  TempDir dir("cli_kill");
   ASSERT_FALSE(dir.path().empty());
   const std::string leases = dir.path() + "/leases";
   const cosid::Layout layout = cosid::layouts::kDefault;
@@ -532,7 +517,7 @@ TEST(CliLease, FourProcessesGetDistinctSlotsAndNoIdRepeats) {
 // its ids. Two slots (slot bits 1), the second held by a live process, so the newcomer must wait
 // for the killed one's slot.
 TEST(CliLease, SigkilledHoldersSlotIsTakenOnlyAfterItsCeiling) {
-  TempDir dir;
+  TempDir dir("cli_kill");
   ASSERT_FALSE(dir.path().empty());
   const std::string leases = dir.path() + "/leases";
   cosid::Layout layout = cosid::layouts::kDefault;
@@ -614,7 +599,7 @@ std::string slot_state(const std::vector<std::string>& records, std::uint32_t sl
 // issues nothing more on that slot above its old ceiling, reports the loss, and goes on over a
 // new slot. No id repeats among all of them.
 TEST(CliLease, AHolderPausedPastItsExpiryMovesToANewSlot) {
-  TempDir dir;
+  TempDir dir("cli_kill");
   ASSERT_FALSE(dir.path().empty());
   const std::string leases = dir.path() + "/leases";
   const cosid::Layout layout = cosid::layouts::kDefault;

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "cli_command.h"
+#include "temp_dir.h"
 
 namespace {
 
@@ -50,22 +51,6 @@ bool write_file(const std::string& path, const std::string& bytes) {
   out << bytes;
   return static_cast<bool>(out);
 }
-
-// A temporary directory, removed with what it holds.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = testing::TempDir() + "cli_stop_XXXXXX";
-    if (mkdtemp(&pattern[0]) != nullptr) path_ = pattern;
-  }
-  ~TempDir() {
-    if (!path_.empty()) (void)std::system(("rm -rf '" + path_ + "'").c_str());
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // A running `cosid` with stdin /dev/null and stdout and stderr in files; `limit`, if set, runs in
 // the child before the exec (to set resource limits).
@@ -168,7 +153,7 @@ bool contains(const std::string& text, const std::string& part) {
 // within 2 s of SIGTERM with status 1.
 void expect_stoppable_after(int slot, const std::function<void(const std::string&)>& change,
                             const std::string& what) {
-  TempDir dir;
+  TempDir dir("cli_stop");
   ASSERT_FALSE(dir.path().empty());
   const std::string state = dir.path() + "/state";
   Cli cli(dir, {"next", "-n", "0", "--slot", std::to_string(slot), "--state-file", state});
@@ -226,7 +211,7 @@ TEST(CliStop, ByteAppendedToTheStateFileStopsTheProcessAndSigtermEndsIt) {
 
 // In the ordinary state too: SIGTERM ends the stream cleanly within the deadline, status 0.
 TEST(CliStop, StreamingProcessEndsWithinTheDeadlineOfSigterm) {
-  TempDir dir;
+  TempDir dir("cli_stop");
   ASSERT_FALSE(dir.path().empty());
   Cli cli(dir, {"next", "-n", "0", "--slot", "15", "--state-file", dir.path() + "/state"});
   ASSERT_TRUE(cli.await([&] { return cli.out().size() > 1000; })) << cli.err();
@@ -251,7 +236,7 @@ constexpr bool kSanitized = true;
 
 TEST(CliStop, BackgroundThreadThatCannotStartIsAClearError) {
   if (kSanitized) GTEST_SKIP() << "an address-space limit breaks the sanitizer's runtime";
-  TempDir dir;
+  TempDir dir("cli_stop");
   ASSERT_FALSE(dir.path().empty());
   Cli cli(dir, {"next", "--slot", "16", "--state-file", dir.path() + "/state"},
           no_room_for_threads);
@@ -266,7 +251,7 @@ TEST(CliStop, BackgroundThreadThatCannotStartIsAClearError) {
 
 TEST(CliStop, LeaseKeeperThreadThatCannotStartIsAClearError) {
   if (kSanitized) GTEST_SKIP() << "an address-space limit breaks the sanitizer's runtime";
-  TempDir dir;
+  TempDir dir("cli_stop");
   ASSERT_FALSE(dir.path().empty());
   Cli cli(dir, {"next", "--store", "file:" + dir.path()}, no_room_for_threads);
   EXPECT_EQ(cli.wait(), 1) << cli.err();

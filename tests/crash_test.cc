@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "buffering_fs.h"
+#include "fork_support.h"
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
 
@@ -485,36 +486,6 @@ INSTANTIATE_TEST_SUITE_P(
                       ClockStep{"ahead", kAhead.count()}, ClockStep{"1h", 3600LL * 1000},
                       ClockStep{"1day", 86400LL * 1000}, ClockStep{"1year", 365LL * 86400 * 1000}),
     [](const ::testing::TestParamInfo<ClockStep>& param) { return std::string(param.param.name); });
-
-// Why this machine cannot show the fork guard's fast path working, or empty if it can: a page
-// marked MADV_WIPEONFORK must reach a forked child zero-filled. qemu-user (7.2, Debian 12's)
-// answers madvise with success and does nothing, so under it a child keeps the parent's flag.
-// Where the kernel refuses the advice, the guard compares getpid() instead, which works anywhere.
-std::string wipe_on_fork_not_honoured() {
-#ifdef MADV_WIPEONFORK
-  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  void* memory = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (memory == MAP_FAILED) return "";
-  auto* flag = static_cast<volatile int*>(memory);
-  if (madvise(memory, page, MADV_WIPEONFORK) == 0) {
-    *flag = 1;
-    const pid_t child = fork();
-    if (child == 0) _exit(*flag == 0 ? 0 : 1);
-    int status = 0;
-    const bool kept = child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
-                      WEXITSTATUS(status) == 1;
-    munmap(memory, page);
-    if (kept) {
-      return "madvise(MADV_WIPEONFORK) succeeded but a forked child still saw the page's data "
-             "(qemu-user ignores madvise): the fork guard cannot see a fork here, so a forked "
-             "child would issue the parent's ids. Run this test natively";
-    }
-    return "";
-  }
-  munmap(memory, page);
-#endif
-  return "";
-}
 
 // A child forked from a process that holds a Runtime gets a copy of its generator and of its
 // state file's descriptor. Issuing from the copy would repeat the parent's ids, and closing it

@@ -36,7 +36,8 @@
 // directory all succeeded. Every successful acquire, renew and release writes, the idempotent
 // retry of an acquire included: the record it finds may be one a failed call left behind, renamed
 // into place but never made durable (the directory fsync failed), and answering from it would
-// hand out a window a power loss can take back, below the next holder's floor.
+// hand out a window a power loss can take back, below the next holder's floor (the whole
+// argument: src/DURABILITY.md, "File store").
 #include "cosid/lease/file_store.h"
 
 #include <errno.h>
