@@ -30,6 +30,7 @@
 
 #include "cli_command.h"
 #include "temp_dir.h"
+#include "test_util.h"
 
 namespace {
 
@@ -228,14 +229,8 @@ void no_room_for_threads() {
   if (setrlimit(RLIMIT_STACK, &stack) != 0 || setrlimit(RLIMIT_AS, &space) != 0) _exit(125);
 }
 
-#ifndef COSID_TEST_SANITIZED
-constexpr bool kSanitized = false;
-#else
-constexpr bool kSanitized = true;
-#endif
-
 TEST(CliStop, BackgroundThreadThatCannotStartIsAClearError) {
-  if (kSanitized) GTEST_SKIP() << "an address-space limit breaks the sanitizer's runtime";
+  if (const char* why = thread_limits_do_not_bind()) GTEST_SKIP() << why;
   TempDir dir("cli_stop");
   ASSERT_FALSE(dir.path().empty());
   Cli cli(dir, {"next", "--slot", "16", "--state-file", dir.path() + "/state"},
@@ -250,7 +245,7 @@ TEST(CliStop, BackgroundThreadThatCannotStartIsAClearError) {
 }
 
 TEST(CliStop, LeaseKeeperThreadThatCannotStartIsAClearError) {
-  if (kSanitized) GTEST_SKIP() << "an address-space limit breaks the sanitizer's runtime";
+  if (const char* why = thread_limits_do_not_bind()) GTEST_SKIP() << why;
   TempDir dir("cli_stop");
   ASSERT_FALSE(dir.path().empty());
   Cli cli(dir, {"next", "--store", "file:" + dir.path()}, no_room_for_threads);

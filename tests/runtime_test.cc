@@ -576,23 +576,11 @@ bool in_child_without_room_for_threads(const std::function<bool()>& body) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;  // their runtimes reserve the address space a limit would cut
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
-
 // A thread that cannot start (EAGAIN) is a clear error of open(), not an exception from
 // std::thread (which -fno-exceptions builds cannot even catch, and `cosid` reported as "internal
 // error ... report it as a bug").
 TEST_F(RuntimeTest, BackgroundThreadThatCannotStartFailsTheOpenWithAClearError) {
-  if (kSanitized) GTEST_SKIP() << "an address-space limit breaks the sanitizer's runtime";
+  if (const char* why = thread_limits_do_not_bind()) GTEST_SKIP() << why;
   environment_.background_thread = true;
   EXPECT_TRUE(in_child_without_room_for_threads([this] {
     auto runtime = open();
@@ -608,7 +596,7 @@ TEST_F(RuntimeTest, BackgroundThreadThatCannotStartFailsTheOpenWithAClearError) 
 }
 
 TEST_F(RuntimeTest, LeaseKeeperThreadThatCannotStartFailsTheOpenWithAClearError) {
-  if (kSanitized) GTEST_SKIP() << "an address-space limit breaks the sanitizer's runtime";
+  if (const char* why = thread_limits_do_not_bind()) GTEST_SKIP() << why;
   lease::StoreRegistry stores;
   options_.store_type = "memory";
   options_.state_file.clear();

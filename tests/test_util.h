@@ -16,4 +16,23 @@
 #define EXPECT_NO_ERROR(ec) EXPECT_FALSE(ec) << (ec).message()
 #define ASSERT_NO_ERROR(ec) ASSERT_FALSE(ec) << (ec).message()
 
+// Why an address-space limit cannot make a thread fail to start here, or null where it can (for
+// the tests of a background thread that cannot start). A sanitizer's runtime reserves the address
+// space the limit would cut; qemu-user puts a guest thread's stack in address space it reserved
+// when it started, so the limit never binds (tests/CMakeLists.txt defines
+// COSID_TEST_UNDER_EMULATOR in a cross build).
+inline const char* thread_limits_do_not_bind() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return "an address-space limit breaks the sanitizer's runtime";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+  return "an address-space limit breaks the sanitizer's runtime";
+#endif
+#endif
+#ifdef COSID_TEST_UNDER_EMULATOR
+  return "under qemu-user an address-space limit does not stop a guest thread from starting";
+#endif
+  return nullptr;
+}
+
 #endif  // COSID_TESTS_TEST_UTIL_H_
