@@ -337,6 +337,13 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
     std::uint64_t generation = 0;
     Binding* current = keeper_->binding(generation, ec);
     if (current == nullptr) return nullptr;
+    // A binding the keeper is losing right now (it invalidates the binding, then publishes that
+    // none is current) is no generator to hand out: one over it would fail at once, and a caller
+    // told "call generator() again after slot_lost" would take that for the new slot's.
+    if (!current->valid()) {
+      ec = make_error_code(errc::slot_lost);
+      return nullptr;
+    }
     latest_.store(current, std::memory_order_relaxed);
     if (generator_ && generation == generator_generation_) {
       ec.clear();

@@ -180,13 +180,14 @@ int run_next(Invocation& invocation) {
   for (std::uint64_t issued = 0; streaming || issued < count; ++issued) {
     if (streaming && g_stop != 0) break;
     std::uint64_t id = generator->next(ec, &message);
-    if (ec == errc::slot_lost && options.uses_store()) {
-      // The lease was lost (a warning said so): go on over the slot leased in its place.
+    while (ec == errc::slot_lost && options.uses_store()) {
+      // The lease was lost (a warning said so): go on over the slot leased in its place. Again if
+      // that one is lost too before its first id (each wait is bounded by ttl + tolerance).
       std::error_code replaced;
-      if (Generator* replacement = replacement_generator(*runtime, options, streaming, replaced)) {
-        generator = replacement;
-        id = generator->next(ec, &message);
-      }
+      Generator* replacement = replacement_generator(*runtime, options, streaming, replaced);
+      if (replacement == nullptr) break;
+      generator = replacement;
+      id = generator->next(ec, &message);
     }
     if (ec) {
       // The ids issued before the failure are still printed.
