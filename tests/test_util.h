@@ -35,4 +35,18 @@ inline const char* thread_limits_do_not_bind() {
   return nullptr;
 }
 
+// Why a program exec'd under a small file size limit (RLIMIT_FSIZE) cannot reach main() here, or
+// null: under TSan it dies of SIGXFSZ before main() can ignore the signal (seen on CI: status 153,
+// nothing on stderr), so its runtime writes to a file at start.
+inline const char* file_size_limit_kills_the_runtime() {
+#if defined(__SANITIZE_THREAD__)
+  return "under TSan a program dies of SIGXFSZ before main() can ignore it";
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+  return "under TSan a program dies of SIGXFSZ before main() can ignore it";
+#endif
+#endif
+  return nullptr;
+}
+
 #endif  // COSID_TESTS_TEST_UTIL_H_
