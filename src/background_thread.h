@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 
+#include <string>
 #include <system_error>
 
 namespace cosid {
@@ -52,6 +53,14 @@ class BackgroundThread {
   void* object_ = nullptr;
   void (*body_)(void*) = nullptr;
 };
+
+// The message for a `whose` ("runtime's", "lease keeper's") background thread that could not
+// start with `failed`: what happened and the two ways out.
+inline std::string thread_start_failure(const char* whose, std::error_code failed) {
+  return std::string("cannot start the ") + whose + " background thread: " + failed.message() +
+         ": raise the limit on processes and threads (ulimit -u) or, in a program, set "
+         "RuntimeEnvironment::background_thread = false and call maintain()";
+}
 
 }  // namespace detail
 }  // namespace cosid

@@ -95,7 +95,7 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
       auto thread = std::make_unique<detail::BackgroundThread>();
       if (std::error_code failed = thread->start<Impl, &Impl::run_writer>(this)) {
         ec = failed;
-        if (message != nullptr) *message = thread_start_failure(failed);
+        if (message != nullptr) *message = detail::thread_start_failure("runtime's", failed);
         return false;
       }
       thread_ = std::move(thread);
@@ -509,12 +509,6 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
     // Counted like every later ceiling (metrics.h). Relaxed: see state_writes_.
     state_writes_.fetch_add(1, std::memory_order_relaxed);
     return true;
-  }
-
-  static std::string thread_start_failure(std::error_code failed) {
-    return "cannot start the runtime's background thread: " + failed.message() +
-           ": raise the limit on processes and threads (ulimit -u) or, in a program, set "
-           "RuntimeEnvironment::background_thread = false and call maintain()";
   }
 
   // In a child forked from the process that opened the runtime: the writer thread does not exist

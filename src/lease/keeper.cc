@@ -121,11 +121,7 @@ class LeaseKeeper::Impl {
     if (thread_ || stop_) return {};
     auto thread = std::make_unique<detail::BackgroundThread>();
     if (std::error_code failed = thread->start<Impl, &Impl::run>(this)) {
-      if (message != nullptr) {
-        *message = "cannot start the lease keeper's background thread: " + failed.message() +
-                   ": raise the limit on processes and threads (ulimit -u) or, in a program, "
-                   "set RuntimeEnvironment::background_thread = false and call maintain()";
-      }
+      if (message != nullptr) *message = detail::thread_start_failure("lease keeper's", failed);
       return failed;
     }
     thread_ = std::move(thread);
