@@ -103,4 +103,9 @@ const std::error_category& error_category() noexcept {
   return category;
 }
 
+std::string Status::message() const {
+  if (ok() || !message_.empty()) return message_;
+  return code_.message();
+}
+
 }  // namespace cosid

@@ -1,5 +1,7 @@
 #include "cosid/error.h"
 
+#include "fail.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -45,6 +47,52 @@ TEST(Error, ThrownErrorCarriesCodeAndMessage) {
 TEST(Error, IsASystemError) {
   EXPECT_THROW(detail::throw_error(errc::slot_lost, ""), std::system_error);
 }
+
+TEST(Status, DefaultIsOkWithNoMessage) {
+  const Status status;
+  EXPECT_TRUE(status.ok());
+  EXPECT_FALSE(status.code());
+  EXPECT_EQ(status.message(), "");
+}
+
+TEST(Status, CarriesTheCodeAndTheCallsMessage) {
+  const Status status(errc::ceiling_reached, "ceiling 1000 reached: raise ahead");
+  EXPECT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), errc::ceiling_reached);
+  EXPECT_EQ(status.message(), "ceiling 1000 reached: raise ahead");
+}
+
+TEST(Status, WithoutAMessageSaysTheCategorysText) {
+  const Status status(errc::closed, "");
+  EXPECT_EQ(status.message(), "generator is closed");
+}
+
+TEST(Status, ClearMakesItOkAgain) {
+  Status status(errc::closed, "closed");
+  status.clear();
+  EXPECT_TRUE(status.ok());
+  EXPECT_EQ(status.message(), "");
+}
+
+TEST(Status, FailSetsBothAndReturnsFalse) {
+  Status status;
+  EXPECT_FALSE(detail::fail(status, errc::invalid_value, "ahead: 0s is below 1s"));
+  EXPECT_EQ(status.code(), errc::invalid_value);
+  EXPECT_EQ(status.message(), "ahead: 0s is below 1s");
+}
+
+#if COSID_HAS_EXCEPTIONS
+TEST(Status, ThrownErrorCarriesTheStatus) {
+  try {
+    detail::throw_if_failed(Status(errc::slot_lost, "slot 3 lost: call generator() again"));
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::slot_lost);
+    EXPECT_NE(std::string(e.what()).find("slot 3 lost: call generator() again"), std::string::npos);
+  }
+  EXPECT_NO_THROW(detail::throw_if_failed(Status()));
+}
+#endif
 
 }  // namespace
 }  // namespace cosid

@@ -1,20 +1,23 @@
-// Errors: cosid::errc, its std::error_category, and cosid::Error.
+// Errors: cosid::errc, its std::error_category, cosid::Status and cosid::Error.
 //
-// Every fallible call in cosid has a noexcept overload that reports failure through a
-// std::error_code& (and, on cold paths, an optional std::string* that receives a message naming
-// what happened, the values involved and what to do). Where exceptions are enabled there is also a
-// throwing overload that throws cosid::Error, a std::system_error carrying the same code and
-// message.
+// One shape reports every failure. A fallible call takes `Status& status` as its last parameter
+// and returns its result (a pointer, a value, or a bool that is true on success when it has no
+// other result). On success it leaves `status` ok; on failure it sets the code, to compare with
+// the enumerators below (`status.code() == cosid::errc::clock_backwards`), and a message that
+// names what happened, the values involved and what to do. The one exception is the hot path:
+// Generator::next() and next_batch() take a bare std::error_code& and never allocate; their
+// Status& overloads give the same failure with its message. Where exceptions are enabled, each
+// call also has a throwing overload that throws cosid::Error, a std::system_error carrying the
+// same code and message.
 //
-// Compare codes against the enumerators: `if (ec == cosid::errc::clock_backwards)`.
-//
-// Thread safety: the category is a stateless object; every function here may be called from any
-// thread at any time.
+// Thread safety: the category is a stateless object and may be used from any thread at any time.
+// A Status is a plain value: one thread at a time may change it.
 #ifndef COSID_ERROR_H_
 #define COSID_ERROR_H_
 
 #include <string>
 #include <system_error>
+#include <utility>
 
 #include "cosid/config.h"
 #include "cosid/export.h"
@@ -78,6 +81,30 @@ inline std::error_code make_error_code(errc e) noexcept {
   return {static_cast<int>(e), error_category()};
 }
 
+// What a call reports: ok, or a code with a message. Cheap when ok (no allocation); a failure
+// allocates its message, which is fine on the cold paths that use it.
+class COSID_EXPORT Status {
+ public:
+  Status() noexcept = default;
+  Status(std::error_code code, std::string message) noexcept
+      : code_(code), message_(std::move(message)) {}
+
+  bool ok() const noexcept { return !code_; }
+  const std::error_code& code() const noexcept { return code_; }
+  // The message the failing call gave, else the category's text for the code; empty when ok().
+  std::string message() const;
+
+  // Back to ok, for a Status reused across calls.
+  void clear() noexcept {
+    code_.clear();
+    message_.clear();
+  }
+
+ private:
+  std::error_code code_;
+  std::string message_;
+};
+
 #if COSID_HAS_EXCEPTIONS
 // The exception thrown by cosid's throwing overloads. what() is the actionable message when one
 // was produced, else the category's text for the code.
@@ -85,6 +112,7 @@ class COSID_EXPORT Error : public std::system_error {
  public:
   Error(std::error_code code, const std::string& message) : std::system_error(code, message) {}
   explicit Error(std::error_code code) : std::system_error(code) {}
+  explicit Error(const Status& status) : std::system_error(status.code(), status.message()) {}
 };
 
 namespace detail {
@@ -92,6 +120,11 @@ namespace detail {
 [[noreturn]] inline void throw_error(std::error_code code, const std::string& message) {
   if (message.empty()) throw Error(code);
   throw Error(code, message);
+}
+
+// Throws Error(status) unless it is ok: the tail of every throwing overload.
+inline void throw_if_failed(const Status& status) {
+  if (!status.ok()) throw Error(status);
 }
 }  // namespace detail
 #endif
