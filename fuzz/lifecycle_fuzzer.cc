@@ -171,20 +171,10 @@ class Harness {
     const std::vector<unsigned char> image = fs_.durable(kPath);
     CHECK_MSG(image.size() == cosid::detail::kStateFileSize,
               "durable image of " + std::to_string(image.size()) + " bytes");
-    bool found = false;
-    cosid::StateRecord best;
-    for (std::size_t b = 0; b < 2; ++b) {
-      cosid::StateRecord record;
-      if (cosid::detail::decode_block(image.data() + b * cosid::detail::kStateBlockSize, record) ==
-              cosid::detail::BlockStatus::kValid &&
-          (!found || record.generation > best.generation)) {
-        best = record;
-        found = true;
-      }
-    }
-    CHECK_MSG(found, "no valid record in the durable image");
+    const cosid::detail::StateImage decoded = cosid::detail::decode_image(image.data());
+    CHECK_MSG(decoded.current >= 0, "no valid record in the durable image");
     audited_syncs_ = syncs;
-    audited_ceiling_ = best.ceiling_ms;
+    audited_ceiling_ = decoded.records[decoded.current].ceiling_ms;
     return audited_ceiling_;
   }
 

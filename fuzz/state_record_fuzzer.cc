@@ -78,12 +78,9 @@ Expected reference_open(const std::vector<unsigned char>& image) {
     out.ec = cosid::make_error_code(cosid::errc::state_file_corrupt);
     return out;
   }
-  StateRecord records[2];
-  bool valid[2];
-  for (std::size_t b = 0; b < 2; ++b) {
-    valid[b] = cosid::detail::decode_block(image.data() + b * kStateBlockSize, records[b]) ==
-               BlockStatus::kValid;
-  }
+  const cosid::detail::StateImage decoded = cosid::detail::decode_image(image.data());
+  const StateRecord* records = decoded.records;
+  const bool valid[2] = {decoded.valid(0), decoded.valid(1)};
   if (!valid[0] && !valid[1]) {
     out.ec = cosid::make_error_code(cosid::errc::state_file_corrupt);
     return out;
@@ -98,13 +95,7 @@ Expected reference_open(const std::vector<unsigned char>& image) {
     out.ec = cosid::make_error_code(cosid::errc::state_file_corrupt);
     return out;
   }
-  int current = 0;
-  if (!valid[0]) {
-    current = 1;
-  } else if (valid[1] && records[1].generation > records[0].generation) {
-    current = 1;
-  }
-  out.record = records[current];
+  out.record = records[decoded.current];
   const cosid::StateFileOwner o = owner();
   if (out.record.slot != o.slot ||
       out.record.layout_fingerprint != cosid::detail::layout_fingerprint(o.layout) ||

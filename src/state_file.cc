@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -162,10 +163,7 @@ Choice choose_record(const unsigned char* image, const StateRecord records[2],
   const bool valid_a = status[0] == detail::BlockStatus::kValid;
   const bool valid_b = status[1] == detail::BlockStatus::kValid;
   if (!valid_a && !valid_b) return choice;
-  choice.current = !valid_b                                        ? 0
-                   : !valid_a                                      ? 1
-                   : records[1].generation > records[0].generation ? 1
-                                                                   : 0;
+  choice.current = detail::current_block(status, records);
   if (valid_a && valid_b) {
     // Every writer gives each write a new generation: two records of one generation that differ
     // come from two writers of one file, and neither can be trusted.
@@ -592,21 +590,14 @@ bool repair_state_file(FileSystem& fs, Clock& clock, const std::string& path,
   // The new floor: the operator's not-before, and never below a ceiling a valid block holds, so a
   // repair of a file that was fine (or whose valid block was the newest) loses nothing.
   std::int64_t ceiling = not_before_ms;
-  std::uint64_t generation = 0;
-  int newest = 0;
+  const detail::StateImage decoded = detail::decode_image(image);
   for (int b = 0; b < 2; ++b) {
-    StateRecord record;
-    if (detail::decode_block(image + static_cast<std::size_t>(b) * kStateBlockSize, record) !=
-        detail::BlockStatus::kValid) {
-      continue;
-    }
-    if (!state_record_belongs_to(record, owner, path, ec, message)) return false;
-    if (record.ceiling_ms > ceiling) ceiling = record.ceiling_ms;
-    if (record.generation >= generation) {
-      generation = record.generation;
-      newest = b;
-    }
+    if (!decoded.valid(b)) continue;
+    if (!state_record_belongs_to(decoded.records[b], owner, path, ec, message)) return false;
+    ceiling = std::max(ceiling, decoded.records[b].ceiling_ms);
   }
+  const int newest = decoded.current < 0 ? 0 : decoded.current;
+  const std::uint64_t generation = decoded.current < 0 ? 0 : decoded.records[newest].generation;
   // advance() writes the block that is not the newest valid one first: a repair interrupted
   // before its second write leaves the first one holding the new floor.
   file->last_generation_ = generation;

@@ -76,6 +76,24 @@ BlockStatus decode_block(const unsigned char* block, StateRecord& record) noexce
   return BlockStatus::kValid;
 }
 
+int current_block(const BlockStatus status[2], const StateRecord records[2]) noexcept {
+  const bool valid_a = status[0] == BlockStatus::kValid;
+  const bool valid_b = status[1] == BlockStatus::kValid;
+  if (!valid_a && !valid_b) return -1;
+  if (!valid_a) return 1;
+  if (!valid_b) return 0;
+  return records[1].generation > records[0].generation ? 1 : 0;
+}
+
+StateImage decode_image(const unsigned char* image) noexcept {
+  StateImage out;
+  for (int b = 0; b < 2; ++b) {
+    out.status[b] = decode_block(image + static_cast<std::size_t>(b) * kStateBlockSize, out.records[b]);
+  }
+  out.current = current_block(out.status, out.records);
+  return out;
+}
+
 const char* to_string(BlockStatus status) noexcept {
   switch (status) {
     case BlockStatus::kValid:

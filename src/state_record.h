@@ -58,6 +58,23 @@ BlockStatus decode_block(const unsigned char* block, StateRecord& record) noexce
 
 const char* to_string(BlockStatus status) noexcept;
 
+// Of the two blocks, the one a restart relies on: the valid one, or of two valid ones the one of
+// the higher generation (A when both are equal); -1 when neither is valid. The one statement of
+// this rule: the state file, its tools, the tests and the fuzzers all ask here.
+int current_block(const BlockStatus status[2], const StateRecord records[2]) noexcept;
+
+// Both blocks of a kStateFileSize image, decoded, and which one is current.
+struct StateImage {
+  StateRecord records[2];
+  BlockStatus status[2] = {BlockStatus::kBadMagic, BlockStatus::kBadMagic};
+  int current = -1;  // current_block(status, records)
+
+  bool valid(int block) const noexcept { return status[block] == BlockStatus::kValid; }
+};
+
+// Decodes both blocks of the kStateFileSize bytes at `image`.
+StateImage decode_image(const unsigned char* image) noexcept;
+
 std::uint64_t layout_fingerprint(const Layout& layout) noexcept;
 std::uint64_t namespace_hash(std::string_view name) noexcept;
 

@@ -7,17 +7,14 @@ namespace cosid::testing {
 ImageState decode_image(const std::vector<unsigned char>& image) {
   ImageState out;
   if (image.size() != detail::kStateFileSize) return out;
+  const detail::StateImage decoded = detail::decode_image(image.data());
   for (int b = 0; b < 2; ++b) {
-    out.block_valid[b] =
-        detail::decode_block(image.data() + static_cast<std::size_t>(b) * detail::kStateBlockSize,
-                             out.blocks[b]) == detail::BlockStatus::kValid;
+    out.block_valid[b] = decoded.valid(b);
+    out.blocks[b] = decoded.records[b];
   }
-  if (out.block_valid[0] || out.block_valid[1]) {
+  if (decoded.current >= 0) {
     out.valid = true;
-    out.block = !out.block_valid[1]                                    ? 0
-                : !out.block_valid[0]                                  ? 1
-                : out.blocks[1].generation > out.blocks[0].generation ? 1
-                                                                       : 0;
+    out.block = decoded.current;
     out.record = out.blocks[out.block];
   }
   return out;

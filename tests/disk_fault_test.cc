@@ -338,24 +338,19 @@ class DamagedFile : public ::testing::Test {
   void expect_start(const std::vector<unsigned char>& image,
                     const std::vector<std::vector<unsigned char>> good[2],
                     const std::string& what) {
-    int expected = -1;
-    std::uint64_t best = 0;
-    StateRecord records[2];
+    const detail::StateImage decoded = detail::decode_image(image.data());
     for (int b = 0; b < 2; ++b) {
       const unsigned char* block =
           image.data() + static_cast<std::size_t>(b) * detail::kStateBlockSize;
-      const bool valid = detail::decode_block(block, records[b]) == detail::BlockStatus::kValid;
       bool known = false;
       for (const auto& g : good[b]) {
         known = known || std::memcmp(g.data(), block, detail::kStateBlockSize) == 0;
       }
       // Never a block with a bad CRC or damaged bytes accepted.
-      ASSERT_EQ(valid, known) << what << ": block " << b;
-      if (valid && (expected < 0 || records[b].generation > best)) {
-        expected = b;
-        best = records[b].generation;
-      }
+      ASSERT_EQ(decoded.valid(b), known) << what << ": block " << b;
     }
+    const int expected = decoded.current;
+    const StateRecord* records = decoded.records;
     fs_.set_both(kPath, image);
     StateFileOpenOptions options;
     options.create_if_missing = false;

@@ -37,13 +37,9 @@ Current durable_current(MemoryFs& fs) {
   const auto image = fs.durable(kPath);
   Current out;
   if (image.size() != detail::kStateFileSize) return out;
-  StateRecord a;
-  StateRecord b;
-  const bool va = detail::decode_block(image.data(), a) == detail::BlockStatus::kValid;
-  const bool vb = detail::decode_block(image.data() + detail::kStateBlockSize, b) ==
-                  detail::BlockStatus::kValid;
-  out.valid = va || vb;
-  out.record = (va && vb) ? (b.generation > a.generation ? b : a) : (va ? a : b);
+  const detail::StateImage decoded = detail::decode_image(image.data());
+  out.valid = decoded.current >= 0;
+  out.record = decoded.records[out.valid ? decoded.current : 0];
   return out;
 }
 

@@ -36,14 +36,8 @@ constexpr char kPath[] = "var/state";
 
 // The ceiling of the current durable record: what a restart after a power loss would read.
 std::int64_t durable_ceiling(MemoryFs& fs) {
-  const auto image = fs.durable(kPath);
-  StateRecord a;
-  StateRecord b;
-  const bool va = detail::decode_block(image.data(), a) == detail::BlockStatus::kValid;
-  const bool vb = detail::decode_block(image.data() + detail::kStateBlockSize, b) ==
-                  detail::BlockStatus::kValid;
-  if (va && vb) return b.generation > a.generation ? b.ceiling_ms : a.ceiling_ms;
-  return va ? a.ceiling_ms : b.ceiling_ms;
+  const detail::StateImage decoded = detail::decode_image(fs.durable(kPath).data());
+  return decoded.records[decoded.current < 0 ? 0 : decoded.current].ceiling_ms;
 }
 
 std::int64_t time_of(std::uint64_t id) {

@@ -28,15 +28,9 @@ StateFileOwner owner(std::uint32_t slot = 3, const std::string& ns = "orders") {
 
 // The ceiling of the current record in a file image, as a restart would read it.
 std::int64_t ceiling_in(const std::vector<unsigned char>& image) {
-  StateRecord records[2];
-  const bool a = detail::decode_block(image.data(), records[0]) == detail::BlockStatus::kValid;
-  const bool b = detail::decode_block(image.data() + detail::kStateBlockSize, records[1]) ==
-                 detail::BlockStatus::kValid;
-  EXPECT_TRUE(a || b);
-  if (a && b) {
-    return records[records[1].generation > records[0].generation ? 1 : 0].ceiling_ms;
-  }
-  return records[a ? 0 : 1].ceiling_ms;
+  const detail::StateImage decoded = detail::decode_image(image.data());
+  EXPECT_GE(decoded.current, 0);
+  return decoded.records[decoded.current < 0 ? 0 : decoded.current].ceiling_ms;
 }
 
 class StateFileTest : public ::testing::Test {
