@@ -15,7 +15,7 @@
 // default layout runs out (2089), and with a 32-bit off_t and ino_t fstat() and readdir() fail
 // with EOVERFLOW on 64-bit inode numbers and directory offsets.
 //
-// README.md, "Embedded targets", says what each costs and how to build for older ARM cores.
+// cmake/toolchains/README.md says what each costs and how to build for older ARM cores.
 #include <sys/types.h>
 
 #include <atomic>
@@ -25,10 +25,10 @@
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
               "cosid needs lock-free 64-bit atomics (Generator's state word): on 32-bit ARM "
               "build for ARMv6K or later (-march=armv6k, armv7-a; Debian armhf is armv7-a); "
-              "see README.md, Embedded targets");
+              "see cmake/toolchains/README.md");
 static_assert(std::atomic<std::int64_t>::is_always_lock_free,
-              "cosid needs lock-free 64-bit atomics (Binding's ceiling); see README.md, "
-              "Embedded targets");
+              "cosid needs lock-free 64-bit atomics (Binding's ceiling); see "
+              "cmake/toolchains/README.md");
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free &&
                   std::atomic<bool>::is_always_lock_free,
               "cosid needs lock-free 32-bit atomics (the fork guard's flag)");

@@ -14,6 +14,6 @@ if(calls)
   list(REMOVE_DUPLICATES calls)
   string(REPLACE "U " "" calls "${calls}")
   message(FATAL_ERROR "${LIBRARY} calls into libatomic (${calls}): an atomic is not lock-free on "
-                      "this target; see README.md, Embedded targets")
+                      "this target; see cmake/toolchains/README.md")
 endif()
 message(STATUS "${LIBRARY}: no calls into libatomic")

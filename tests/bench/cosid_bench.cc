@@ -143,7 +143,7 @@ double ns_per_step(int block, Step step) {
 // next() against the floor in one benchmark: each iteration runs a block of floor steps and then a
 // block of next() calls on every thread at once, and `next_over_floor` is the median over the
 // iterations of thread 0's ratio of the two (the target is <= 1.2). On a VM whose speed moves by
-// 10-20% from one second to the next (see README.md), BM_Next and BM_Floor measured seconds apart
+// 10-20% from one second to the next (see "Figures" in README.md here), BM_Next and BM_Floor measured seconds apart
 // differ by that much on their own; blocks of a few tens of microseconds side by side see the same
 // machine. `floor_ns` and `next_ns` are the medians of the blocks' ns per step on one thread.
 void BM_NextVsFloor(benchmark::State& state) {
