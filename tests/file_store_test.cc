@@ -389,6 +389,19 @@ TEST_F(FileStoreTest, OpenRefusesBadArguments) {
   ::rmdir((dir_ + "/sub").c_str());
 }
 
+#if COSID_HAS_EXCEPTIONS
+TEST_F(FileStoreTest, TheThrowingOpenCarriesTheMessage) {
+  try {
+    (void)FileLeaseStore::open(dir_ + "/missing/leases");
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::store_unavailable);
+    EXPECT_NE(std::string(e.what()).find("missing/leases"), std::string::npos) << e.what();
+  }
+  EXPECT_NE(FileLeaseStore::open(dir_), nullptr);
+}
+#endif
+
 // A real process renews its lease in a loop and is SIGKILLed at random moments, as often in the
 // middle of a write, rename or fsync as not. After each kill the record reads back whole, is still
 // the child's, and its ceiling never went down.

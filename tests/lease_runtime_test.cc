@@ -234,6 +234,27 @@ TEST_F(LeaseRuntimeTest, RegistryRefusesStaticBadNamesAndDuplicates) {
   EXPECT_EQ(stores_.types(), (std::vector<std::string>{"memory", "file", "zk-1.b_c"}));
 }
 
+// open() passes on the factory's Status, and gives one of its own to a factory that returned no
+// store without saying why.
+TEST_F(LeaseRuntimeTest, RegistryOpenReportsWhyThereIsNoStore) {
+  Status status;
+  ASSERT_TRUE(stores_.add(
+      "silent",
+      [](const lease::StoreContext&, Status&) { return std::shared_ptr<lease::SlotLeaseStore>(); },
+      status));
+  options_.store_type = "silent";
+  EXPECT_EQ(stores_.open(lease::StoreContext{options_, clock_}, status), nullptr);
+  EXPECT_STATUS(status, errc::store_unavailable);
+  EXPECT_NE(status.message().find("\"silent\" returned no store and no error"), std::string::npos)
+      << status.message();
+  options_.store_type = "file";
+  options_.store_directory.clear();
+  EXPECT_EQ(stores_.open(lease::StoreContext{options_, clock_}, status), nullptr);
+  EXPECT_STATUS(status, errc::invalid_argument);
+  EXPECT_NE(status.message().find("the file store needs a directory"), std::string::npos)
+      << status.message();
+}
+
 TEST_F(LeaseRuntimeTest, ALostLeaseFailsItsGeneratorAndTheNextOneIssuesOnANewSlot) {
   auto runtime = open(options_);
   Generator& old_generator = runtime->generator();

@@ -215,6 +215,22 @@ TEST_F(SlotChoiceTest, RefusesAPreferredSlotAtTheLimit) {
   EXPECT_NE(status.message().find("preferred slot 4"), std::string::npos) << status.message();
 }
 
+#if COSID_HAS_EXCEPTIONS
+TEST_F(SlotChoiceTest, TheThrowingOverloadCarriesTheMessage) {
+  SlotChoiceRequest request = choice_request(make_owner("a"));
+  request.has_preferred_slot = true;
+  request.preferred_slot = 4;
+  try {
+    (void)choose_slot(store_, request);
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("preferred slot 4"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(choose_slot(store_, choice_request(make_owner("b"))).lease.slot, 0u);
+}
+#endif
+
 TEST_F(SlotChoiceTest, RefusesANilIncarnation) {
   Owner nil_owner;
   nil_owner.key = "a";
