@@ -297,8 +297,13 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
       own_stores_ = std::make_unique<lease::StoreRegistry>();
       stores = own_stores_.get();
     }
-    store_ = stores->open(lease::StoreContext{options_, clock_}, ec, message);
-    if (!store_) return false;
+    Status store_status;
+    store_ = stores->open(lease::StoreContext{options_, clock_}, store_status);
+    ec = store_status.code();
+    if (!store_) {
+      if (message != nullptr) *message = store_status.message();
+      return false;
+    }
     lease::KeeperOptions keeper;
     keeper.name_space = options_.namespace_name;
     keeper.owner_key = options_.owner_key;

@@ -200,8 +200,8 @@ class FileStoreTest : public ::testing::Test {
     store_ = open_store(milliseconds(10000));
     ASSERT_NE(store_, nullptr);
     owner_.key = "host:1";
-    std::error_code ec;
-    ASSERT_TRUE(Incarnation::random(owner_.incarnation, ec));
+    Status status;
+    ASSERT_TRUE(Incarnation::random(owner_.incarnation, status));
     terms_.slot_limit = 4;
   }
 
@@ -224,10 +224,9 @@ class FileStoreTest : public ::testing::Test {
     options.clock = clock != nullptr ? clock : &clock_;
     options.lock_timeout = lock_timeout;
     options.file_system = file_system;
-    std::error_code ec;
-    std::string message;
-    auto store = FileLeaseStore::open(dir_, options, ec, &message);
-    EXPECT_NE(store, nullptr) << message;
+    Status status;
+    auto store = FileLeaseStore::open(dir_, options, status);
+    EXPECT_NE(store, nullptr) << status.message();
     return store;
   }
 
@@ -245,16 +244,15 @@ class FileStoreTest : public ::testing::Test {
     AcquireOutcome outcome = AcquireOutcome::kTaken;
     SlotLease lease;
     SlotRecord record;
-    std::error_code ec;
-    std::string message;
-    EXPECT_TRUE(store.acquire(request(slot), outcome, lease, record, ec, &message)) << message;
+    Status status;
+    EXPECT_TRUE(store.acquire(request(slot), outcome, lease, record, status)) << status.message();
     EXPECT_EQ(outcome, AcquireOutcome::kAcquired);
     return lease;
   }
 
-  bool scan(std::vector<SlotRecord>& records, std::error_code& ec, std::string* message) {
+  bool scan(std::vector<SlotRecord>& records, Status& status) {
     std::int64_t now = 0;
-    return store_->scan("orders", terms_, records, now, ec, message);
+    return store_->scan("orders", terms_, records, now, status);
   }
 
   ManualClock clock_{kStart};
@@ -268,8 +266,8 @@ TEST_F(FileStoreTest, RecordsOutliveTheStoreObject) {
   const SlotLease lease = acquire(*store_, 2);
   store_ = open_store(milliseconds(10000));
   std::vector<SlotRecord> records;
-  std::error_code ec;
-  ASSERT_TRUE(scan(records, ec, nullptr));
+  Status status;
+  ASSERT_TRUE(scan(records, status));
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].slot, 2u);
   EXPECT_TRUE(records[0].held);
@@ -299,17 +297,16 @@ TEST_F(FileStoreTest, AFlippedByteIsCorruptAndTheFileIsKept) {
   text[at + 1] = '1';
   write_file(path, text);
   std::vector<SlotRecord> records;
-  std::error_code ec;
-  std::string message;
-  EXPECT_FALSE(scan(records, ec, &message));
-  EXPECT_ERRC(ec, errc::store_corrupt);
-  EXPECT_NE(message.find(path), std::string::npos) << message;
-  EXPECT_NE(message.find("checksum"), std::string::npos) << message;
+  Status status;
+  EXPECT_FALSE(scan(records, status));
+  EXPECT_STATUS(status, errc::store_corrupt);
+  EXPECT_NE(status.message().find(path), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("checksum"), std::string::npos) << status.message();
   AcquireOutcome outcome;
   SlotLease lease;
   SlotRecord record;
-  EXPECT_FALSE(store_->acquire(request(2), outcome, lease, record, ec));
-  EXPECT_ERRC(ec, errc::store_corrupt);
+  EXPECT_FALSE(store_->acquire(request(2), outcome, lease, record, status));
+  EXPECT_STATUS(status, errc::store_corrupt);
   EXPECT_EQ(read_file(path), text);  // never reset
 }
 
@@ -320,11 +317,10 @@ TEST_F(FileStoreTest, ATornRecordIsCorrupt) {
   for (const std::size_t keep : {text.size() - 1, text.size() / 2, std::size_t{0}}) {
     write_file(path, text.substr(0, keep));
     std::vector<SlotRecord> records;
-    std::error_code ec;
-    std::string message;
-    EXPECT_FALSE(scan(records, ec, &message)) << keep;
-    EXPECT_ERRC(ec, errc::store_corrupt);
-    EXPECT_NE(message.find("end line"), std::string::npos) << message;
+    Status status;
+    EXPECT_FALSE(scan(records, status)) << keep;
+    EXPECT_STATUS(status, errc::store_corrupt);
+    EXPECT_NE(status.message().find("end line"), std::string::npos) << status.message();
   }
 }
 
@@ -333,15 +329,15 @@ TEST_F(FileStoreTest, ALeftoverTemporaryFileIsOverwritten) {
   const SlotLease lease = acquire(*store_, 0);
   EXPECT_EQ(lease.fence, 1u);
   std::vector<SlotRecord> records;
-  std::error_code ec;
-  ASSERT_TRUE(scan(records, ec, nullptr));
+  Status status;
+  ASSERT_TRUE(scan(records, status));
   EXPECT_EQ(records.size(), 1u);
 }
 
 TEST_F(FileStoreTest, ALockHeldElsewhereRunsOutAsUnavailable) {
   std::vector<SlotRecord> records;
-  std::error_code ec;
-  ASSERT_TRUE(scan(records, ec, nullptr));  // creates the namespace and its lock file
+  Status status;
+  ASSERT_TRUE(scan(records, status));  // creates the namespace and its lock file
   const int fd = ::open((dir_ + "/ns.orders.lock").c_str(), O_RDWR | O_CLOEXEC);
   ASSERT_GE(fd, 0);
   struct flock lock;
@@ -351,13 +347,12 @@ TEST_F(FileStoreTest, ALockHeldElsewhereRunsOutAsUnavailable) {
   ASSERT_EQ(::fcntl(fd, F_OFD_SETLK, &lock), 0);
   for (const milliseconds timeout : {milliseconds(0), milliseconds(20)}) {
     store_ = open_store(timeout);
-    std::string message;
-    EXPECT_FALSE(scan(records, ec, &message));
-    EXPECT_ERRC(ec, errc::store_unavailable);
-    EXPECT_NE(message.find("ns.orders.lock"), std::string::npos) << message;
+    EXPECT_FALSE(scan(records, status));
+    EXPECT_STATUS(status, errc::store_unavailable);
+    EXPECT_NE(status.message().find("ns.orders.lock"), std::string::npos) << status.message();
   }
   ::close(fd);  // released: the store works again
-  EXPECT_TRUE(scan(records, ec, nullptr)) << ec.message();
+  EXPECT_TRUE(scan(records, status)) << status.message();
 }
 
 TEST_F(FileStoreTest, NamespacesAndKeysAreEscaped) {
@@ -365,14 +360,13 @@ TEST_F(FileStoreTest, NamespacesAndKeysAreEscaped) {
   AcquireOutcome outcome;
   SlotLease lease;
   SlotRecord record;
-  std::error_code ec;
-  std::string message;
-  ASSERT_TRUE(store_->acquire(request(3, "billing/eu west"), outcome, lease, record, ec, &message))
-      << message;
+  Status status;
+  ASSERT_TRUE(store_->acquire(request(3, "billing/eu west"), outcome, lease, record, status))
+      << status.message();
   EXPECT_EQ(::access((dir_ + "/ns.billing%2Feu%20west.lease").c_str(), F_OK), 0);
   std::vector<SlotRecord> records;
   std::int64_t now = 0;
-  ASSERT_TRUE(store_->scan("billing/eu west", terms_, records, now, ec));
+  ASSERT_TRUE(store_->scan("billing/eu west", terms_, records, now, status));
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].owner.key, "host a:1\n=%");
   EXPECT_EQ(records[0].last_owner_key, "host a:1\n=%");
@@ -380,21 +374,33 @@ TEST_F(FileStoreTest, NamespacesAndKeysAreEscaped) {
 
 TEST_F(FileStoreTest, OpenRefusesBadArguments) {
   FileLeaseStoreOptions options;
-  std::error_code ec;
-  std::string message;
-  EXPECT_EQ(FileLeaseStore::open("", options, ec, &message), nullptr);
-  EXPECT_ERRC(ec, errc::invalid_argument);
+  Status status;
+  EXPECT_EQ(FileLeaseStore::open("", options, status), nullptr);
+  EXPECT_STATUS(status, errc::invalid_argument);
   options.lock_timeout = milliseconds(-1);
-  EXPECT_EQ(FileLeaseStore::open(dir_, options, ec, &message), nullptr);
-  EXPECT_ERRC(ec, errc::invalid_argument);
+  EXPECT_EQ(FileLeaseStore::open(dir_, options, status), nullptr);
+  EXPECT_STATUS(status, errc::invalid_argument);
   options.lock_timeout = milliseconds(10);
-  EXPECT_EQ(FileLeaseStore::open(dir_ + "/missing/leases", options, ec, &message), nullptr);
-  EXPECT_ERRC(ec, errc::store_unavailable);
-  EXPECT_NE(message.find("missing/leases"), std::string::npos) << message;
+  EXPECT_EQ(FileLeaseStore::open(dir_ + "/missing/leases", options, status), nullptr);
+  EXPECT_STATUS(status, errc::store_unavailable);
+  EXPECT_NE(status.message().find("missing/leases"), std::string::npos) << status.message();
   // A missing last component is created.
-  EXPECT_NE(FileLeaseStore::open(dir_ + "/sub", options, ec, &message), nullptr) << message;
+  EXPECT_NE(FileLeaseStore::open(dir_ + "/sub", options, status), nullptr) << status.message();
   ::rmdir((dir_ + "/sub").c_str());
 }
+
+#if COSID_HAS_EXCEPTIONS
+TEST_F(FileStoreTest, TheThrowingOpenCarriesTheMessage) {
+  try {
+    (void)FileLeaseStore::open(dir_ + "/missing/leases");
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::store_unavailable);
+    EXPECT_NE(std::string(e.what()).find("missing/leases"), std::string::npos) << e.what();
+  }
+  EXPECT_NE(FileLeaseStore::open(dir_), nullptr);
+}
+#endif
 
 // A real process renews its lease in a loop and is SIGKILLed at random moments, as often in the
 // middle of a write, rename or fsync as not. After each kill the record reads back whole, is still
@@ -410,8 +416,8 @@ TEST_F(FileStoreTest, AProcessKilledMidChangeLeavesAWholeRecord) {
       for (;;) {
         clock_.advance(milliseconds(1));
         SlotLease renewed;
-        std::error_code ec;
-        if (!store_->renew(lease, terms_, milliseconds(30000), renewed, ec)) ::_exit(2);
+        Status status;
+        if (!store_->renew(lease, terms_, milliseconds(30000), renewed, status)) ::_exit(2);
       }
     }
     ::usleep(static_cast<useconds_t>(random() % 20000));
@@ -420,9 +426,8 @@ TEST_F(FileStoreTest, AProcessKilledMidChangeLeavesAWholeRecord) {
     ASSERT_EQ(::waitpid(child, &status, 0), child);
     ASSERT_TRUE(WIFSIGNALED(status)) << "the child stopped by itself, status " << status;
     std::vector<SlotRecord> records;
-    std::error_code ec;
-    std::string message;
-    ASSERT_TRUE(scan(records, ec, &message)) << message;
+    Status scanned;
+    ASSERT_TRUE(scan(records, scanned)) << scanned.message();
     ASSERT_EQ(records.size(), 1u);
     EXPECT_EQ(records[0].fence, lease.fence);
     EXPECT_EQ(records[0].owner.incarnation, owner_.incarnation);
@@ -444,19 +449,18 @@ TEST_F(FileStoreTest, ARetriedAcquireAnswersOnlyOnceItsRecordIsDurable) {
   AcquireOutcome outcome = AcquireOutcome::kTaken;
   SlotLease lease;
   SlotRecord record;
-  std::error_code ec;
-  std::string message;
-  EXPECT_FALSE(store->acquire(request(0), outcome, lease, record, ec, &message));
-  EXPECT_ERRC(ec, errc::store_unavailable);
-  EXPECT_NE(message.find("sync the directory"), std::string::npos) << message;
+  Status status;
+  EXPECT_FALSE(store->acquire(request(0), outcome, lease, record, status));
+  EXPECT_STATUS(status, errc::store_unavailable);
+  EXPECT_NE(status.message().find("sync the directory"), std::string::npos) << status.message();
   EXPECT_EQ(fs.directory_syncs_ok, 0);
 
   std::vector<SlotRecord> records;
   std::int64_t now = 0;
-  ASSERT_TRUE(store->scan("orders", terms_, records, now, ec, &message)) << message;
+  ASSERT_TRUE(store->scan("orders", terms_, records, now, status)) << status.message();
   ASSERT_EQ(records.size(), 1u);
   EXPECT_TRUE(records[0].held);  // every reader sees the record that is not on the disk
-  ASSERT_TRUE(store->acquire(request(0), outcome, lease, record, ec, &message)) << message;
+  ASSERT_TRUE(store->acquire(request(0), outcome, lease, record, status)) << status.message();
   ASSERT_EQ(outcome, AcquireOutcome::kAcquired);
   EXPECT_EQ(lease.fence, 1u);
   EXPECT_EQ(lease.ceiling, kStart + 31000);
@@ -466,10 +470,10 @@ TEST_F(FileStoreTest, ARetriedAcquireAnswersOnlyOnceItsRecordIsDurable) {
   clock_.advance(milliseconds(31001));  // this holder's lease expired, tolerance included
   Owner next;
   next.key = "host:2";
-  ASSERT_TRUE(Incarnation::random(next.incarnation, ec));
+  ASSERT_TRUE(Incarnation::random(next.incarnation, status));
   AcquireRequest next_request = request(0);
   next_request.owner = next;
-  ASSERT_TRUE(store_->acquire(next_request, outcome, lease, record, ec, &message)) << message;
+  ASSERT_TRUE(store_->acquire(next_request, outcome, lease, record, status)) << status.message();
   ASSERT_EQ(outcome, AcquireOutcome::kAcquired);
   EXPECT_EQ(lease.fence, 2u);
   EXPECT_GE(lease.floor, kStart + 31000);  // the first holder's ceiling
@@ -487,16 +491,16 @@ TEST_F(FileStoreTest, ARetriedRenewalAnswersOnlyOnceItsRecordIsDurable) {
   clock_.advance(milliseconds(10000));
   fs.fail_directory_syncs = 1;
   SlotLease renewed;
-  std::error_code ec;
-  std::string message;
-  EXPECT_FALSE(store->renew(lease, terms_, milliseconds(30000), renewed, ec, &message));
-  EXPECT_ERRC(ec, errc::store_unavailable);
-  ASSERT_TRUE(store->renew(lease, terms_, milliseconds(30000), renewed, ec, &message)) << message;
+  Status status;
+  EXPECT_FALSE(store->renew(lease, terms_, milliseconds(30000), renewed, status));
+  EXPECT_STATUS(status, errc::store_unavailable);
+  ASSERT_TRUE(store->renew(lease, terms_, milliseconds(30000), renewed, status))
+      << status.message();
   EXPECT_EQ(renewed.ceiling, kStart + 41000);
   EXPECT_EQ(fs.directory_syncs_ok, 2);
   fs.power_loss();
   std::vector<SlotRecord> records;
-  ASSERT_TRUE(scan(records, ec, &message)) << message;
+  ASSERT_TRUE(scan(records, status)) << status.message();
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].ceiling, renewed.ceiling);
   EXPECT_EQ(records[0].next_floor, renewed.ceiling);
@@ -507,8 +511,8 @@ TEST_F(FileStoreTest, ARetriedRenewalAnswersOnlyOnceItsRecordIsDurable) {
 // nobody. It must see that and wait for the lock at the path (here it runs out: timeout 0).
 TEST_F(FileStoreTest, ALockFileReplacedUnderTheLockIsLockedAnew) {
   std::vector<SlotRecord> records;
-  std::error_code ec;
-  ASSERT_TRUE(scan(records, ec, nullptr));  // creates the namespace and its lock file
+  Status status;
+  ASSERT_TRUE(scan(records, status));  // creates the namespace and its lock file
   WatchedFs fs(dir_, "ns.orders.lease");
   auto store = open_store(milliseconds(0), &fs);
   ASSERT_NE(store, nullptr);
@@ -520,22 +524,21 @@ TEST_F(FileStoreTest, ALockFileReplacedUnderTheLockIsLockedAnew) {
     other = lock_as_another_process(lock_path);
   };
   std::int64_t now = 0;
-  std::string message;
-  EXPECT_FALSE(store->scan("orders", terms_, records, now, ec, &message));
-  EXPECT_ERRC(ec, errc::store_unavailable);
-  EXPECT_NE(message.find("stayed locked"), std::string::npos) << message;
+  EXPECT_FALSE(store->scan("orders", terms_, records, now, status));
+  EXPECT_STATUS(status, errc::store_unavailable);
+  EXPECT_NE(status.message().find("stayed locked"), std::string::npos) << status.message();
   EXPECT_EQ(fs.lock_file_opens, 2);
   ASSERT_GE(other, 0);
   ::close(other);  // the other process is done: the call goes through
-  EXPECT_TRUE(store->scan("orders", terms_, records, now, ec, &message)) << message;
+  EXPECT_TRUE(store->scan("orders", terms_, records, now, status)) << status.message();
 }
 
 // A lock file removed before the lock is taken anew (and so exists again); one removed on every
 // attempt makes the call give up with a message that says so.
 TEST_F(FileStoreTest, ALockFileRemovedUnderTheLockIsTakenAnewABoundedNumberOfTimes) {
   std::vector<SlotRecord> records;
-  std::error_code ec;
-  ASSERT_TRUE(scan(records, ec, nullptr));
+  Status status;
+  ASSERT_TRUE(scan(records, status));
   WatchedFs fs(dir_, "ns.orders.lease");
   auto store = open_store(milliseconds(0), &fs);
   ASSERT_NE(store, nullptr);
@@ -546,16 +549,16 @@ TEST_F(FileStoreTest, ALockFileRemovedUnderTheLockIsTakenAnewABoundedNumberOfTim
     removed = true;
   };
   std::int64_t now = 0;
-  std::string message;
-  EXPECT_TRUE(store->scan("orders", terms_, records, now, ec, &message)) << message;
+  EXPECT_TRUE(store->scan("orders", terms_, records, now, status)) << status.message();
   EXPECT_EQ(fs.lock_file_opens, 2);
   EXPECT_EQ(::access(lock_path.c_str(), F_OK), 0);
 
   fs.lock_file_opens = 0;
   fs.before_lock = [&] { ::unlink(lock_path.c_str()); };
-  EXPECT_FALSE(store->scan("orders", terms_, records, now, ec, &message));
-  EXPECT_ERRC(ec, errc::store_unavailable);
-  EXPECT_NE(message.find("removed or replaced 4 times"), std::string::npos) << message;
+  EXPECT_FALSE(store->scan("orders", terms_, records, now, status));
+  EXPECT_STATUS(status, errc::store_unavailable);
+  EXPECT_NE(status.message().find("removed or replaced 4 times"), std::string::npos)
+      << status.message();
   EXPECT_EQ(fs.lock_file_opens, 4);
 }
 
@@ -564,14 +567,15 @@ TEST_F(FileStoreTest, TheCorruptRecordMessageSaysNotToRestoreABackup) {
   const std::string path = dir_ + "/ns.orders.lease";
   write_file(path, "not a record\n");
   std::vector<SlotRecord> records;
-  std::error_code ec;
-  std::string message;
-  EXPECT_FALSE(scan(records, ec, &message));
-  EXPECT_ERRC(ec, errc::store_corrupt);
-  EXPECT_NE(message.find("Do not restore it from a backup"), std::string::npos) << message;
-  EXPECT_NE(message.find("mv " + path + " " + path + ".corrupt"), std::string::npos) << message;
-  EXPECT_NE(message.find("not-before"), std::string::npos) << message;
-  EXPECT_EQ(message.find("Restore it"), std::string::npos) << message;
+  Status status;
+  EXPECT_FALSE(scan(records, status));
+  EXPECT_STATUS(status, errc::store_corrupt);
+  EXPECT_NE(status.message().find("Do not restore it from a backup"), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("mv " + path + " " + path + ".corrupt"), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("not-before"), std::string::npos) << status.message();
+  EXPECT_EQ(status.message().find("Restore it"), std::string::npos) << status.message();
 }
 
 // Each directory fsync takes 5 s, on the local clock and the store's alike. The store reads its
@@ -579,8 +583,8 @@ TEST_F(FileStoreTest, TheCorruptRecordMessageSaysNotToRestoreABackup) {
 // agree, that is no skew at all, at the acquire and at the renewal.
 TEST_F(FileStoreTest, ASlowWriteIsNotClockSkew) {
   std::vector<SlotRecord> records;
-  std::error_code ec;
-  ASSERT_TRUE(scan(records, ec, nullptr));  // the namespace exists: the keeper's scan is quick
+  Status status;
+  ASSERT_TRUE(scan(records, status));  // the namespace exists: the keeper's scan is quick
   WatchedFs fs(dir_, "ns.orders.lease");
   fs.on_directory_sync = [&] { clock_.advance(milliseconds(5000)); };
   auto store = open_store(milliseconds(10000), &fs);
@@ -590,6 +594,7 @@ TEST_F(FileStoreTest, ASlowWriteIsNotClockSkew) {
   options.owner_key = "host:1";
   options.terms = terms_;  // tolerance 1 s: skew is reported above 500 ms
   Events events;
+  std::error_code ec;
   std::string message;
   auto keeper = LeaseKeeper::start(*store, options, clock_, &events, ec, &message);
   ASSERT_NE(keeper, nullptr) << message;
@@ -609,8 +614,8 @@ TEST_F(FileStoreTest, ClockSkewIsWhatTheRoundTripCannotExplain) {
     auto store = open_store(milliseconds(10000), nullptr, &store_clock);
     std::vector<SlotRecord> records;
     std::int64_t now = 0;
-    std::error_code ec;
-    ASSERT_TRUE(store->scan("orders", terms_, records, now, ec));
+    Status status;
+    ASSERT_TRUE(store->scan("orders", terms_, records, now, status));
   }
   WatchedFs fs(dir_, "ns.orders.lease");
   fs.on_directory_sync = [&] {

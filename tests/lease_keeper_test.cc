@@ -38,38 +38,36 @@ class FaultyStore final : public SlotLeaseStore {
   explicit FaultyStore(Clock& clock) : inner_(clock) {}
 
   bool scan(const std::string& name_space, const NamespaceTerms& terms,
-            std::vector<SlotRecord>& records, std::int64_t& store_now, std::error_code& ec,
-            std::string* message) override {
-    return inner_.scan(name_space, terms, records, store_now, ec, message);
+            std::vector<SlotRecord>& records, std::int64_t& store_now, Status& status) override {
+    return inner_.scan(name_space, terms, records, store_now, status);
   }
   bool acquire(const AcquireRequest& request, AcquireOutcome& outcome, SlotLease& lease,
-               SlotRecord& record, std::error_code& ec, std::string* message) override {
-    return inner_.acquire(request, outcome, lease, record, ec, message);
+               SlotRecord& record, Status& status) override {
+    return inner_.acquire(request, outcome, lease, record, status);
   }
   bool renew(const SlotLease& held, const NamespaceTerms& terms, milliseconds ttl,
-             SlotLease& renewed, std::error_code& ec, std::string* message) override {
+             SlotLease& renewed, Status& status) override {
     if (block_next_renewal.exchange(false)) gate.pass();
     std::lock_guard<std::mutex> lock(mutex_);
     ++renewals;
     if (fail_renewals > 0) {
       --fail_renewals;
-      ec = make_error_code(errc::store_unavailable);
-      if (message != nullptr) *message = "injected failure";
+      status = Status(errc::store_unavailable, "injected failure");
       return false;
     }
-    return inner_.renew(held, terms, ttl, renewed, ec, message);
+    return inner_.renew(held, terms, ttl, renewed, status);
   }
   bool release(const SlotLease& held, const NamespaceTerms& terms, std::int64_t last_issued,
-               std::error_code& ec, std::string* message) override {
+               Status& status) override {
     released.push_back(last_issued);
-    return inner_.release(held, terms, last_issued, ec, message);
+    return inner_.release(held, terms, last_issued, status);
   }
 
   SlotRecord record(std::uint32_t slot, const NamespaceTerms& terms) {
     std::vector<SlotRecord> records;
     std::int64_t now = 0;
-    std::error_code ec;
-    EXPECT_TRUE(inner_.scan("orders", terms, records, now, ec));
+    Status status;
+    EXPECT_TRUE(inner_.scan("orders", terms, records, now, status)) << status.message();
     for (const SlotRecord& r : records) {
       if (r.slot == slot) return r;
     }

@@ -47,24 +47,23 @@ class LatchedStore final : public lease::SlotLeaseStore {
   explicit LatchedStore(Clock& clock) : inner_(clock) {}
 
   bool scan(const std::string& name_space, const lease::NamespaceTerms& terms,
-            std::vector<lease::SlotRecord>& records, std::int64_t& store_now, std::error_code& ec,
-            std::string* message) override {
-    return inner_.scan(name_space, terms, records, store_now, ec, message);
+            std::vector<lease::SlotRecord>& records, std::int64_t& store_now,
+            Status& status) override {
+    return inner_.scan(name_space, terms, records, store_now, status);
   }
   bool acquire(const lease::AcquireRequest& request, lease::AcquireOutcome& outcome,
-               lease::SlotLease& lease, lease::SlotRecord& record, std::error_code& ec,
-               std::string* message) override {
-    return inner_.acquire(request, outcome, lease, record, ec, message);
+               lease::SlotLease& lease, lease::SlotRecord& record, Status& status) override {
+    return inner_.acquire(request, outcome, lease, record, status);
   }
   bool renew(const lease::SlotLease& held, const lease::NamespaceTerms& terms, milliseconds ttl,
-             lease::SlotLease& renewed, std::error_code& ec, std::string* message) override {
+             lease::SlotLease& renewed, Status& status) override {
     renewals_.fetch_add(1);
     if (block_.exchange(false)) gate.pass();
-    return inner_.renew(held, terms, ttl, renewed, ec, message);
+    return inner_.renew(held, terms, ttl, renewed, status);
   }
   bool release(const lease::SlotLease& held, const lease::NamespaceTerms& terms,
-               std::int64_t last_issued, std::error_code& ec, std::string* message) override {
-    return inner_.release(held, terms, last_issued, ec, message);
+               std::int64_t last_issued, Status& status) override {
+    return inner_.release(held, terms, last_issued, status);
   }
 
   void block_next_renewal() { block_.store(true); }
@@ -137,14 +136,15 @@ class LeaseRuntimeTest : public ::testing::Test {
   // A LatchedStore under the type "latched", on clock_.
   std::shared_ptr<LatchedStore> use_latched_store() {
     auto store = std::make_shared<LatchedStore>(clock_);
-    std::error_code ec;
+    Status status;
     EXPECT_TRUE(stores_.add(
         "latched",
-        [store](const lease::StoreContext&, std::error_code& error, std::string*) {
-          error.clear();
+        [store](const lease::StoreContext&, Status& factory_status) {
+          factory_status.clear();
           return store;
         },
-        ec));
+        status))
+        << status.message();
     options_.store_type = "latched";
     return store;
   }
@@ -200,11 +200,11 @@ TEST_F(LeaseRuntimeTest, ARegisteredStoreIsChosenByItsName) {
   auto mine = std::make_shared<lease::MemoryLeaseStore>(clock_);
   int opened = 0;
   ASSERT_NO_THROW(stores_.add("mine",
-                              [&](const lease::StoreContext& context, std::error_code& ec,
-                                  std::string*) -> std::shared_ptr<lease::SlotLeaseStore> {
+                              [&](const lease::StoreContext& context,
+                                  Status& status) -> std::shared_ptr<lease::SlotLeaseStore> {
                                 ++opened;
                                 EXPECT_EQ(context.options.store_type, "mine");
-                                ec.clear();
+                                status.clear();
                                 return mine;
                               }));
   options_.store_type = "mine";
@@ -213,25 +213,46 @@ TEST_F(LeaseRuntimeTest, ARegisteredStoreIsChosenByItsName) {
   EXPECT_EQ(opened, 1);
   std::vector<lease::SlotRecord> records;
   std::int64_t now = 0;
-  std::error_code ec;
+  Status status;
   lease::NamespaceTerms terms;
-  ASSERT_TRUE(mine->scan("orders", terms, records, now, ec)) << ec.message();
+  ASSERT_TRUE(mine->scan("orders", terms, records, now, status)) << status.message();
   ASSERT_EQ(records.size(), 1u);
   EXPECT_TRUE(records[0].held);
 }
 
 TEST_F(LeaseRuntimeTest, RegistryRefusesStaticBadNamesAndDuplicates) {
-  const auto factory = [](const lease::StoreContext&, std::error_code&, std::string*) {
+  const auto factory = [](const lease::StoreContext&, Status&) {
     return std::shared_ptr<lease::SlotLeaseStore>();
   };
-  std::error_code ec;
+  Status status;
   for (const char* name : {"static", "memory", "file", "", "Upper", "has space"}) {
     SCOPED_TRACE(name);
-    EXPECT_FALSE(stores_.add(name, factory, ec));
-    EXPECT_ERRC(ec, errc::invalid_argument);
+    EXPECT_FALSE(stores_.add(name, factory, status));
+    EXPECT_STATUS(status, errc::invalid_argument);
   }
-  EXPECT_TRUE(stores_.add("zk-1.b_c", factory, ec));
+  EXPECT_TRUE(stores_.add("zk-1.b_c", factory, status)) << status.message();
   EXPECT_EQ(stores_.types(), (std::vector<std::string>{"memory", "file", "zk-1.b_c"}));
+}
+
+// open() passes on the factory's Status, and gives one of its own to a factory that returned no
+// store without saying why.
+TEST_F(LeaseRuntimeTest, RegistryOpenReportsWhyThereIsNoStore) {
+  Status status;
+  ASSERT_TRUE(stores_.add(
+      "silent",
+      [](const lease::StoreContext&, Status&) { return std::shared_ptr<lease::SlotLeaseStore>(); },
+      status));
+  options_.store_type = "silent";
+  EXPECT_EQ(stores_.open(lease::StoreContext{options_, clock_}, status), nullptr);
+  EXPECT_STATUS(status, errc::store_unavailable);
+  EXPECT_NE(status.message().find("\"silent\" returned no store and no error"), std::string::npos)
+      << status.message();
+  options_.store_type = "file";
+  options_.store_directory.clear();
+  EXPECT_EQ(stores_.open(lease::StoreContext{options_, clock_}, status), nullptr);
+  EXPECT_STATUS(status, errc::invalid_argument);
+  EXPECT_NE(status.message().find("the file store needs a directory"), std::string::npos)
+      << status.message();
 }
 
 TEST_F(LeaseRuntimeTest, ALostLeaseFailsItsGeneratorAndTheNextOneIssuesOnANewSlot) {
@@ -319,21 +340,20 @@ TEST_F(LeaseRuntimeTest, CloseReleasesWithTheExactLastTimestamp) {
 
 TEST_F(LeaseRuntimeTest, AFloorAheadOfTheClockIsWaitedOutAtStart) {
   auto store = std::make_shared<lease::MemoryLeaseStore>(clock_);
-  std::error_code ec;
+  Status status;
   ASSERT_TRUE(stores_.add(
-      "mine", [store](const lease::StoreContext&, std::error_code&, std::string*) { return store; },
-      ec));
+      "mine", [store](const lease::StoreContext&, Status&) { return store; }, status));
   options_.store_type = "mine";
   // A crashed holder: its lease on slot 0 is never renewed nor released.
   lease::AcquireRequest request;
   request.name_space = "orders";
   request.slot = 0;
   request.owner.key = "crashed";
-  ASSERT_TRUE(lease::Incarnation::random(request.owner.incarnation, ec));
+  ASSERT_TRUE(lease::Incarnation::random(request.owner.incarnation, status));
   lease::AcquireOutcome outcome;
   lease::SlotLease crashed;
   lease::SlotRecord record;
-  ASSERT_TRUE(store->acquire(request, outcome, crashed, record, ec)) << ec.message();
+  ASSERT_TRUE(store->acquire(request, outcome, crashed, record, status)) << status.message();
   ASSERT_EQ(outcome, lease::AcquireOutcome::kAcquired);
   clock_.advance(milliseconds(30001));  // past the expiry, not yet past the ceiling
   auto newcomer = open(options_);

@@ -61,11 +61,9 @@ const bool kRegistered = [] {
          // 16 threads or processes queue for one namespace lock, each change with two fsyncs:
          // on a loaded CI machine a waiter may need more than the default 10 s.
          options.lock_timeout = std::chrono::milliseconds(60000);
-         std::error_code ec;
-         std::string message;
-         auto store =
-             cosid::lease::FileLeaseStore::open(StoreDirectory::path(), options, ec, &message);
-         if (store == nullptr) ADD_FAILURE() << message;
+         cosid::Status status;
+         auto store = cosid::lease::FileLeaseStore::open(StoreDirectory::path(), options, status);
+         if (store == nullptr) ADD_FAILURE() << status.message();
          return store;
        },
        true, ""});

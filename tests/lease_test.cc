@@ -19,8 +19,8 @@ using std::chrono::milliseconds;
 Owner make_owner(const std::string& key) {
   Owner owner;
   owner.key = key;
-  std::error_code ec;
-  EXPECT_TRUE(Incarnation::random(owner.incarnation, ec));
+  Status status;
+  EXPECT_TRUE(Incarnation::random(owner.incarnation, status));
   return owner;
 }
 
@@ -38,9 +38,9 @@ TEST(Incarnation, RandomIsVersion4WithRfcVariantAndDiffers) {
   std::set<std::string> seen;
   for (int i = 0; i < 100; ++i) {
     Incarnation incarnation;
-    std::error_code ec;
-    ASSERT_TRUE(Incarnation::random(incarnation, ec));
-    EXPECT_NO_ERROR(ec);
+    Status status;
+    ASSERT_TRUE(Incarnation::random(incarnation, status));
+    EXPECT_TRUE(status.ok()) << status.message();
     EXPECT_EQ(incarnation.bytes[6] >> 4, 4);
     EXPECT_EQ(incarnation.bytes[8] >> 6, 2);
     EXPECT_FALSE(incarnation.is_nil());
@@ -92,24 +92,23 @@ TEST(StoreRules, CeilingNeverBelowFloorAfterTheStoreClockWentBack) {
 }
 
 TEST(StoreRules, BoundsOnTtlToleranceAndLimit) {
-  std::error_code ec;
-  std::string message;
+  Status status;
   NamespaceTerms terms;
   terms.slot_limit = kMaxSlotLimit + 1;
-  EXPECT_FALSE(check_terms("orders", terms, ec, &message));
-  EXPECT_ERRC(ec, errc::invalid_argument);
-  EXPECT_NE(message.find("4194305"), std::string::npos) << message;
+  EXPECT_FALSE(check_terms("orders", terms, status));
+  EXPECT_STATUS(status, errc::invalid_argument);
+  EXPECT_NE(status.message().find("4194305"), std::string::npos) << status.message();
   terms.slot_limit = 4;
   terms.tolerance = kMaxLeaseTolerance + milliseconds(1);
-  EXPECT_FALSE(check_terms("orders", terms, ec, &message));
-  EXPECT_ERRC(ec, errc::invalid_argument);
+  EXPECT_FALSE(check_terms("orders", terms, status));
+  EXPECT_STATUS(status, errc::invalid_argument);
   AcquireRequest request;
   request.name_space = "orders";
   request.owner = make_owner("a");
   request.ttl = kMaxLeaseTtl + milliseconds(1);
-  EXPECT_FALSE(check_acquire(request, ec, &message));
-  EXPECT_ERRC(ec, errc::invalid_argument);
-  EXPECT_NE(message.find("ttl"), std::string::npos) << message;
+  EXPECT_FALSE(check_acquire(request, status));
+  EXPECT_STATUS(status, errc::invalid_argument);
+  EXPECT_NE(status.message().find("ttl"), std::string::npos) << status.message();
 }
 
 class SlotChoiceTest : public ::testing::Test {
@@ -121,17 +120,16 @@ class SlotChoiceTest : public ::testing::Test {
 TEST_F(SlotChoiceTest, FollowsTheSeedsOrder) {
   const Owner a = make_owner("host-a:1");
   SlotChoice choice;
-  std::error_code ec;
-  std::string message;
+  Status status;
   // 4: the lowest free slot.
-  ASSERT_TRUE(choose_slot(store_, choice_request(a), choice, ec, &message)) << message;
+  ASSERT_TRUE(choose_slot(store_, choice_request(a), choice, status)) << status.message();
   EXPECT_EQ(choice.lease.slot, 0u);
   EXPECT_EQ(choice.reason, ChoiceReason::kLowestFree);
   // 1: the slot this owner holds already, even when another slot is preferred.
   SlotChoiceRequest again = choice_request(a);
   again.has_preferred_slot = true;
   again.preferred_slot = 2;
-  ASSERT_TRUE(choose_slot(store_, again, choice, ec, &message)) << message;
+  ASSERT_TRUE(choose_slot(store_, again, choice, status)) << status.message();
   EXPECT_EQ(choice.lease.slot, 0u);
   EXPECT_EQ(choice.reason, ChoiceReason::kAlreadyHeld);
   EXPECT_EQ(choice.lease.fence, 1u);
@@ -140,15 +138,15 @@ TEST_F(SlotChoiceTest, FollowsTheSeedsOrder) {
   SlotChoiceRequest preferred = choice_request(b);
   preferred.has_preferred_slot = true;
   preferred.preferred_slot = 3;
-  ASSERT_TRUE(choose_slot(store_, preferred, choice, ec, &message)) << message;
+  ASSERT_TRUE(choose_slot(store_, preferred, choice, status)) << status.message();
   EXPECT_EQ(choice.lease.slot, 3u);
   EXPECT_EQ(choice.reason, ChoiceReason::kPreferred);
-  ASSERT_TRUE(store_.release(choice.lease, preferred.terms, choice.lease.floor, ec, &message));
+  ASSERT_TRUE(store_.release(choice.lease, preferred.terms, choice.lease.floor, status));
   // 3: sticky. The same key, restarted (a new incarnation), gets back slot 3, its last, though
   // slots 1 and 2 are free and lower.
   const Owner b2 = make_owner("host-b:1");
   SlotChoiceRequest sticky = choice_request(b2);
-  ASSERT_TRUE(choose_slot(store_, sticky, choice, ec, &message)) << message;
+  ASSERT_TRUE(choose_slot(store_, sticky, choice, status)) << status.message();
   EXPECT_EQ(choice.lease.slot, 3u);
   EXPECT_EQ(choice.reason, ChoiceReason::kSticky);
   EXPECT_TRUE(choice.duplicate_key_holders.empty());
@@ -156,16 +154,16 @@ TEST_F(SlotChoiceTest, FollowsTheSeedsOrder) {
 
 TEST_F(SlotChoiceTest, PreferredSlotHeldByAnotherGivesTheLowestFree) {
   SlotChoice choice;
-  std::error_code ec;
+  Status status;
   SlotChoiceRequest first = choice_request(make_owner("a"));
   first.has_preferred_slot = true;
   first.preferred_slot = 2;
-  ASSERT_TRUE(choose_slot(store_, first, choice, ec));
+  ASSERT_TRUE(choose_slot(store_, first, choice, status));
   ASSERT_EQ(choice.lease.slot, 2u);
   SlotChoiceRequest second = choice_request(make_owner("b"));
   second.has_preferred_slot = true;
   second.preferred_slot = 2;
-  ASSERT_TRUE(choose_slot(store_, second, choice, ec));
+  ASSERT_TRUE(choose_slot(store_, second, choice, status));
   EXPECT_EQ(choice.lease.slot, 0u);
   EXPECT_EQ(choice.reason, ChoiceReason::kLowestFree);
 }
@@ -173,11 +171,11 @@ TEST_F(SlotChoiceTest, PreferredSlotHeldByAnotherGivesTheLowestFree) {
 TEST_F(SlotChoiceTest, LiveLeaseOfTheSameKeyIsNeverTakenOver) {
   const Owner first = make_owner("host-a:1");
   SlotChoice choice;
-  std::error_code ec;
-  ASSERT_TRUE(choose_slot(store_, choice_request(first), choice, ec));
+  Status status;
+  ASSERT_TRUE(choose_slot(store_, choice_request(first), choice, status));
   ASSERT_EQ(choice.lease.slot, 0u);
   const Owner restarted = make_owner("host-a:1");
-  ASSERT_TRUE(choose_slot(store_, choice_request(restarted), choice, ec));
+  ASSERT_TRUE(choose_slot(store_, choice_request(restarted), choice, status));
   EXPECT_EQ(choice.lease.slot, 1u);
   EXPECT_EQ(choice.reason, ChoiceReason::kLowestFree);
   ASSERT_EQ(choice.duplicate_key_holders.size(), 1u);
@@ -187,21 +185,20 @@ TEST_F(SlotChoiceTest, LiveLeaseOfTheSameKeyIsNeverTakenOver) {
 
 TEST_F(SlotChoiceTest, ExhaustedReportsTheEarliestExpiry) {
   SlotChoice choice;
-  std::error_code ec;
-  std::string message;
+  Status status;
   for (int i = 0; i < 4; ++i) {
     ASSERT_TRUE(
-        choose_slot(store_, choice_request(make_owner("k" + std::to_string(i))), choice, ec));
+        choose_slot(store_, choice_request(make_owner("k" + std::to_string(i))), choice, status));
     clock_.advance(milliseconds(10));  // slot i expires at base + 10 i + ttl
   }
-  EXPECT_FALSE(choose_slot(store_, choice_request(make_owner("late")), choice, ec, &message));
-  EXPECT_ERRC(ec, errc::lease_exhausted);
+  EXPECT_FALSE(choose_slot(store_, choice_request(make_owner("late")), choice, status));
+  EXPECT_STATUS(status, errc::lease_exhausted);
   EXPECT_EQ(choice.earliest_expiry, 1700000000000 + 30000);
   EXPECT_EQ(choice.store_now, 1700000000040);
-  EXPECT_NE(message.find("1700000030000"), std::string::npos) << message;
+  EXPECT_NE(status.message().find("1700000030000"), std::string::npos) << status.message();
   // One millisecond past the earliest expiry, slot 0 is free again.
   clock_.set_ms(1700000030001);
-  ASSERT_TRUE(choose_slot(store_, choice_request(make_owner("late")), choice, ec));
+  ASSERT_TRUE(choose_slot(store_, choice_request(make_owner("late")), choice, status));
   EXPECT_EQ(choice.lease.slot, 0u);
   EXPECT_EQ(choice.lease.fence, 2u);
   EXPECT_EQ(choice.lease.floor, 1700000000000 + 30000 + 1000);
@@ -212,47 +209,64 @@ TEST_F(SlotChoiceTest, RefusesAPreferredSlotAtTheLimit) {
   request.has_preferred_slot = true;
   request.preferred_slot = 4;
   SlotChoice choice;
-  std::error_code ec;
-  std::string message;
-  EXPECT_FALSE(choose_slot(store_, request, choice, ec, &message));
-  EXPECT_ERRC(ec, errc::invalid_argument);
-  EXPECT_NE(message.find("preferred slot 4"), std::string::npos) << message;
+  Status status;
+  EXPECT_FALSE(choose_slot(store_, request, choice, status));
+  EXPECT_STATUS(status, errc::invalid_argument);
+  EXPECT_NE(status.message().find("preferred slot 4"), std::string::npos) << status.message();
 }
+
+#if COSID_HAS_EXCEPTIONS
+TEST_F(SlotChoiceTest, TheThrowingOverloadCarriesTheMessage) {
+  SlotChoiceRequest request = choice_request(make_owner("a"));
+  request.has_preferred_slot = true;
+  request.preferred_slot = 4;
+  try {
+    (void)choose_slot(store_, request);
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("preferred slot 4"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(choose_slot(store_, choice_request(make_owner("b"))).lease.slot, 0u);
+}
+#endif
 
 TEST_F(SlotChoiceTest, RefusesANilIncarnation) {
   Owner nil_owner;
   nil_owner.key = "a";
   SlotChoice choice;
-  std::error_code ec;
-  EXPECT_FALSE(choose_slot(store_, choice_request(nil_owner), choice, ec));
-  EXPECT_ERRC(ec, errc::invalid_argument);
+  Status status;
+  EXPECT_FALSE(choose_slot(store_, choice_request(nil_owner), choice, status));
+  EXPECT_STATUS(status, errc::invalid_argument);
 }
 
 // A store whose scan() breaks its promise (a slot beyond the limit) is reported, not trusted.
 class SlotBeyondTheLimitStore final : public SlotLeaseStore {
  public:
   bool scan(const std::string&, const NamespaceTerms&, std::vector<SlotRecord>& records,
-            std::int64_t& store_now, std::error_code& ec, std::string*) override {
+            std::int64_t& store_now, Status& status) override {
     SlotRecord record;
     record.slot = 9;
     records = {record};
     store_now = 0;
-    ec.clear();
+    status.clear();
     return true;
   }
-  bool acquire(const AcquireRequest&, AcquireOutcome&, SlotLease&, SlotRecord&, std::error_code& ec,
-               std::string*) override {
-    ec = make_error_code(errc::store_unavailable);
-    return false;
+  bool acquire(const AcquireRequest&, AcquireOutcome&, SlotLease&, SlotRecord&,
+               Status& status) override {
+    return unavailable(status);
   }
   bool renew(const SlotLease&, const NamespaceTerms&, std::chrono::milliseconds, SlotLease&,
-             std::error_code& ec, std::string*) override {
-    ec = make_error_code(errc::store_unavailable);
-    return false;
+             Status& status) override {
+    return unavailable(status);
   }
-  bool release(const SlotLease&, const NamespaceTerms&, std::int64_t, std::error_code& ec,
-               std::string*) override {
-    ec = make_error_code(errc::store_unavailable);
+  bool release(const SlotLease&, const NamespaceTerms&, std::int64_t, Status& status) override {
+    return unavailable(status);
+  }
+
+ private:
+  static bool unavailable(Status& status) {
+    status = Status(errc::store_unavailable, "the test store only scans");
     return false;
   }
 };
@@ -260,11 +274,10 @@ class SlotBeyondTheLimitStore final : public SlotLeaseStore {
 TEST(SlotChoice, AScanBeyondTheLimitIsStoreCorrupt) {
   SlotBeyondTheLimitStore store;
   SlotChoice choice;
-  std::error_code ec;
-  std::string message;
-  EXPECT_FALSE(choose_slot(store, choice_request(make_owner("a")), choice, ec, &message));
-  EXPECT_ERRC(ec, errc::store_corrupt);
-  EXPECT_NE(message.find("slot 9"), std::string::npos) << message;
+  Status status;
+  EXPECT_FALSE(choose_slot(store, choice_request(make_owner("a")), choice, status));
+  EXPECT_STATUS(status, errc::store_corrupt);
+  EXPECT_NE(status.message().find("slot 9"), std::string::npos) << status.message();
 }
 
 }  // namespace

@@ -15,6 +15,11 @@
 // Expects success; prints the error otherwise.
 #define EXPECT_NO_ERROR(ec) EXPECT_FALSE(ec) << (ec).message()
 #define ASSERT_NO_ERROR(ec) ASSERT_FALSE(ec) << (ec).message()
+// Expects `status` to hold exactly `expected`; prints its message otherwise.
+#define EXPECT_STATUS(status, expected) \
+  EXPECT_EQ((status).code(), ::cosid::make_error_code(expected)) << (status).message()
+#define ASSERT_STATUS(status, expected) \
+  ASSERT_EQ((status).code(), ::cosid::make_error_code(expected)) << (status).message()
 
 // Why an address-space limit cannot make a thread fail to start here, or null where it can (for
 // the tests of a background thread that cannot start). A sanitizer's runtime reserves the address

@@ -50,9 +50,12 @@ bool decode(const std::string& value, SlotRecord& r) {
          get_string(in, r.owner.key) && get_string(in, r.last_owner_key);
 }
 
-bool corrupt(const std::string& key, std::error_code& ec, std::string* message) {
-  ec = cosid::make_error_code(cosid::errc::store_corrupt);
-  if (message != nullptr) *message = "key-value store entry for a lease does not parse: " + key;
+// A store reports a failure in the Status it is given: the code, and a message that says what
+// happened and what to do. Return false after it.
+bool corrupt(const std::string& key, cosid::Status& status) {
+  status = cosid::Status(cosid::errc::store_corrupt,
+                         "key-value store entry for a lease does not parse: " + key +
+                             "; the entry was not written by this store: remove or repair it");
   return false;
 }
 
@@ -63,14 +66,14 @@ struct SlotEntry {
 };
 
 bool read_slot(VersionedKv& kv, const std::string& name_space, std::uint32_t slot, SlotEntry& entry,
-               std::error_code& ec, std::string* message) {
+               cosid::Status& status) {
   const std::string key = slot_key(name_space, slot);
   const auto value = kv.get(key);
   entry.version = value.second;
   entry.record = SlotRecord{};
   entry.record.slot = slot;
   if (entry.version == 0) return true;  // never used
-  return decode(value.first, entry.record) || corrupt(key, ec, message);
+  return decode(value.first, entry.record) || corrupt(key, status);
 }
 
 }  // namespace
@@ -101,8 +104,7 @@ std::vector<std::pair<std::string, std::string>> VersionedKv::list(const std::st
 }
 
 bool KvLeaseStore::agree_terms(const std::string& name_space,
-                               const cosid::lease::NamespaceTerms& terms, std::error_code& ec,
-                               std::string* message) {
+                               const cosid::lease::NamespaceTerms& terms, cosid::Status& status) {
   const std::string wanted =
       std::to_string(terms.slot_limit) + " " + std::to_string(terms.tolerance.count());
   for (;;) {
@@ -114,40 +116,40 @@ bool KvLeaseStore::agree_terms(const std::string& name_space,
     std::istringstream in(recorded.first);
     cosid::lease::NamespaceTerms theirs;
     std::int64_t tolerance = 0;
-    if (!(in >> theirs.slot_limit >> tolerance)) return corrupt(terms_key(name_space), ec, message);
+    if (!(in >> theirs.slot_limit >> tolerance)) return corrupt(terms_key(name_space), status);
     theirs.tolerance = std::chrono::milliseconds(tolerance);
-    return cosid::lease::check_recorded_terms(name_space, theirs, terms, ec, message);
+    return cosid::lease::check_recorded_terms(name_space, theirs, terms, status);
   }
 }
 
 bool KvLeaseStore::scan(const std::string& name_space, const cosid::lease::NamespaceTerms& terms,
                         std::vector<SlotRecord>& records, std::int64_t& store_now,
-                        std::error_code& ec, std::string* message) {
-  if (!cosid::lease::check_scan(name_space, terms, ec, message) ||
-      !agree_terms(name_space, terms, ec, message)) {
+                        cosid::Status& status) {
+  if (!cosid::lease::check_scan(name_space, terms, status) ||
+      !agree_terms(name_space, terms, status)) {
     return false;
   }
   records.clear();
   for (const auto& entry : kv_->list(slot_prefix(name_space))) {
     SlotRecord record;
-    if (!decode(entry.second, record)) return corrupt(entry.first, ec, message);
+    if (!decode(entry.second, record)) return corrupt(entry.first, status);
     records.push_back(record);
   }
   store_now = clock_.now_ms();
-  ec.clear();
+  status.clear();
   return true;
 }
 
 bool KvLeaseStore::acquire(const cosid::lease::AcquireRequest& request,
                            cosid::lease::AcquireOutcome& outcome, cosid::lease::SlotLease& lease,
-                           SlotRecord& record, std::error_code& ec, std::string* message) {
-  if (!cosid::lease::check_acquire(request, ec, message) ||
-      !agree_terms(request.name_space, request.terms, ec, message)) {
+                           SlotRecord& record, cosid::Status& status) {
+  if (!cosid::lease::check_acquire(request, status) ||
+      !agree_terms(request.name_space, request.terms, status)) {
     return false;
   }
   for (;;) {  // until our compare-and-set lands on the version we decided on
     SlotEntry entry;
-    if (!read_slot(*kv_, request.name_space, request.slot, entry, ec, message)) return false;
+    if (!read_slot(*kv_, request.name_space, request.slot, entry, status)) return false;
     const std::uint64_t fence_before = entry.record.fence;
     outcome = cosid::lease::apply_acquire(entry.record, request, clock_.now_ms(), lease);
     record = entry.record;
@@ -155,7 +157,7 @@ bool KvLeaseStore::acquire(const cosid::lease::AcquireRequest& request,
         outcome == cosid::lease::AcquireOutcome::kAcquired && entry.record.fence != fence_before;
     if (!changed || kv_->compare_and_set(slot_key(request.name_space, request.slot), entry.version,
                                          encode(entry.record))) {
-      ec.clear();
+      status.clear();
       return true;
     }
   }
@@ -163,17 +165,16 @@ bool KvLeaseStore::acquire(const cosid::lease::AcquireRequest& request,
 
 bool KvLeaseStore::renew(const cosid::lease::SlotLease& held,
                          const cosid::lease::NamespaceTerms& terms, std::chrono::milliseconds ttl,
-                         cosid::lease::SlotLease& renewed, std::error_code& ec,
-                         std::string* message) {
-  if (!cosid::lease::check_held(held, terms, ttl, ec, message) ||
-      !agree_terms(held.name_space, terms, ec, message)) {
+                         cosid::lease::SlotLease& renewed, cosid::Status& status) {
+  if (!cosid::lease::check_held(held, terms, ttl, status) ||
+      !agree_terms(held.name_space, terms, status)) {
     return false;
   }
   for (;;) {
     SlotEntry entry;
-    if (!read_slot(*kv_, held.name_space, held.slot, entry, ec, message)) return false;
-    if (!cosid::lease::apply_renew(entry.record, held, terms, ttl, clock_.now_ms(), renewed, ec,
-                                   message)) {
+    if (!read_slot(*kv_, held.name_space, held.slot, entry, status)) return false;
+    if (!cosid::lease::apply_renew(entry.record, held, terms, ttl, clock_.now_ms(), renewed,
+                                   status)) {
       return false;
     }
     if (kv_->compare_and_set(slot_key(held.name_space, held.slot), entry.version,
@@ -185,15 +186,15 @@ bool KvLeaseStore::renew(const cosid::lease::SlotLease& held,
 
 bool KvLeaseStore::release(const cosid::lease::SlotLease& held,
                            const cosid::lease::NamespaceTerms& terms, std::int64_t last_issued,
-                           std::error_code& ec, std::string* message) {
-  if (!cosid::lease::check_held(held, terms, std::chrono::milliseconds(1), ec, message) ||
-      !agree_terms(held.name_space, terms, ec, message)) {
+                           cosid::Status& status) {
+  if (!cosid::lease::check_held(held, terms, std::chrono::milliseconds(1), status) ||
+      !agree_terms(held.name_space, terms, status)) {
     return false;
   }
   for (;;) {
     SlotEntry entry;
-    if (!read_slot(*kv_, held.name_space, held.slot, entry, ec, message)) return false;
-    if (!cosid::lease::apply_release(entry.record, held, last_issued, ec, message)) return false;
+    if (!read_slot(*kv_, held.name_space, held.slot, entry, status)) return false;
+    if (!cosid::lease::apply_release(entry.record, held, last_issued, status)) return false;
     if (kv_->compare_and_set(slot_key(held.name_space, held.slot), entry.version,
                              encode(entry.record))) {
       return true;

@@ -7,6 +7,11 @@
 // compare-and-set; when another writer got there first, it reads again and decides again. Here the
 // back end is a toy in memory (VersionedKv) so the example runs anywhere.
 //
+// Every call reports a failure in its last parameter, `cosid::Status& status`, and returns false:
+// the store rules fill it for the checks and the lost leases, and the store sets it itself for
+// its own failures (an entry that does not parse: store_corrupt; a back end that cannot be
+// reached would be store_unavailable), with a message that says what happened and what to do.
+//
 // Thread safety: VersionedKv has one mutex; KvLeaseStore keeps no state of its own but the clock.
 #ifndef COSID_EXAMPLES_CUSTOM_STORE_KV_LEASE_STORE_H_
 #define COSID_EXAMPLES_CUSTOM_STORE_KV_LEASE_STORE_H_
@@ -20,6 +25,7 @@
 #include <vector>
 
 #include "cosid/clock.h"
+#include "cosid/error.h"
 #include "cosid/lease/store.h"
 
 namespace example {
@@ -47,21 +53,20 @@ class KvLeaseStore final : public cosid::lease::SlotLeaseStore {
 
   bool scan(const std::string& name_space, const cosid::lease::NamespaceTerms& terms,
             std::vector<cosid::lease::SlotRecord>& records, std::int64_t& store_now,
-            std::error_code& ec, std::string* message = nullptr) override;
+            cosid::Status& status) override;
   bool acquire(const cosid::lease::AcquireRequest& request, cosid::lease::AcquireOutcome& outcome,
                cosid::lease::SlotLease& lease, cosid::lease::SlotRecord& record,
-               std::error_code& ec, std::string* message = nullptr) override;
+               cosid::Status& status) override;
   bool renew(const cosid::lease::SlotLease& held, const cosid::lease::NamespaceTerms& terms,
-             std::chrono::milliseconds ttl, cosid::lease::SlotLease& renewed, std::error_code& ec,
-             std::string* message = nullptr) override;
+             std::chrono::milliseconds ttl, cosid::lease::SlotLease& renewed,
+             cosid::Status& status) override;
   bool release(const cosid::lease::SlotLease& held, const cosid::lease::NamespaceTerms& terms,
-               std::int64_t last_issued, std::error_code& ec,
-               std::string* message = nullptr) override;
+               std::int64_t last_issued, cosid::Status& status) override;
 
  private:
   // Records `terms` for a new namespace (one compare-and-set on "<ns>/terms"), or checks them.
   bool agree_terms(const std::string& name_space, const cosid::lease::NamespaceTerms& terms,
-                   std::error_code& ec, std::string* message);
+                   cosid::Status& status);
 
   const std::shared_ptr<VersionedKv> kv_;
   cosid::Clock& clock_;

@@ -105,8 +105,6 @@ int run_lease_list(Invocation& invocation) {
   if (!resolve_command_options(invocation, kName, options, nullptr, exit_status)) {
     return exit_status;
   }
-  std::error_code ec;
-  std::string message;
   if (!options.uses_store()) {
     return runtime_error(invocation.err,
                          std::string(kName) +
@@ -115,24 +113,24 @@ int run_lease_list(Invocation& invocation) {
   }
   // A listing changes nothing: a file store's directory that does not exist is reported, not
   // made (opening the store would create it).
-  struct stat status;
-  if (options.store_type == "file" && stat(options.store_directory.c_str(), &status) != 0) {
+  struct stat directory;
+  if (options.store_type == "file" && stat(options.store_directory.c_str(), &directory) != 0) {
     return runtime_error(invocation.err, std::string(kName) + ": no lease store at " +
                                              options.store_directory +
                                              ": the directory does not exist; check the path");
   }
   SystemClock clock;
   lease::StoreRegistry stores;
+  Status status;
   const std::shared_ptr<lease::SlotLeaseStore> store =
-      stores.open(lease::StoreContext{options, clock}, ec, &message);
+      stores.open(lease::StoreContext{options, clock}, status);
   lease::NamespaceTerms terms;
   terms.slot_limit = std::uint32_t{1} << options.layout.slot_bits;
   terms.tolerance = options.tolerance;
   std::vector<lease::SlotRecord> records;
   std::int64_t store_now = 0;
-  if (store == nullptr ||
-      !store->scan(options.namespace_name, terms, records, store_now, ec, &message)) {
-    return call_failed(invocation.err, kName, ec, message);
+  if (store == nullptr || !store->scan(options.namespace_name, terms, records, store_now, status)) {
+    return call_failed(invocation.err, kName, status.code(), status.message());
   }
   const std::string text = args.has("json")
                                ? to_json_lines(options.namespace_name, records, store_now)

@@ -251,11 +251,11 @@ bool parse_record(std::string_view text, NamespaceFile& file, std::string& why) 
   }
   const auto terms = split(lines[1], ' ');
   std::int64_t tolerance = 0;
-  std::error_code terms_ec;
+  Status terms_status;
   if (terms.size() != 3 || terms[0] != "terms" || !parse_int(terms[1], file.terms.slot_limit) ||
       !parse_int(terms[2], tolerance) ||
       !check_terms("-", NamespaceTerms{file.terms.slot_limit, std::chrono::milliseconds(tolerance)},
-                   terms_ec, nullptr)) {
+                   terms_status)) {
     why = "its terms line is not valid";
     return false;
   }
@@ -304,22 +304,21 @@ class FileLeaseStore::Transaction {
 
   // Locks, reads the record, and checks or records the terms. On success `file` holds the
   // namespace and `now` the store clock read under the lock.
-  bool begin(const NamespaceTerms& terms, NamespaceFile& file, std::int64_t& now,
-             std::error_code& ec, std::string* message) {
+  bool begin(const NamespaceTerms& terms, NamespaceFile& file, std::int64_t& now, Status& status) {
     if (base_.size() > kMaxEscapedNamespace) {
-      return fail(errc::invalid_argument, ec, message,
+      return fail(status, errc::invalid_argument,
                   "namespace " + detail::quote(name_space_) +
                       " is too long for a file lease store: its file name would be " +
                       std::to_string(base_.size()) + " bytes; use a namespace of at most " +
                       "about 80 bytes");
     }
-    if (!lock(ec, message) || !read(file, ec, message)) return false;
+    if (!lock(status) || !read(file, status)) return false;
     if (!file.exists) {
       // A new namespace: its terms are recorded with this call's commit().
       file.terms = terms;
       file.exists = true;
       unrecorded_ = true;
-    } else if (!check_recorded_terms(name_space_, file.terms, terms, ec, message)) {
+    } else if (!check_recorded_terms(name_space_, file.terms, terms, status)) {
       return false;
     }
     now = store_.clock_.now_ms();
@@ -327,42 +326,41 @@ class FileLeaseStore::Transaction {
   }
 
   // Writes `file` back if `changed`, or if the namespace is new: one write per call at most.
-  bool commit(const NamespaceFile& file, bool changed, std::error_code& ec, std::string* message) {
-    return (!changed && !unrecorded_) || write(file, ec, message);
+  bool commit(const NamespaceFile& file, bool changed, Status& status) {
+    return (!changed && !unrecorded_) || write(file, status);
   }
 
  private:
   // Durable when it returns true: the data was synced before the rename made it the record, and
   // the directory was synced after it (file header, "Durability").
-  bool write(const NamespaceFile& file, std::error_code& ec, std::string* message) {
+  bool write(const NamespaceFile& file, Status& status) {
     FileSystem& fs = store_.fs_;
     const int dir = store_.directory_fd_;
     const std::string tmp = base_ + ".tmp";
     const std::string data = format_record(file);
     int fd = -1;
     std::error_code io = fs.open_shared(dir, tmp, /*truncate=*/true, fd);
-    if (io) return io_failure("create " + tmp, io, ec, message);
+    if (io) return io_failure("create " + tmp, io, status);
     // fsync before the rename: the new name must never point at data that is not on disk yet.
     io = fs.write_at(fd, data.data(), data.size(), 0);
     if (!io) io = fs.sync(fd);
     fs.close(fd);
-    if (io) return io_failure("write and sync " + tmp, io, ec, message);
+    if (io) return io_failure("write and sync " + tmp, io, status);
     io = fs.rename_replace(dir, tmp, base_ + ".lease");
-    if (io) return io_failure("rename " + tmp + " over " + base_ + ".lease", io, ec, message);
+    if (io) return io_failure("rename " + tmp + " over " + base_ + ".lease", io, status);
     // fsync the directory: until the rename is durable, a crash could bring the old record back
     // after a caller was told it holds a lease the store would then have forgotten. When it
     // fails, the new record may be in place for every reader yet not on the disk: the caller's
     // retry rewrites and syncs it again before it answers (commit() writes on every success).
     io = fs.sync(dir);
     if (io) {
-      return io_failure("sync the directory after renaming " + base_ + ".lease", io, ec, message);
+      return io_failure("sync the directory after renaming " + base_ + ".lease", io, status);
     }
     return true;
   }
 
-  bool io_failure(const std::string& what, const std::error_code& error, std::error_code& ec,
-                  std::string* message) {
-    return fail(errc::store_unavailable, ec, message,
+  bool io_failure(const std::string& what, const std::error_code& error, Status& status) {
+    return fail(status, errc::store_unavailable,
                 "file lease store " + store_.directory_ + ": cannot " + what + ": " +
                     error.message() +
                     "; whether the change was made is unknown, and retrying it is safe (a retry "
@@ -374,27 +372,27 @@ class FileLeaseStore::Transaction {
   // lock file removed (or replaced) between this call's open and its lock would let this call
   // lock an orphaned inode while another process locks the new file at the path, and both would
   // change the record at once.
-  bool lock(std::error_code& ec, std::string* message) {
+  bool lock(Status& status) {
     FileSystem& fs = store_.fs_;
     const std::string name = base_ + ".lock";
     const std::int64_t deadline =
         store_.system_clock_.monotonic_ns() + detail::to_nanos(store_.lock_timeout_);
     for (int changes = 0;; ++changes) {
       if (changes > kMaxLockFileChanges) {
-        return fail(errc::store_unavailable, ec, message,
+        return fail(status, errc::store_unavailable,
                     "file lease store " + store_.directory_ + ": " + name + " was removed or " +
                         "replaced " + std::to_string(changes) +
                         " times while this call locked it: something removes files in the "
                         "store's directory; stop it (the lock file must stay while any process "
                         "uses the store), then retry");
       }
-      if (!lock_once(name, deadline, ec, message)) return false;
+      if (!lock_once(name, deadline, status)) return false;
       FileInfo locked;
       FileInfo at_path;
       std::error_code io = fs.stat(lock_fd_, locked);
-      if (io) return io_failure("stat the locked " + name, io, ec, message);
+      if (io) return io_failure("stat the locked " + name, io, status);
       io = fs.stat_at(store_.directory_fd_, name, at_path);
-      if (io && !is_errno(io, ENOENT)) return io_failure("stat " + name, io, ec, message);
+      if (io && !is_errno(io, ENOENT)) return io_failure("stat " + name, io, status);
       if (!io && locked.links > 0 && locked.device == at_path.device &&
           locked.inode == at_path.inode) {
         return true;
@@ -406,23 +404,22 @@ class FileLeaseStore::Transaction {
   }
 
   // Opens the lock file (creating it) and locks it, waiting until `deadline` (monotonic ns).
-  bool lock_once(const std::string& name, std::int64_t deadline, std::error_code& ec,
-                 std::string* message) {
+  bool lock_once(const std::string& name, std::int64_t deadline, Status& status) {
     FileSystem& fs = store_.fs_;
     std::error_code io = fs.open_shared(store_.directory_fd_, name, /*truncate=*/false, lock_fd_);
     if (io) {
       lock_fd_ = -1;
-      return io_failure("open " + name, io, ec, message);
+      return io_failure("open " + name, io, status);
     }
     std::int64_t sleep_ns = kFirstLockSleepNs;
     for (;;) {
       io = fs.lock(lock_fd_);
       if (!io) return true;
       if (!is_errno(io, EAGAIN) && !is_errno(io, EACCES)) {
-        return io_failure("lock " + name, io, ec, message);
+        return io_failure("lock " + name, io, status);
       }
       if (store_.system_clock_.monotonic_ns() >= deadline) {
-        return fail(errc::store_unavailable, ec, message,
+        return fail(status, errc::store_unavailable,
                     "file lease store " + store_.directory_ + ": " + name +
                         " stayed locked by another process or thread for the whole lock "
                         "timeout of " +
@@ -435,13 +432,13 @@ class FileLeaseStore::Transaction {
     }
   }
 
-  bool read(NamespaceFile& file, std::error_code& ec, std::string* message) {
+  bool read(NamespaceFile& file, Status& status) {
     FileSystem& fs = store_.fs_;
     const std::string name = base_ + ".lease";
     int fd = -1;
     std::error_code io = fs.open_for_reading(store_.directory_fd_, name, fd);
     if (is_errno(io, ENOENT)) return true;  // a namespace never used
-    if (io) return io_failure("open " + name, io, ec, message);
+    if (io) return io_failure("open " + name, io, status);
     // The size is stable: the record is only ever replaced whole, by a rename under the lock.
     FileInfo info;
     std::string data;
@@ -451,12 +448,12 @@ class FileLeaseStore::Transaction {
       io = fs.read_at(fd, &data[0], data.size(), 0);
     }
     fs.close(fd);
-    if (io) return io_failure("read " + name, io, ec, message);
+    if (io) return io_failure("read " + name, io, status);
     std::string why;
     if (!parse_record(data, file, why)) {
       // No backup: an older copy holds lower floors than the ids issued since, so restoring one
       // would let them repeat. Starting over above a not-before past the last id cannot.
-      return fail(errc::store_corrupt, ec, message,
+      return fail(status, errc::store_corrupt,
                   "file lease store record " + shown_path_ + " of namespace " +
                       detail::quote(name_space_) + " is corrupt: " + why +
                       ". cosid will not guess the floors it held. Do not restore it from a "
@@ -490,21 +487,21 @@ FileLeaseStore::~FileLeaseStore() { fs_.close(directory_fd_); }
 
 std::unique_ptr<FileLeaseStore> FileLeaseStore::open(const std::string& directory,
                                                      const FileLeaseStoreOptions& options,
-                                                     std::error_code& ec, std::string* message) {
+                                                     Status& status) {
   if (directory.empty()) {
-    fail(errc::invalid_argument, ec, message,
+    fail(status, errc::invalid_argument,
          "the file lease store's directory is empty: give a directory on a local disk, such as "
          "/var/lib/cosid/leases");
     return nullptr;
   }
   if (options.lock_timeout.count() < 0) {
-    fail(errc::invalid_argument, ec, message,
+    fail(status, errc::invalid_argument,
          "the file lease store's lock timeout is " + std::to_string(options.lock_timeout.count()) +
              " ms: give 0 or more");
     return nullptr;
   }
   if (::mkdir(directory.c_str(), 0770) != 0 && errno != EEXIST) {
-    fail(errc::store_unavailable, ec, message,
+    fail(status, errc::store_unavailable,
          "cannot create the file lease store's directory " + directory + ": " + errno_text(errno) +
              "; create it, or give a directory whose parent exists");
     return nullptr;
@@ -513,49 +510,47 @@ std::unique_ptr<FileLeaseStore> FileLeaseStore::open(const std::string& director
   int fd = -1;
   const std::error_code io = fs.open_directory(directory, fd);
   if (io) {
-    fail(errc::store_unavailable, ec, message,
+    fail(status, errc::store_unavailable,
          "cannot open the file lease store's directory " + directory + ": " + io.message() +
              "; give a directory this process may read and write");
     return nullptr;
   }
-  ec.clear();
+  status.clear();
   return std::unique_ptr<FileLeaseStore>(new FileLeaseStore(directory, fd, options));
 }
 
 #if COSID_HAS_EXCEPTIONS
 std::unique_ptr<FileLeaseStore> FileLeaseStore::open(const std::string& directory,
                                                      const FileLeaseStoreOptions& options) {
-  std::error_code ec;
-  std::string message;
-  auto store = open(directory, options, ec, &message);
-  if (store == nullptr) detail::throw_error(ec, message);
+  Status status;
+  auto store = open(directory, options, status);
+  detail::throw_if_failed(status);
   return store;
 }
 #endif
 
 bool FileLeaseStore::scan(const std::string& name_space, const NamespaceTerms& terms,
                           std::vector<SlotRecord>& records, std::int64_t& store_now,
-                          std::error_code& ec, std::string* message) {
-  if (!check_scan(name_space, terms, ec, message)) return false;
+                          Status& status) {
+  if (!check_scan(name_space, terms, status)) return false;
   Transaction transaction(*this, name_space);
   NamespaceFile file;
-  if (!transaction.begin(terms, file, store_now, ec, message) ||
-      !transaction.commit(file, false, ec, message)) {
+  if (!transaction.begin(terms, file, store_now, status) ||
+      !transaction.commit(file, false, status)) {
     return false;
   }
   records = std::move(file.slots);
-  ec.clear();
+  status.clear();
   return true;
 }
 
 bool FileLeaseStore::acquire(const AcquireRequest& request, AcquireOutcome& outcome,
-                             SlotLease& lease, SlotRecord& record, std::error_code& ec,
-                             std::string* message) {
-  if (!check_acquire(request, ec, message)) return false;
+                             SlotLease& lease, SlotRecord& record, Status& status) {
+  if (!check_acquire(request, status)) return false;
   Transaction transaction(*this, request.name_space);
   NamespaceFile file;
   std::int64_t now = 0;
-  if (!transaction.begin(request.terms, file, now, ec, message)) return false;
+  if (!transaction.begin(request.terms, file, now, status)) return false;
   SlotRecord current;
   current.slot = request.slot;
   if (const SlotRecord* known = file.find(request.slot)) current = *known;
@@ -566,48 +561,47 @@ bool FileLeaseStore::acquire(const AcquireRequest& request, AcquireOutcome& outc
   // succeeding, which a power loss would take back (file header, "Durability").
   const bool granted = decided == AcquireOutcome::kAcquired;
   if (granted) file.put(current);
-  if (!transaction.commit(file, granted, ec, message)) return false;
+  if (!transaction.commit(file, granted, status)) return false;
   outcome = decided;
   lease = acquired;
   record = current;
-  ec.clear();
+  status.clear();
   return true;
 }
 
 bool FileLeaseStore::renew(const SlotLease& held, const NamespaceTerms& terms,
-                           std::chrono::milliseconds ttl, SlotLease& renewed, std::error_code& ec,
-                           std::string* message) {
-  if (!check_held(held, terms, ttl, ec, message)) return false;
+                           std::chrono::milliseconds ttl, SlotLease& renewed, Status& status) {
+  if (!check_held(held, terms, ttl, status)) return false;
   Transaction transaction(*this, held.name_space);
   NamespaceFile file;
   std::int64_t now = 0;
-  if (!transaction.begin(terms, file, now, ec, message)) return false;
+  if (!transaction.begin(terms, file, now, status)) return false;
   SlotRecord current;
   current.slot = held.slot;
   if (const SlotRecord* known = file.find(held.slot)) current = *known;
   SlotLease result;
-  if (!apply_renew(current, held, terms, ttl, now, result, ec, message)) return false;
+  if (!apply_renew(current, held, terms, ttl, now, result, status)) return false;
   file.put(current);
-  if (!transaction.commit(file, true, ec, message)) return false;
+  if (!transaction.commit(file, true, status)) return false;
   renewed = result;
-  ec.clear();
+  status.clear();
   return true;
 }
 
 bool FileLeaseStore::release(const SlotLease& held, const NamespaceTerms& terms,
-                             std::int64_t last_issued, std::error_code& ec, std::string* message) {
-  if (!check_held(held, terms, std::chrono::milliseconds(1), ec, message)) return false;
+                             std::int64_t last_issued, Status& status) {
+  if (!check_held(held, terms, std::chrono::milliseconds(1), status)) return false;
   Transaction transaction(*this, held.name_space);
   NamespaceFile file;
   std::int64_t now = 0;
-  if (!transaction.begin(terms, file, now, ec, message)) return false;
+  if (!transaction.begin(terms, file, now, status)) return false;
   SlotRecord current;
   current.slot = held.slot;
   if (const SlotRecord* known = file.find(held.slot)) current = *known;
-  if (!apply_release(current, held, last_issued, ec, message)) return false;
+  if (!apply_release(current, held, last_issued, status)) return false;
   file.put(current);
-  if (!transaction.commit(file, true, ec, message)) return false;
-  ec.clear();
+  if (!transaction.commit(file, true, status)) return false;
+  status.clear();
   return true;
 }
 

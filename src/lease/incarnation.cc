@@ -5,8 +5,11 @@
 #include <unistd.h>
 
 #include <cstddef>
+#include <cstring>
+#include <string>
 
 #include "cosid/lease/store.h"
+#include "fail.h"
 
 namespace cosid {
 namespace lease {
@@ -26,8 +29,9 @@ int hex_value(char c) noexcept {
 
 // Fills `data` from getrandom(2); falls back to /dev/urandom where the system call is missing
 // (ENOSYS: old kernels, some sandboxes). getrandom blocks only until the kernel's pool is first
-// initialised at boot, which is what an identity that must not repeat wants.
-bool fill_random(std::uint8_t* data, std::size_t size) noexcept {
+// initialised at boot, which is what an identity that must not repeat wants. Returns 0, or the
+// errno of the call that failed (EIO for a /dev/urandom that ends early).
+int fill_random(std::uint8_t* data, std::size_t size) noexcept {
   std::size_t done = 0;
   while (done < size) {
     const ssize_t got = ::getrandom(data + done, size - done, 0);
@@ -37,36 +41,42 @@ bool fill_random(std::uint8_t* data, std::size_t size) noexcept {
     }
     if (got < 0 && errno == EINTR) continue;
     if (got < 0 && errno == ENOSYS) break;
-    return false;
+    return got < 0 ? errno : EIO;
   }
-  if (done == size) return true;
+  if (done == size) return 0;
   const int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
+  if (fd < 0) return errno;
+  int error = 0;
   while (done < size) {
     const ssize_t got = ::read(fd, data + done, size - done);
     if (got > 0) {
       done += static_cast<std::size_t>(got);
     } else if (got == 0 || errno != EINTR) {
+      error = got == 0 ? EIO : errno;
       break;
     }
   }
   ::close(fd);
-  return done == size;
+  return error;
 }
 
 }  // namespace
 
-bool Incarnation::random(Incarnation& out, std::error_code& ec) noexcept {
+bool Incarnation::random(Incarnation& out, Status& status) {
   Incarnation fresh;
-  if (!fill_random(fresh.bytes.data(), fresh.bytes.size())) {
-    ec = make_error_code(errc::store_unavailable);
-    return false;
+  const int error = fill_random(fresh.bytes.data(), fresh.bytes.size());
+  if (error != 0) {
+    return detail::fail(status, errc::store_unavailable,
+                        std::string("no random incarnation: the kernel's random source (getrandom, "
+                                    "then /dev/urandom) cannot be read: ") +
+                            std::strerror(error) +
+                            "; check that /dev/urandom exists and is readable in this sandbox");
   }
   // Version 4 (random) in the high nibble of byte 6, variant 10xx in the top bits of byte 8.
   fresh.bytes[6] = static_cast<std::uint8_t>((fresh.bytes[6] & 0x0f) | 0x40);
   fresh.bytes[8] = static_cast<std::uint8_t>((fresh.bytes[8] & 0x3f) | 0x80);
   out = fresh;
-  ec.clear();
+  status.clear();
   return true;
 }
 

@@ -66,7 +66,9 @@ class LeaseKeeper::Impl {
     } else {
       owner_.key = options_.owner_key;
     }
-    if (!Incarnation::random(owner_.incarnation, ec)) {
+    Status random_status;
+    if (!Incarnation::random(owner_.incarnation, random_status)) {
+      ec = random_status.code();
       if (message != nullptr) {
         *message =
             "no random incarnation for the lease owner: the kernel's random source "
@@ -270,7 +272,10 @@ class LeaseKeeper::Impl {
     request.has_preferred_slot = options_.preferred_slot.has_value();
     request.preferred_slot = options_.preferred_slot.value_or(0);
     const std::int64_t local_before = clock_.now_ms();
-    const bool ok = choose_slot(store_, request, choice, ec, message);
+    Status status;
+    const bool ok = choose_slot(store_, request, choice, status);
+    ec = status.code();
+    if (!ok && message != nullptr) *message = status.message();
     const std::int64_t local_after = clock_.now_ms();
     for (const SlotRecord& other : choice.duplicate_key_holders) {
       emit({KeeperEventKind::kDuplicateOwnerKey,
@@ -323,7 +328,10 @@ class LeaseKeeper::Impl {
     std::error_code ec;
     std::string why;
     const std::int64_t local_before = clock_.now_ms();
-    const bool ok = store_.renew(lease_, options_.terms, options_.ttl, renewed, ec, &why);
+    Status status;
+    const bool ok = store_.renew(lease_, options_.terms, options_.ttl, renewed, status);
+    ec = status.code();
+    if (!ok) why = status.message();
     const std::int64_t local_after = clock_.now_ms();
     if (ok) {
       check_skew(renewed.store_now, local_before, local_after);
@@ -408,7 +416,10 @@ class LeaseKeeper::Impl {
         std::clamp(last_issued(binding), lease_.floor, std::max(lease_.floor, lease_.ceiling));
     std::error_code ec;
     std::string why;
-    if (!store_.release(lease_, options_.terms, last, ec, &why)) {
+    Status status;
+    if (!store_.release(lease_, options_.terms, last, status)) {
+      ec = status.code();
+      why = status.message();
       if (message != nullptr) {
         *message = "releasing slot " + std::to_string(lease_.slot) + " of namespace " +
                    options_.name_space + " failed (" + why +

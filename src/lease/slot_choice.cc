@@ -65,7 +65,7 @@ void note_duplicate(SlotChoice& choice, const SlotRecord& record) {
 }  // namespace
 
 bool choose_slot(SlotLeaseStore& store, const SlotChoiceRequest& request, SlotChoice& choice,
-                 std::error_code& ec, std::string* message) {
+                 Status& status) {
   choice = SlotChoice{};
   AcquireRequest attempt;
   attempt.name_space = request.name_space;
@@ -73,9 +73,9 @@ bool choose_slot(SlotLeaseStore& store, const SlotChoiceRequest& request, SlotCh
   attempt.terms = request.terms;
   attempt.ttl = request.ttl;
   // Slot 0 is below every valid limit: this checks everything but the slot.
-  if (!check_acquire(attempt, ec, message)) return false;
+  if (!check_acquire(attempt, status)) return false;
   if (request.has_preferred_slot && request.preferred_slot >= request.terms.slot_limit) {
-    return fail(errc::invalid_argument, ec, message,
+    return fail(status, errc::invalid_argument,
                 "preferred slot " + std::to_string(request.preferred_slot) + " in namespace " +
                     detail::quote(request.name_space) + " is at or above the slot limit " +
                     std::to_string(request.terms.slot_limit) + ": give a slot from 0 to " +
@@ -84,7 +84,7 @@ bool choose_slot(SlotLeaseStore& store, const SlotChoiceRequest& request, SlotCh
 
   std::vector<SlotRecord> records;
   std::int64_t store_now = 0;
-  if (!store.scan(request.name_space, request.terms, records, store_now, ec, message)) {
+  if (!store.scan(request.name_space, request.terms, records, store_now, status)) {
     return false;
   }
   // The candidates below index slots by number and search them in order: a store that breaks
@@ -92,7 +92,7 @@ bool choose_slot(SlotLeaseStore& store, const SlotChoiceRequest& request, SlotCh
   for (std::size_t i = 0; i < records.size(); ++i) {
     if (records[i].slot >= request.terms.slot_limit ||
         (i > 0 && records[i].slot <= records[i - 1].slot)) {
-      return fail(errc::store_corrupt, ec, message,
+      return fail(status, errc::store_corrupt,
                   "the store's scan of namespace " + detail::quote(request.name_space) +
                       " returned slot " + std::to_string(records[i].slot) +
                       " out of order or at or above the slot limit " +
@@ -114,7 +114,7 @@ bool choose_slot(SlotLeaseStore& store, const SlotChoiceRequest& request, SlotCh
     attempt.slot = slot;
     AcquireOutcome outcome = AcquireOutcome::kTaken;
     SlotRecord holder;
-    if (!store.acquire(attempt, outcome, choice.lease, holder, ec, message)) return Try::kFailed;
+    if (!store.acquire(attempt, outcome, choice.lease, holder, status)) return Try::kFailed;
     if (outcome == AcquireOutcome::kAcquired) {
       choice.reason = reason;
       return Try::kChosen;
@@ -152,7 +152,7 @@ bool choose_slot(SlotLeaseStore& store, const SlotChoiceRequest& request, SlotCh
 
   choice.earliest_expiry = earliest_expiry;
   choice.store_now = store_now;
-  return fail(errc::lease_exhausted, ec, message,
+  return fail(status, errc::lease_exhausted,
               "every one of the " + std::to_string(request.terms.slot_limit) +
                   " slots of namespace " + detail::quote(request.name_space) +
                   " is held by a live lease; the earliest expires at " +
@@ -164,9 +164,9 @@ bool choose_slot(SlotLeaseStore& store, const SlotChoiceRequest& request, SlotCh
 #if COSID_HAS_EXCEPTIONS
 SlotChoice choose_slot(SlotLeaseStore& store, const SlotChoiceRequest& request) {
   SlotChoice choice;
-  std::error_code ec;
-  std::string message;
-  if (!choose_slot(store, request, choice, ec, &message)) detail::throw_error(ec, message);
+  Status status;
+  (void)choose_slot(store, request, choice, status);
+  detail::throw_if_failed(status);
   return choice;
 }
 #endif

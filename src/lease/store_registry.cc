@@ -26,63 +26,59 @@ using detail::fail;
 }  // namespace
 
 StoreRegistry::StoreRegistry(Clock* clock) : clock_(clock != nullptr ? *clock : system_clock_) {
-  factories_.emplace_back("memory", [this](const StoreContext& /*context*/, std::error_code& ec,
-                                           std::string* /*message*/) {
+  factories_.emplace_back("memory", [this](const StoreContext& /*context*/, Status& status) {
     // One store for every runtime of this registry: two memory stores would each give slot 0.
     // On the registry's clock: the store lives as long as the registry, and context.clock
     // only as long as the runtime that happens to open it first.
     std::lock_guard<std::mutex> lock(memory_mutex_);
     if (!memory_) memory_ = std::make_shared<MemoryLeaseStore>(clock_);
-    ec.clear();
+    status.clear();
     return memory_;
   });
   factories_.emplace_back(
-      "file",
-      [](const StoreContext& context, std::error_code& ec,
-         std::string* message) -> std::shared_ptr<SlotLeaseStore> {
+      "file", [](const StoreContext& context, Status& status) -> std::shared_ptr<SlotLeaseStore> {
         if (context.options.store_directory.empty()) {
-          fail(errc::invalid_argument, ec, message,
+          fail(status, errc::invalid_argument,
                "the file store needs a directory (cosid.machine.distributor.file.directory, or "
                "--store file:DIR)");
           return nullptr;
         }
         // The host's clock: every process of the host must decide expiry on the same one.
         FileLeaseStoreOptions options;
-        return FileLeaseStore::open(context.options.store_directory, options, ec, message);
+        return FileLeaseStore::open(context.options.store_directory, options, status);
       });
 }
 
-bool StoreRegistry::add(const std::string& type, StoreFactory factory, std::error_code& ec,
-                        std::string* message) {
+bool StoreRegistry::add(const std::string& type, StoreFactory factory, Status& status) {
   if (type == "static") {
-    return fail(errc::invalid_argument, ec, message,
+    return fail(status, errc::invalid_argument,
                 "\"static\" is the configured slot, not a store: register the store under "
                 "another name");
   }
   if (!valid_type_name(type)) {
-    return fail(errc::invalid_argument, ec, message,
+    return fail(status, errc::invalid_argument,
                 "store type " + detail::quote(type) +
                     " is not a name: use lower-case letters, digits, '-', '_', '.' (1 to 64)");
   }
   if (contains(type)) {
-    return fail(errc::invalid_argument, ec, message,
+    return fail(status, errc::invalid_argument,
                 "a store is registered as " + detail::quote(type) +
                     " already: register yours under another name");
   }
   if (!factory) {
-    return fail(errc::invalid_argument, ec, message,
+    return fail(status, errc::invalid_argument,
                 "the factory for store type " + detail::quote(type) + " is empty");
   }
   factories_.emplace_back(type, std::move(factory));
-  ec.clear();
+  status.clear();
   return true;
 }
 
 #if COSID_HAS_EXCEPTIONS
 void StoreRegistry::add(const std::string& type, StoreFactory factory) {
-  std::error_code ec;
-  std::string message;
-  if (!add(type, std::move(factory), ec, &message)) detail::throw_error(ec, message);
+  Status status;
+  (void)add(type, std::move(factory), status);
+  detail::throw_if_failed(status);
 }
 #endif
 
@@ -99,18 +95,21 @@ std::vector<std::string> StoreRegistry::types() const {
   return names;
 }
 
-std::shared_ptr<SlotLeaseStore> StoreRegistry::open(const StoreContext& context,
-                                                    std::error_code& ec, std::string* message) {
+std::shared_ptr<SlotLeaseStore> StoreRegistry::open(const StoreContext& context, Status& status) {
   const std::string& type = context.options.store_type;
   for (const auto& entry : factories_) {
     if (entry.first != type) continue;
-    std::shared_ptr<SlotLeaseStore> store = entry.second(context, ec, message);
-    if (store == nullptr && !ec) ec = make_error_code(errc::store_unavailable);
+    std::shared_ptr<SlotLeaseStore> store = entry.second(context, status);
+    if (store == nullptr && status.ok()) {
+      fail(status, errc::store_unavailable,
+           "the factory of lease store type " + detail::quote(type) +
+               " returned no store and no error: fix the factory to set the Status it is given");
+    }
     return store;
   }
   std::string known;
   for (const auto& entry : factories_) known += (known.empty() ? "" : ", ") + entry.first;
-  fail(errc::unknown_store_type, ec, message,
+  fail(status, errc::unknown_store_type,
        "no lease store is registered as " + detail::quote(type) +
            " (cosid.machine.distributor.type): use static or one of " + known +
            ", or register the store in the StoreRegistry given to the runtime");

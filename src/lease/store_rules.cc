@@ -29,10 +29,9 @@ std::string slot_text(const std::string& name_space, std::uint32_t slot) {
   return "slot " + std::to_string(slot) + in_namespace(name_space);
 }
 
-bool check_ttl(const std::string& name_space, std::chrono::milliseconds ttl, std::error_code& ec,
-               std::string* message) {
+bool check_ttl(const std::string& name_space, std::chrono::milliseconds ttl, Status& status) {
   if (ttl.count() < 1 || ttl > kMaxLeaseTtl) {
-    return fail(errc::invalid_argument, ec, message,
+    return fail(status, errc::invalid_argument,
                 "lease ttl " + std::to_string(ttl.count()) + " ms" + in_namespace(name_space) +
                     " is outside 1 ms to " + std::to_string(kMaxLeaseTtl.count()) +
                     " ms: give a ttl such as 30s");
@@ -41,14 +40,14 @@ bool check_ttl(const std::string& name_space, std::chrono::milliseconds ttl, std
 }
 
 bool check_owner(const std::string& name_space, std::uint32_t slot, const Owner& owner,
-                 std::error_code& ec, std::string* message) {
+                 Status& status) {
   if (owner.key.empty()) {
-    return fail(errc::invalid_argument, ec, message,
+    return fail(status, errc::invalid_argument,
                 "the owner key for " + slot_text(name_space, slot) +
                     " is empty: give a key such as host:pid");
   }
   if (owner.incarnation.is_nil()) {
-    return fail(errc::invalid_argument, ec, message,
+    return fail(status, errc::invalid_argument,
                 "the incarnation of owner " + detail::quote(owner.key) + " for " +
                     slot_text(name_space, slot) +
                     " is nil: make one with Incarnation::random() at every start");
@@ -57,9 +56,9 @@ bool check_owner(const std::string& name_space, std::uint32_t slot, const Owner&
 }
 
 bool check_slot(const std::string& name_space, std::uint32_t slot, const NamespaceTerms& terms,
-                std::error_code& ec, std::string* message) {
+                Status& status) {
   if (slot >= terms.slot_limit) {
-    return fail(errc::invalid_argument, ec, message,
+    return fail(status, errc::invalid_argument,
                 "slot " + std::to_string(slot) + in_namespace(name_space) +
                     " is at or above the slot limit " + std::to_string(terms.slot_limit) +
                     ": give a slot from 0 to " + std::to_string(terms.slot_limit - 1));
@@ -73,7 +72,7 @@ bool same_owner(const Owner& a, const Owner& b) noexcept {
 
 // Whether `record` is still the lease `held`: held by the same owner under the same fence.
 bool check_still_held(const SlotRecord& record, const SlotLease& held, const char* operation,
-                      std::error_code& ec, std::string* message) {
+                      Status& status) {
   if (record.held && record.fence == held.fence && same_owner(record.owner, held.owner)) {
     return true;
   }
@@ -81,7 +80,7 @@ bool check_still_held(const SlotRecord& record, const SlotLease& held, const cha
                                            " (incarnation " + record.owner.incarnation.to_string() +
                                            ") under fence " + std::to_string(record.fence)
                                      : "it is free, fence " + std::to_string(record.fence);
-  return fail(errc::lease_lost, ec, message,
+  return fail(status, errc::lease_lost,
               std::string("cannot ") + operation + " the lease on " +
                   slot_text(held.name_space, held.slot) + " of " + detail::quote(held.owner.key) +
                   " (incarnation " + held.owner.incarnation.to_string() + ", fence " +
@@ -91,16 +90,15 @@ bool check_still_held(const SlotRecord& record, const SlotLease& held, const cha
 
 }  // namespace
 
-bool check_terms(const std::string& name_space, const NamespaceTerms& terms, std::error_code& ec,
-                 std::string* message) {
+bool check_terms(const std::string& name_space, const NamespaceTerms& terms, Status& status) {
   if (terms.slot_limit < 1 || terms.slot_limit > kMaxSlotLimit) {
-    return fail(errc::invalid_argument, ec, message,
+    return fail(status, errc::invalid_argument,
                 "slot limit " + std::to_string(terms.slot_limit) + in_namespace(name_space) +
                     " is outside 1 to " + std::to_string(kMaxSlotLimit) +
                     ": give 2^slot_bits of the layout, such as 1024");
   }
   if (terms.tolerance.count() < 0 || terms.tolerance > kMaxLeaseTolerance) {
-    return fail(errc::invalid_argument, ec, message,
+    return fail(status, errc::invalid_argument,
                 "tolerance " + std::to_string(terms.tolerance.count()) + " ms" +
                     in_namespace(name_space) + " is outside 0 to " +
                     std::to_string(kMaxLeaseTolerance.count()) + " ms: give one such as 1s");
@@ -108,37 +106,35 @@ bool check_terms(const std::string& name_space, const NamespaceTerms& terms, std
   return true;
 }
 
-bool check_scan(const std::string& name_space, const NamespaceTerms& terms, std::error_code& ec,
-                std::string* message) {
+bool check_scan(const std::string& name_space, const NamespaceTerms& terms, Status& status) {
   if (name_space.empty()) {
-    return fail(errc::invalid_argument, ec, message,
+    return fail(status, errc::invalid_argument,
                 "the lease namespace is empty: give a namespace such as the service's name");
   }
-  return check_terms(name_space, terms, ec, message);
+  return check_terms(name_space, terms, status);
 }
 
-bool check_acquire(const AcquireRequest& request, std::error_code& ec, std::string* message) {
-  return check_scan(request.name_space, request.terms, ec, message) &&
-         check_slot(request.name_space, request.slot, request.terms, ec, message) &&
-         check_owner(request.name_space, request.slot, request.owner, ec, message) &&
-         check_ttl(request.name_space, request.ttl, ec, message);
+bool check_acquire(const AcquireRequest& request, Status& status) {
+  return check_scan(request.name_space, request.terms, status) &&
+         check_slot(request.name_space, request.slot, request.terms, status) &&
+         check_owner(request.name_space, request.slot, request.owner, status) &&
+         check_ttl(request.name_space, request.ttl, status);
 }
 
 bool check_held(const SlotLease& held, const NamespaceTerms& terms, std::chrono::milliseconds ttl,
-                std::error_code& ec, std::string* message) {
-  return check_scan(held.name_space, terms, ec, message) &&
-         check_slot(held.name_space, held.slot, terms, ec, message) &&
-         check_owner(held.name_space, held.slot, held.owner, ec, message) &&
-         check_ttl(held.name_space, ttl, ec, message);
+                Status& status) {
+  return check_scan(held.name_space, terms, status) &&
+         check_slot(held.name_space, held.slot, terms, status) &&
+         check_owner(held.name_space, held.slot, held.owner, status) &&
+         check_ttl(held.name_space, ttl, status);
 }
 
 bool check_recorded_terms(const std::string& name_space, const NamespaceTerms& recorded,
-                          const NamespaceTerms& requested, std::error_code& ec,
-                          std::string* message) {
+                          const NamespaceTerms& requested, Status& status) {
   if (recorded.slot_limit == requested.slot_limit && recorded.tolerance == requested.tolerance) {
     return true;
   }
-  return fail(errc::lease_terms_mismatch, ec, message,
+  return fail(status, errc::lease_terms_mismatch,
               "namespace " + detail::quote(name_space) + " records slot limit " +
                   std::to_string(recorded.slot_limit) + " and tolerance " +
                   std::to_string(recorded.tolerance.count()) + " ms, this runtime asks for " +
@@ -191,20 +187,20 @@ AcquireOutcome apply_acquire(SlotRecord& record, const AcquireRequest& request, 
 
 bool apply_renew(SlotRecord& record, const SlotLease& held, const NamespaceTerms& terms,
                  std::chrono::milliseconds ttl, std::int64_t now, SlotLease& renewed,
-                 std::error_code& ec, std::string* message) {
-  if (!check_still_held(record, held, "renew", ec, message)) return false;
+                 Status& status) {
+  if (!check_still_held(record, held, "renew", status)) return false;
   // Only up: a store clock that went back, or a replayed renewal, never shortens the window.
   record.expires_at = std::max(record.expires_at, add_ms(now, ttl.count()));
   record.ceiling = std::max(record.ceiling, add_ms(record.expires_at, terms.tolerance.count()));
   record.next_floor = std::max(record.next_floor, record.ceiling);
   renewed = lease_of(held.name_space, record, now);
-  ec.clear();
+  status.clear();
   return true;
 }
 
 bool apply_release(SlotRecord& record, const SlotLease& held, std::int64_t last_issued,
-                   std::error_code& ec, std::string* message) {
-  if (!check_still_held(record, held, "release", ec, message)) return false;
+                   Status& status) {
+  if (!check_still_held(record, held, "release", status)) return false;
   record.held = false;
   record.last_owner_key = record.owner.key;
   record.owner = Owner{};
@@ -212,7 +208,7 @@ bool apply_release(SlotRecord& record, const SlotLease& held, std::int64_t last_
   // (floor, ceiling]; a value outside is clamped into the window, never beyond it.
   record.next_floor = std::max(record.floor, std::min(last_issued, record.ceiling));
   record.fence += 1;
-  ec.clear();
+  status.clear();
   return true;
 }
 

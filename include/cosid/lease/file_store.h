@@ -61,8 +61,7 @@ class COSID_EXPORT FileLeaseStore final : public SlotLeaseStore {
   // store_unavailable when the directory cannot be created or opened.
   [[nodiscard]] static std::unique_ptr<FileLeaseStore> open(const std::string& directory,
                                                             const FileLeaseStoreOptions& options,
-                                                            std::error_code& ec,
-                                                            std::string* message = nullptr);
+                                                            Status& status);
 #if COSID_HAS_EXCEPTIONS
   // Throws cosid::Error with the message.
   static std::unique_ptr<FileLeaseStore> open(const std::string& directory,
@@ -74,14 +73,13 @@ class COSID_EXPORT FileLeaseStore final : public SlotLeaseStore {
   FileLeaseStore& operator=(const FileLeaseStore&) = delete;
 
   bool scan(const std::string& name_space, const NamespaceTerms& terms,
-            std::vector<SlotRecord>& records, std::int64_t& store_now, std::error_code& ec,
-            std::string* message = nullptr) override;
+            std::vector<SlotRecord>& records, std::int64_t& store_now, Status& status) override;
   bool acquire(const AcquireRequest& request, AcquireOutcome& outcome, SlotLease& lease,
-               SlotRecord& record, std::error_code& ec, std::string* message = nullptr) override;
+               SlotRecord& record, Status& status) override;
   bool renew(const SlotLease& held, const NamespaceTerms& terms, std::chrono::milliseconds ttl,
-             SlotLease& renewed, std::error_code& ec, std::string* message = nullptr) override;
+             SlotLease& renewed, Status& status) override;
   bool release(const SlotLease& held, const NamespaceTerms& terms, std::int64_t last_issued,
-               std::error_code& ec, std::string* message = nullptr) override;
+               Status& status) override;
 
   const std::string& directory() const noexcept { return directory_; }
 

@@ -30,14 +30,13 @@ class COSID_EXPORT MemoryLeaseStore final : public SlotLeaseStore {
   explicit MemoryLeaseStore(Clock& clock) noexcept : clock_(clock) {}
 
   bool scan(const std::string& name_space, const NamespaceTerms& terms,
-            std::vector<SlotRecord>& records, std::int64_t& store_now, std::error_code& ec,
-            std::string* message = nullptr) override;
+            std::vector<SlotRecord>& records, std::int64_t& store_now, Status& status) override;
   bool acquire(const AcquireRequest& request, AcquireOutcome& outcome, SlotLease& lease,
-               SlotRecord& record, std::error_code& ec, std::string* message = nullptr) override;
+               SlotRecord& record, Status& status) override;
   bool renew(const SlotLease& held, const NamespaceTerms& terms, std::chrono::milliseconds ttl,
-             SlotLease& renewed, std::error_code& ec, std::string* message = nullptr) override;
+             SlotLease& renewed, Status& status) override;
   bool release(const SlotLease& held, const NamespaceTerms& terms, std::int64_t last_issued,
-               std::error_code& ec, std::string* message = nullptr) override;
+               Status& status) override;
 
  private:
   struct Namespace {
@@ -48,7 +47,7 @@ class COSID_EXPORT MemoryLeaseStore final : public SlotLeaseStore {
   // The namespace, created with `terms` on first use; null with lease_terms_mismatch when it
   // records others. REQUIRES: mutex_ held.
   Namespace* find_or_create(const std::string& name_space, const NamespaceTerms& terms,
-                            std::error_code& ec, std::string* message);
+                            Status& status);
 
   Clock& clock_;
   std::mutex mutex_;

@@ -23,10 +23,10 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "cosid/config.h"
+#include "cosid/error.h"
 #include "cosid/export.h"
 #include "cosid/lease/store.h"
 
@@ -67,8 +67,7 @@ struct SlotChoice {
 // with invalid_argument (including a preferred slot at or above the limit), lease_exhausted, or
 // whatever scan() and acquire() report (store_unavailable, store_corrupt, lease_terms_mismatch).
 COSID_EXPORT bool choose_slot(SlotLeaseStore& store, const SlotChoiceRequest& request,
-                              SlotChoice& choice, std::error_code& ec,
-                              std::string* message = nullptr);
+                              SlotChoice& choice, Status& status);
 #if COSID_HAS_EXCEPTIONS
 // Throws cosid::Error with the message.
 COSID_EXPORT SlotChoice choose_slot(SlotLeaseStore& store, const SlotChoiceRequest& request);

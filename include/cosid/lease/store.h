@@ -34,7 +34,8 @@
 // store_corrupt, invalid_argument (a slot at or above the limit, an empty namespace or key, a
 // non-positive ttl, a negative tolerance, a nil incarnation). Messages name the namespace, the slot
 // and the values. A store never throws into the library; every call is noexcept in practice and
-// reports through `ec`.
+// reports through its last parameter, `Status& status` (cosid/error.h): true with `status` ok on
+// success, false with the code and the message on failure.
 //
 // store_rules.h holds the table above as pure functions over one SlotRecord, so a store only has
 // to provide the atomic compare-and-set around them; lease/conformance.h (the TCK, target
@@ -50,7 +51,6 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "cosid/error.h"
@@ -65,7 +65,7 @@ struct COSID_EXPORT Incarnation {
 
   // A random version-4 UUID from the kernel's random source (getrandom, else /dev/urandom).
   // Fails with store_unavailable only if no random source can be read.
-  [[nodiscard]] static bool random(Incarnation& out, std::error_code& ec) noexcept;
+  [[nodiscard]] static bool random(Incarnation& out, Status& status);
   // "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", lower case.
   std::string to_string() const;
   // The inverse of to_string(); false for anything else.
@@ -138,24 +138,22 @@ class COSID_EXPORT SlotLeaseStore {
   // refuses other terms.
   [[nodiscard]] virtual bool scan(const std::string& name_space, const NamespaceTerms& terms,
                                   std::vector<SlotRecord>& records, std::int64_t& store_now,
-                                  std::error_code& ec, std::string* message = nullptr) = 0;
+                                  Status& status) = 0;
 
   // One compare-and-set on request.slot (header comment). On kTaken, `record` is the holder's.
   [[nodiscard]] virtual bool acquire(const AcquireRequest& request, AcquireOutcome& outcome,
-                                     SlotLease& lease, SlotRecord& record, std::error_code& ec,
-                                     std::string* message = nullptr) = 0;
+                                     SlotLease& lease, SlotRecord& record, Status& status) = 0;
 
   // Extends `held` (header comment); `renewed` receives the new lease. lease_lost when the slot's
   // fence or incarnation no longer match.
   [[nodiscard]] virtual bool renew(const SlotLease& held, const NamespaceTerms& terms,
                                    std::chrono::milliseconds ttl, SlotLease& renewed,
-                                   std::error_code& ec, std::string* message = nullptr) = 0;
+                                   Status& status) = 0;
 
   // Gives `held` back; `last_issued` is the exact last timestamp issued under it (Unix ms), or
   // held.floor if none was. lease_lost when fence or incarnation no longer match.
   [[nodiscard]] virtual bool release(const SlotLease& held, const NamespaceTerms& terms,
-                                     std::int64_t last_issued, std::error_code& ec,
-                                     std::string* message = nullptr) = 0;
+                                     std::int64_t last_issued, Status& status) = 0;
 };
 
 }  // namespace lease

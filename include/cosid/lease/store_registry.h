@@ -24,7 +24,6 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -46,10 +45,11 @@ struct StoreContext {
   Clock& clock;
 };
 
-// Makes (or hands out a shared) store for `context`; on failure returns null and sets `ec` (and
-// `message` when not null). A store that several runtimes should share is returned to each.
-using StoreFactory = std::function<std::shared_ptr<SlotLeaseStore>(
-    const StoreContext& context, std::error_code& ec, std::string* message)>;
+// Makes (or hands out a shared) store for `context`; on failure returns null and sets `status`
+// (cosid/error.h) with the code and the message. A store that several runtimes should share is
+// returned to each.
+using StoreFactory =
+    std::function<std::shared_ptr<SlotLeaseStore>(const StoreContext& context, Status& status)>;
 
 class COSID_EXPORT StoreRegistry {
  public:
@@ -61,8 +61,7 @@ class COSID_EXPORT StoreRegistry {
 
   // Registers `factory` under `type`. Fails with invalid_argument for "static", a name that is
   // not lower-case letters, digits, '-', '_', '.' (1 to 64), or a name already registered.
-  [[nodiscard]] bool add(const std::string& type, StoreFactory factory, std::error_code& ec,
-                         std::string* message = nullptr);
+  [[nodiscard]] bool add(const std::string& type, StoreFactory factory, Status& status);
 #if COSID_HAS_EXCEPTIONS
   void add(const std::string& type, StoreFactory factory);
 #endif
@@ -72,10 +71,9 @@ class COSID_EXPORT StoreRegistry {
   std::vector<std::string> types() const;
 
   // The store for context.options.store_type. Fails with unknown_store_type (the message lists
-  // the registered names) or with the factory's error.
-  [[nodiscard]] std::shared_ptr<SlotLeaseStore> open(const StoreContext& context,
-                                                     std::error_code& ec,
-                                                     std::string* message = nullptr);
+  // the registered names) or with the factory's error (store_unavailable if the factory returned
+  // null and left `status` ok).
+  [[nodiscard]] std::shared_ptr<SlotLeaseStore> open(const StoreContext& context, Status& status);
 
  private:
   SystemClock system_clock_;

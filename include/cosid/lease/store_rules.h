@@ -17,8 +17,8 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
-#include <system_error>
 
+#include "cosid/error.h"
 #include "cosid/export.h"
 #include "cosid/lease/store.h"
 
@@ -29,29 +29,29 @@ constexpr std::chrono::milliseconds kMaxLeaseTtl{30LL * 24 * 3600 * 1000};
 constexpr std::chrono::milliseconds kMaxLeaseTolerance{30LL * 24 * 3600 * 1000};
 constexpr std::uint32_t kMaxSlotLimit = 1u << 22;
 
-// Argument checks, each failing with errc::invalid_argument and a message naming the value.
+// Argument checks, each failing with errc::invalid_argument and a message naming the value. The
+// fallible functions here take `Status& status` last (cosid/error.h): false with the code and the
+// message on failure; true on success, where the checks leave `status` as it was and the apply_
+// functions clear it.
 // Terms: a slot limit of 1 to kMaxSlotLimit, a tolerance of 0 to kMaxLeaseTolerance.
 COSID_EXPORT bool check_terms(const std::string& name_space, const NamespaceTerms& terms,
-                              std::error_code& ec, std::string* message = nullptr);
+                              Status& status);
 // A namespace that is not empty, valid terms, a ttl of 1 ms to kMaxLeaseTtl.
 COSID_EXPORT bool check_scan(const std::string& name_space, const NamespaceTerms& terms,
-                             std::error_code& ec, std::string* message = nullptr);
+                             Status& status);
 // check_scan, plus: a slot below the limit, an owner key that is not empty, an incarnation that
 // is not nil, a ttl of 1 ms to kMaxLeaseTtl.
-COSID_EXPORT bool check_acquire(const AcquireRequest& request, std::error_code& ec,
-                                std::string* message = nullptr);
+COSID_EXPORT bool check_acquire(const AcquireRequest& request, Status& status);
 // The same checks for a held lease given to renew (with its ttl) or release (ttl unused: pass
 // any valid one).
 COSID_EXPORT bool check_held(const SlotLease& held, const NamespaceTerms& terms,
-                             std::chrono::milliseconds ttl, std::error_code& ec,
-                             std::string* message = nullptr);
+                             std::chrono::milliseconds ttl, Status& status);
 
 // Compares the terms a namespace recorded with those of a call: errc::lease_terms_mismatch,
 // with both in the message, when they differ.
 COSID_EXPORT bool check_recorded_terms(const std::string& name_space,
                                        const NamespaceTerms& recorded,
-                                       const NamespaceTerms& requested, std::error_code& ec,
-                                       std::string* message = nullptr);
+                                       const NamespaceTerms& requested, Status& status);
 
 // Whether another owner may take the slot at store time `now`: never used, released, or expired
 // (now > expires_at).
@@ -75,14 +75,13 @@ COSID_EXPORT AcquireOutcome apply_acquire(SlotRecord& record, const AcquireReque
 // REQUIRES: check_held(held, terms, ttl) passed and the recorded terms match.
 COSID_EXPORT bool apply_renew(SlotRecord& record, const SlotLease& held,
                               const NamespaceTerms& terms, std::chrono::milliseconds ttl,
-                              std::int64_t now, SlotLease& renewed, std::error_code& ec,
-                              std::string* message = nullptr);
+                              std::int64_t now, SlotLease& renewed, Status& status);
 
 // The release row: fails with errc::lease_lost like apply_renew; else clears the owner (keeping
 // its key in last_owner_key), sets next_floor = max(floor, min(last_issued, ceiling)) and
 // increments the fence.
 COSID_EXPORT bool apply_release(SlotRecord& record, const SlotLease& held, std::int64_t last_issued,
-                                std::error_code& ec, std::string* message = nullptr);
+                                Status& status);
 
 }  // namespace lease
 }  // namespace cosid

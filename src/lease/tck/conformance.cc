@@ -13,8 +13,8 @@ namespace {
 // A random suffix, so that runs and cases never share a namespace even on a shared store.
 std::string random_suffix() {
   Incarnation random;
-  std::error_code ec;
-  if (!Incarnation::random(random, ec)) ADD_FAILURE() << "no random source: " << ec.message();
+  Status status;
+  if (!Incarnation::random(random, status)) ADD_FAILURE() << status.message();
   return random.to_string().substr(0, 8);
 }
 
@@ -47,8 +47,8 @@ Harness::Harness(const StoreKit& kit) : kit_(kit) {
 Owner Harness::owner(const std::string& key) {
   Owner result;
   result.key = key;
-  std::error_code ec;
-  EXPECT_TRUE(Incarnation::random(result.incarnation, ec)) << ec.message();
+  Status status;
+  EXPECT_TRUE(Incarnation::random(result.incarnation, status)) << status.message();
   return result;
 }
 
@@ -66,10 +66,9 @@ SlotLease Harness::acquire(std::uint32_t slot, const Owner& owner) {
   AcquireOutcome outcome = AcquireOutcome::kTaken;
   SlotLease lease;
   SlotRecord record;
-  std::error_code ec;
-  std::string message;
-  EXPECT_TRUE(store_->acquire(request(slot, owner), outcome, lease, record, ec, &message))
-      << ec.message() << ": " << message;
+  Status status;
+  EXPECT_TRUE(store_->acquire(request(slot, owner), outcome, lease, record, status))
+      << status.message();
   EXPECT_EQ(outcome, AcquireOutcome::kAcquired)
       << "slot " << slot << " held by " << record.owner.key;
   return lease;
@@ -78,10 +77,8 @@ SlotLease Harness::acquire(std::uint32_t slot, const Owner& owner) {
 SlotRecord Harness::record_of(std::uint32_t slot) {
   std::vector<SlotRecord> records;
   std::int64_t now = 0;
-  std::error_code ec;
-  std::string message;
-  EXPECT_TRUE(store_->scan(name_space_, terms, records, now, ec, &message))
-      << ec.message() << ": " << message;
+  Status status;
+  EXPECT_TRUE(store_->scan(name_space_, terms, records, now, status)) << status.message();
   for (const SlotRecord& record : records) {
     if (record.slot == slot) return record;
   }

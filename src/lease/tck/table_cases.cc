@@ -37,11 +37,9 @@ void acquire_of_a_live_lease_is_taken(Harness& h) {
   AcquireOutcome outcome = AcquireOutcome::kAcquired;
   SlotLease lease;
   SlotRecord record;
-  std::error_code ec;
-  std::string message;
+  Status status;
   TCK_ASSERT_OK(
-      h.store().acquire(h.request(2, Harness::owner("b")), outcome, lease, record, ec, &message),
-      ec, message);
+      h.store().acquire(h.request(2, Harness::owner("b")), outcome, lease, record, status), status);
   EXPECT_EQ(outcome, AcquireOutcome::kTaken);
   EXPECT_EQ(record.slot, 2u);
   EXPECT_TRUE(record.held);
@@ -58,10 +56,8 @@ void acquire_exactly_at_expiry_is_taken_one_ms_later_free(Harness& h) {
   AcquireOutcome outcome = AcquireOutcome::kAcquired;
   SlotLease lease;
   SlotRecord record;
-  std::error_code ec;
-  std::string message;
-  TCK_ASSERT_OK(h.store().acquire(h.request(1, b), outcome, lease, record, ec, &message), ec,
-                message);
+  Status status;
+  TCK_ASSERT_OK(h.store().acquire(h.request(1, b), outcome, lease, record, status), status);
   EXPECT_EQ(outcome, AcquireOutcome::kTaken);
   h.clock().set_ms(first.expires_at + 1);
   const SlotLease second = h.acquire(1, b);
@@ -90,11 +86,10 @@ void acquire_by_the_same_key_under_another_incarnation_is_taken(Harness& h) {
   AcquireOutcome outcome = AcquireOutcome::kAcquired;
   SlotLease lease;
   SlotRecord record;
-  std::error_code ec;
-  std::string message;
-  TCK_ASSERT_OK(h.store().acquire(h.request(0, Harness::owner("host:1")), outcome, lease, record,
-                                  ec, &message),
-                ec, message);
+  Status status;
+  TCK_ASSERT_OK(
+      h.store().acquire(h.request(0, Harness::owner("host:1")), outcome, lease, record, status),
+      status);
   EXPECT_EQ(outcome, AcquireOutcome::kTaken);
 }
 
@@ -102,9 +97,8 @@ void renew_extends_and_keeps_the_fence(Harness& h) {
   const SlotLease held = h.acquire(0, Harness::owner("a"));
   h.clock().advance(milliseconds(10000));
   SlotLease renewed;
-  std::error_code ec;
-  std::string message;
-  TCK_ASSERT_OK(h.store().renew(held, h.terms, h.ttl, renewed, ec, &message), ec, message);
+  Status status;
+  TCK_ASSERT_OK(h.store().renew(held, h.terms, h.ttl, renewed, status), status);
   EXPECT_EQ(renewed.fence, held.fence);
   EXPECT_EQ(renewed.floor, held.floor);
   EXPECT_EQ(renewed.expires_at, kStart + 10000 + 30000);
@@ -118,15 +112,13 @@ void replayed_renewal_succeeds_and_never_lowers(Harness& h) {
   const SlotLease held = h.acquire(0, Harness::owner("a"));
   h.clock().advance(milliseconds(10000));
   SlotLease renewed;
-  std::error_code ec;
-  std::string message;
-  TCK_ASSERT_OK(h.store().renew(held, h.terms, h.ttl, renewed, ec, &message), ec, message);
+  Status status;
+  TCK_ASSERT_OK(h.store().renew(held, h.terms, h.ttl, renewed, status), status);
   // The same request again (its answer was lost, or a network replayed it), later and with a
   // shorter ttl: it succeeds, and nothing goes down.
   h.clock().advance(milliseconds(1));
   SlotLease replayed;
-  TCK_ASSERT_OK(h.store().renew(held, h.terms, milliseconds(5000), replayed, ec, &message), ec,
-                message);
+  TCK_ASSERT_OK(h.store().renew(held, h.terms, milliseconds(5000), replayed, status), status);
   EXPECT_EQ(replayed.fence, held.fence);
   EXPECT_EQ(replayed.expires_at, renewed.expires_at);
   EXPECT_EQ(replayed.ceiling, renewed.ceiling);
@@ -137,9 +129,8 @@ void renew_of_an_expired_untaken_lease_succeeds(Harness& h) {
   const SlotLease held = h.acquire(0, Harness::owner("a"));
   h.clock().set_ms(held.expires_at + 5000);
   SlotLease renewed;
-  std::error_code ec;
-  std::string message;
-  TCK_ASSERT_OK(h.store().renew(held, h.terms, h.ttl, renewed, ec, &message), ec, message);
+  Status status;
+  TCK_ASSERT_OK(h.store().renew(held, h.terms, h.ttl, renewed, status), status);
   EXPECT_EQ(renewed.fence, held.fence);
   EXPECT_EQ(renewed.floor, held.floor);
   EXPECT_EQ(renewed.expires_at, held.expires_at + 5000 + 30000);
@@ -150,13 +141,12 @@ void renew_and_release_after_a_takeover_are_lost(Harness& h) {
   h.clock().set_ms(old_lease.expires_at + 1);
   const SlotLease taken = h.acquire(6, Harness::owner("b"));
   SlotLease renewed;
-  std::error_code ec;
-  std::string message;
-  EXPECT_FALSE(h.store().renew(old_lease, h.terms, h.ttl, renewed, ec, &message));
-  TCK_EXPECT_ERRC(ec, errc::lease_lost);
-  EXPECT_FALSE(message.empty());
-  EXPECT_FALSE(h.store().release(old_lease, h.terms, old_lease.ceiling, ec, &message));
-  TCK_EXPECT_ERRC(ec, errc::lease_lost);
+  Status status;
+  EXPECT_FALSE(h.store().renew(old_lease, h.terms, h.ttl, renewed, status));
+  TCK_EXPECT_ERRC(status, errc::lease_lost);
+  TCK_EXPECT_MESSAGE(status);
+  EXPECT_FALSE(h.store().release(old_lease, h.terms, old_lease.ceiling, status));
+  TCK_EXPECT_ERRC(status, errc::lease_lost);
   const SlotRecord record = h.record_of(6);
   EXPECT_EQ(record.fence, taken.fence);
   EXPECT_EQ(record.owner.key, "b");
@@ -168,20 +158,20 @@ void renew_with_another_fence_or_incarnation_is_lost(Harness& h) {
   SlotLease forged = held;
   forged.fence = held.fence + 1;
   SlotLease renewed;
-  std::error_code ec;
-  EXPECT_FALSE(h.store().renew(forged, h.terms, h.ttl, renewed, ec));
-  TCK_EXPECT_ERRC(ec, errc::lease_lost);
+  Status status;
+  EXPECT_FALSE(h.store().renew(forged, h.terms, h.ttl, renewed, status));
+  TCK_EXPECT_ERRC(status, errc::lease_lost);
   forged = held;
   forged.owner.incarnation = Harness::owner("a").incarnation;
-  EXPECT_FALSE(h.store().renew(forged, h.terms, h.ttl, renewed, ec));
-  TCK_EXPECT_ERRC(ec, errc::lease_lost);
-  EXPECT_FALSE(h.store().release(forged, h.terms, held.floor, ec));
-  TCK_EXPECT_ERRC(ec, errc::lease_lost);
+  EXPECT_FALSE(h.store().renew(forged, h.terms, h.ttl, renewed, status));
+  TCK_EXPECT_ERRC(status, errc::lease_lost);
+  EXPECT_FALSE(h.store().release(forged, h.terms, held.floor, status));
+  TCK_EXPECT_ERRC(status, errc::lease_lost);
   // A slot never used holds no lease to renew.
   forged = held;
   forged.slot = 7;
-  EXPECT_FALSE(h.store().renew(forged, h.terms, h.ttl, renewed, ec));
-  TCK_EXPECT_ERRC(ec, errc::lease_lost);
+  EXPECT_FALSE(h.store().renew(forged, h.terms, h.ttl, renewed, status));
+  TCK_EXPECT_ERRC(status, errc::lease_lost);
   EXPECT_TRUE(h.record_of(0).held);
   EXPECT_EQ(h.record_of(0).fence, held.fence);
 }
@@ -189,9 +179,8 @@ void renew_with_another_fence_or_incarnation_is_lost(Harness& h) {
 void release_hands_the_exact_last_timestamp_to_the_next_holder(Harness& h) {
   const SlotLease held = h.acquire(5, Harness::owner("a"));
   const std::int64_t last_issued = kStart + 1234;
-  std::error_code ec;
-  std::string message;
-  TCK_ASSERT_OK(h.store().release(held, h.terms, last_issued, ec, &message), ec, message);
+  Status status;
+  TCK_ASSERT_OK(h.store().release(held, h.terms, last_issued, status), status);
   const SlotRecord released = h.record_of(5);
   EXPECT_FALSE(released.held);
   EXPECT_EQ(released.fence, held.fence + 1);
@@ -206,29 +195,27 @@ void release_hands_the_exact_last_timestamp_to_the_next_holder(Harness& h) {
 }
 
 void release_clamps_last_issued_into_the_window(Harness& h) {
-  std::error_code ec;
-  std::string message;
+  Status status;
   // Above the ceiling: the next floor is the ceiling, never beyond what the window allowed...
   SlotLease held = h.acquire(1, Harness::owner("a"));
-  TCK_ASSERT_OK(h.store().release(held, h.terms, held.ceiling + 99999, ec, &message), ec, message);
+  TCK_ASSERT_OK(h.store().release(held, h.terms, held.ceiling + 99999, status), status);
   EXPECT_EQ(h.record_of(1).next_floor, held.ceiling);
   // ...and below the floor (nothing issued): the next floor is the floor, never lower.
   held = h.acquire(1, Harness::owner("b"));
   ASSERT_EQ(held.floor, h.record_of(1).floor);
-  TCK_ASSERT_OK(h.store().release(held, h.terms, held.floor - 99999, ec, &message), ec, message);
+  TCK_ASSERT_OK(h.store().release(held, h.terms, held.floor - 99999, status), status);
   EXPECT_EQ(h.record_of(1).next_floor, held.floor);
 }
 
 void replayed_release_fails_safely(Harness& h) {
   const SlotLease held = h.acquire(2, Harness::owner("a"));
-  std::error_code ec;
-  std::string message;
-  TCK_ASSERT_OK(h.store().release(held, h.terms, kStart + 10, ec, &message), ec, message);
+  Status status;
+  TCK_ASSERT_OK(h.store().release(held, h.terms, kStart + 10, status), status);
   const SlotLease next = h.acquire(2, Harness::owner("b"));
   // The first release's answer was lost and it is sent again: refused, and the new holder's
   // lease is untouched.
-  EXPECT_FALSE(h.store().release(held, h.terms, kStart + 10, ec, &message));
-  TCK_EXPECT_ERRC(ec, errc::lease_lost);
+  EXPECT_FALSE(h.store().release(held, h.terms, kStart + 10, status));
+  TCK_EXPECT_ERRC(status, errc::lease_lost);
   const SlotRecord record = h.record_of(2);
   EXPECT_TRUE(record.held);
   EXPECT_EQ(record.owner.key, "b");
@@ -237,17 +224,16 @@ void replayed_release_fails_safely(Harness& h) {
 
 void fence_grows_on_every_change_of_ownership(Harness& h) {
   std::uint64_t last = 0;
-  std::error_code ec;
-  std::string message;
+  Status status;
   for (int round = 0; round < 4; ++round) {
     const SlotLease held = h.acquire(0, Harness::owner("k" + std::to_string(round)));
     EXPECT_GT(held.fence, last);
     last = held.fence;
     SlotLease renewed;
-    TCK_ASSERT_OK(h.store().renew(held, h.terms, h.ttl, renewed, ec, &message), ec, message);
+    TCK_ASSERT_OK(h.store().renew(held, h.terms, h.ttl, renewed, status), status);
     EXPECT_EQ(renewed.fence, last);
     if (round % 2 == 0) {
-      TCK_ASSERT_OK(h.store().release(held, h.terms, held.floor, ec, &message), ec, message);
+      TCK_ASSERT_OK(h.store().release(held, h.terms, held.floor, status), status);
       EXPECT_GT(h.record_of(0).fence, last);
       last = h.record_of(0).fence;
     } else {
@@ -259,12 +245,11 @@ void fence_grows_on_every_change_of_ownership(Harness& h) {
 void store_clock_jumps_never_lower_floor_or_ceiling(Harness& h) {
   const Owner a = Harness::owner("a");
   const SlotLease first = h.acquire(0, a);
-  std::error_code ec;
-  std::string message;
+  Status status;
   // Back an hour (a failover to a store whose clock is behind): a renewal keeps the window.
   h.clock().step_ms(-3600000);
   SlotLease renewed;
-  TCK_ASSERT_OK(h.store().renew(first, h.terms, h.ttl, renewed, ec, &message), ec, message);
+  TCK_ASSERT_OK(h.store().renew(first, h.terms, h.ttl, renewed, status), status);
   EXPECT_EQ(renewed.expires_at, first.expires_at);
   EXPECT_EQ(renewed.ceiling, first.ceiling);
   // Forward two hours: the lease has expired; the next holder starts at the old ceiling.
@@ -276,19 +261,18 @@ void store_clock_jumps_never_lower_floor_or_ceiling(Harness& h) {
   // owner cannot take the slot (it looks live for longer, which costs availability only).
   h.clock().step_ms(-10800000);
   SlotLease second_renewed;
-  TCK_ASSERT_OK(h.store().renew(second, h.terms, h.ttl, second_renewed, ec, &message), ec, message);
+  TCK_ASSERT_OK(h.store().renew(second, h.terms, h.ttl, second_renewed, status), status);
   EXPECT_EQ(second_renewed.ceiling, second.ceiling);
   EXPECT_EQ(second_renewed.expires_at, second.expires_at);
   AcquireOutcome outcome = AcquireOutcome::kAcquired;
   SlotLease lease;
   SlotRecord record;
   TCK_ASSERT_OK(
-      h.store().acquire(h.request(0, Harness::owner("c")), outcome, lease, record, ec, &message),
-      ec, message);
+      h.store().acquire(h.request(0, Harness::owner("c")), outcome, lease, record, status), status);
   EXPECT_EQ(outcome, AcquireOutcome::kTaken);
   // Released with nothing issued, while the clock is far behind: the third window still starts at
   // the second one's floor, and its ceiling is never below its floor.
-  TCK_ASSERT_OK(h.store().release(second, h.terms, second.floor, ec, &message), ec, message);
+  TCK_ASSERT_OK(h.store().release(second, h.terms, second.floor, status), status);
   const SlotLease third = h.acquire(0, Harness::owner("c"));
   EXPECT_GE(third.floor, second.floor);
   EXPECT_GE(third.ceiling, third.floor);
@@ -298,13 +282,12 @@ void store_clock_jumps_never_lower_floor_or_ceiling(Harness& h) {
 void scan_lists_the_used_slots_in_order(Harness& h) {
   h.acquire(5, Harness::owner("five"));
   const SlotLease one = h.acquire(1, Harness::owner("one"));
-  std::error_code ec;
-  std::string message;
-  TCK_ASSERT_OK(h.store().release(one, h.terms, one.floor, ec, &message), ec, message);
+  Status status;
+  TCK_ASSERT_OK(h.store().release(one, h.terms, one.floor, status), status);
   h.clock().advance(milliseconds(77));
   std::vector<SlotRecord> records;
   std::int64_t now = 0;
-  TCK_ASSERT_OK(h.store().scan(h.name_space(), h.terms, records, now, ec, &message), ec, message);
+  TCK_ASSERT_OK(h.store().scan(h.name_space(), h.terms, records, now, status), status);
   EXPECT_EQ(now, kStart + 77);
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[0].slot, 1u);
@@ -318,9 +301,8 @@ void scan_lists_the_used_slots_in_order(Harness& h) {
 void namespace_terms_are_recorded_and_others_refused(Harness& h) {
   std::vector<SlotRecord> records;
   std::int64_t now = 0;
-  std::error_code ec;
-  std::string message;
-  TCK_ASSERT_OK(h.store().scan(h.name_space(), h.terms, records, now, ec, &message), ec, message);
+  Status status;
+  TCK_ASSERT_OK(h.store().scan(h.name_space(), h.terms, records, now, status), status);
   EXPECT_TRUE(records.empty());
   const SlotLease held = h.acquire(0, Harness::owner("a"));
   NamespaceTerms other_tolerance = h.terms;
@@ -328,21 +310,21 @@ void namespace_terms_are_recorded_and_others_refused(Harness& h) {
   NamespaceTerms other_limit = h.terms;
   other_limit.slot_limit = 16;
   for (const NamespaceTerms& other : {other_tolerance, other_limit}) {
-    EXPECT_FALSE(h.store().scan(h.name_space(), other, records, now, ec, &message));
-    TCK_EXPECT_ERRC(ec, errc::lease_terms_mismatch);
-    EXPECT_FALSE(message.empty());
+    EXPECT_FALSE(h.store().scan(h.name_space(), other, records, now, status));
+    TCK_EXPECT_ERRC(status, errc::lease_terms_mismatch);
+    TCK_EXPECT_MESSAGE(status);
     AcquireRequest request = h.request(1, Harness::owner("b"));
     request.terms = other;
     AcquireOutcome outcome = AcquireOutcome::kTaken;
     SlotLease lease;
     SlotRecord record;
-    EXPECT_FALSE(h.store().acquire(request, outcome, lease, record, ec));
-    TCK_EXPECT_ERRC(ec, errc::lease_terms_mismatch);
+    EXPECT_FALSE(h.store().acquire(request, outcome, lease, record, status));
+    TCK_EXPECT_ERRC(status, errc::lease_terms_mismatch);
     SlotLease renewed;
-    EXPECT_FALSE(h.store().renew(held, other, h.ttl, renewed, ec));
-    TCK_EXPECT_ERRC(ec, errc::lease_terms_mismatch);
-    EXPECT_FALSE(h.store().release(held, other, held.floor, ec));
-    TCK_EXPECT_ERRC(ec, errc::lease_terms_mismatch);
+    EXPECT_FALSE(h.store().renew(held, other, h.ttl, renewed, status));
+    TCK_EXPECT_ERRC(status, errc::lease_terms_mismatch);
+    EXPECT_FALSE(h.store().release(held, other, held.floor, status));
+    TCK_EXPECT_ERRC(status, errc::lease_terms_mismatch);
   }
   EXPECT_TRUE(h.record_of(0).held);
   EXPECT_FALSE(h.record_of(1).held);
@@ -350,16 +332,15 @@ void namespace_terms_are_recorded_and_others_refused(Harness& h) {
 
 void invalid_arguments_are_refused(Harness& h) {
   const Owner a = Harness::owner("a");
-  std::error_code ec;
-  std::string message;
+  Status status;
   AcquireOutcome outcome = AcquireOutcome::kTaken;
   SlotLease lease;
   SlotRecord record;
   auto expect_refused = [&](const AcquireRequest& request, const char* what) {
-    message.clear();
-    EXPECT_FALSE(h.store().acquire(request, outcome, lease, record, ec, &message)) << what;
-    TCK_EXPECT_ERRC(ec, errc::invalid_argument) << what;
-    EXPECT_FALSE(message.empty()) << what;
+    status.clear();
+    EXPECT_FALSE(h.store().acquire(request, outcome, lease, record, status)) << what;
+    TCK_EXPECT_ERRC(status, errc::invalid_argument) << what;
+    TCK_EXPECT_MESSAGE(status) << what;
   };
   AcquireRequest request = h.request(8, a);
   expect_refused(request, "slot at the limit");
@@ -382,18 +363,18 @@ void invalid_arguments_are_refused(Harness& h) {
 
   std::vector<SlotRecord> records;
   std::int64_t now = 0;
-  EXPECT_FALSE(h.store().scan("", h.terms, records, now, ec));
-  TCK_EXPECT_ERRC(ec, errc::invalid_argument);
+  EXPECT_FALSE(h.store().scan("", h.terms, records, now, status));
+  TCK_EXPECT_ERRC(status, errc::invalid_argument);
   const SlotLease held = h.acquire(0, a);
   SlotLease renewed;
-  EXPECT_FALSE(h.store().renew(held, h.terms, milliseconds(0), renewed, ec));
-  TCK_EXPECT_ERRC(ec, errc::invalid_argument);
+  EXPECT_FALSE(h.store().renew(held, h.terms, milliseconds(0), renewed, status));
+  TCK_EXPECT_ERRC(status, errc::invalid_argument);
   SlotLease out_of_range = held;
   out_of_range.slot = 8;
-  EXPECT_FALSE(h.store().release(out_of_range, h.terms, held.floor, ec));
-  TCK_EXPECT_ERRC(ec, errc::invalid_argument);
+  EXPECT_FALSE(h.store().release(out_of_range, h.terms, held.floor, status));
+  TCK_EXPECT_ERRC(status, errc::invalid_argument);
   // None of the refused calls left a trace.
-  TCK_ASSERT_OK(h.store().scan(h.name_space(), h.terms, records, now, ec, &message), ec, message);
+  TCK_ASSERT_OK(h.store().scan(h.name_space(), h.terms, records, now, status), status);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].fence, 1u);
 }
