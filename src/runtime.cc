@@ -18,6 +18,23 @@ namespace cosid {
 
 using std::chrono::milliseconds;
 
+namespace {
+
+constexpr char kForkedMessage[] =
+    "this runtime was opened in the parent of this forked process, whose window it holds: open a "
+    "new runtime in the child, with its own slot and state file";
+
+// The message of generator() for a binding it cannot hand a generator out over.
+std::string failure_message(std::error_code ec) {
+  if (ec == errc::slot_lost) {
+    return "the lease was lost and no new slot is leased yet: call generator() again once it is "
+           "(the runtime leases one on its own)";
+  }
+  return ec.message();
+}
+
+}  // namespace
+
 // The Runtime: one keeper (the state file's or the lease store's, window_keeper.h), the generator
 // over the keeper's binding, and one background loop that drives the keeper.
 class COSID_NO_EXPORT Runtime::Impl final {
@@ -68,29 +85,30 @@ class COSID_NO_EXPORT Runtime::Impl final {
     return true;
   }
 
-  Generator* generator(std::string_view name, std::error_code& ec) {
+  Generator* generator(std::string_view name, Status& status) {
     // Before the lock: in a forked child a parent thread may have held it at the fork.
     if (fork_guard_.forked()) {
-      ec = make_error_code(errc::forked_process);
+      detail::fail(status, make_error_code(errc::forked_process), kForkedMessage);
       return nullptr;
     }
     std::lock_guard<std::mutex> lock(generators_mutex_);
     if (closed_) {
-      ec = make_error_code(errc::closed);
+      detail::fail(status, make_error_code(errc::closed),
+                   "the runtime was closed: no generator is handed out any more");
       return nullptr;
     }
     (void)name;  // every name shares the one generator: see runtime.h
-    return generator_locked(ec);
+    std::error_code ec;
+    Generator* generator = generator_locked(ec);
+    if (generator == nullptr) detail::fail(status, ec, failure_message(ec));
+    return generator;
   }
 
   bool maintain(Status& status) {
     // Before any lock: in a forked child a parent thread may have held one at the fork; and the
     // window being maintained is the parent's.
     if (fork_guard_.forked()) {
-      return detail::fail(
-          status, make_error_code(errc::forked_process),
-          "this runtime was opened in the parent of this forked process, whose window it holds: "
-          "open a new runtime in the child, with its own slot and state file");
+      return detail::fail(status, make_error_code(errc::forked_process), kForkedMessage);
     }
     return keeper_ == nullptr || keeper_->maintain(status);
   }
@@ -329,53 +347,35 @@ Runtime::~Runtime() {
 }
 
 std::unique_ptr<Runtime> Runtime::open(const Options& options,
-                                       const RuntimeEnvironment& environment, std::error_code& ec,
-                                       std::string* message) {
+                                       const RuntimeEnvironment& environment, Status& status) {
   auto impl = std::make_unique<Impl>(options, environment);
-  Status status;
-  if (!impl->start(status)) {
-    ec = status.code();
-    if (message != nullptr) *message = status.message();
-    return nullptr;
-  }
-  ec.clear();
+  if (!impl->start(status)) return nullptr;
   return std::unique_ptr<Runtime>(new Runtime(std::move(impl)));
 }
 
 #if COSID_HAS_EXCEPTIONS
 std::unique_ptr<Runtime> Runtime::open(const Options& options,
                                        const RuntimeEnvironment& environment) {
-  std::error_code ec;
-  std::string message;
-  auto runtime = open(options, environment, ec, &message);
-  if (!runtime) detail::throw_error(ec, message);
+  Status status;
+  auto runtime = open(options, environment, status);
+  detail::throw_if_failed(status);
   return runtime;
 }
 
 Generator& Runtime::generator(std::string_view name) {
-  std::error_code ec;
-  Generator* generator = impl_->generator(name, ec);
-  if (generator == nullptr) detail::throw_error(ec, "");
+  Status status;
+  Generator* generator = impl_->generator(name, status);
+  detail::throw_if_failed(status);
   return *generator;
 }
 #endif
 
-Generator* Runtime::generator(std::string_view name, std::error_code& ec) noexcept {
-  return impl_->generator(name, ec);
+Generator* Runtime::generator(std::string_view name, Status& status) {
+  return impl_->generator(name, status);
 }
 
-std::error_code Runtime::maintain(std::string* message) {
-  Status status;
-  if (impl_->maintain(status)) return {};
-  if (message != nullptr) *message = status.message();
-  return status.code();
-}
-std::error_code Runtime::close(std::string* message) {
-  Status status;
-  if (impl_->close(status)) return {};
-  if (message != nullptr) *message = status.message();
-  return status.code();
-}
+bool Runtime::maintain(Status& status) { return impl_->maintain(status); }
+bool Runtime::close(Status& status) { return impl_->close(status); }
 std::uint32_t Runtime::slot() const noexcept { return impl_->binding().slot(); }
 std::int64_t Runtime::floor_ms() const noexcept { return impl_->binding().floor_ms(); }
 std::int64_t Runtime::ceiling_ms() const noexcept { return impl_->binding().ceiling_ms(); }

@@ -240,8 +240,8 @@ bool StateFileKeeper::advance_locked(Status& status) {
   wanted_.store(false, std::memory_order_relaxed);
   if (failures_ > 0) {
     emit(EventKind::kStateWriteRecovered, {},
-         "state file " + options_.state_file + " written again after " +
-             std::to_string(failures_) + " failures");
+         "state file " + options_.state_file + " written again after " + std::to_string(failures_) +
+             " failures");
     failures_ = 0;
   }
   emit(EventKind::kCeilingAdvanced, {}, "ceiling " + format_instant(file_->durable_ceiling_ms()),

@@ -12,13 +12,18 @@
 //
 // Lock order. Every lock of the runtime, its keeper and its loop, innermost last:
 //
-//   lock                      guards                          taken by                     held across
-//   Runtime generators_mutex_ the generators, closed_         generator(), metrics(),      nothing: no
-//                                                             close() (step 1)             I/O, no store
-//   StateFileKeeper mutex_    the file's writes, the fields   maintain(), round(), close() one sync (the
-//                             of the writer                   (step 3); a waiting next()   write, a stat)
+//   lock                      guards                          taken by                     held
+//   across Runtime generators_mutex_ the generators, closed_         generator(), metrics(),
+//   nothing: no
+//                                                             close() (step 1)             I/O, no
+//                                                             store
+//   StateFileKeeper mutex_    the file's writes, the fields   maintain(), round(), close() one sync
+//   (the
+//                             of the writer                   (step 3); a waiting next()   write, a
+//                             stat)
 //                                                             inline only with try_lock
-//   LeaseKeeper mutex_        the store calls, the keeper's   start(), maintain(),         one store call
+//   LeaseKeeper mutex_        the store calls, the keeper's   start(), maintain(),         one
+//   store call
 //                             state                           round(), close()
 //   LeaseKeeper lease_mutex_  the copy lease() returns        its writers, lease()         nothing
 //   KeeperLoop mutex_         stop_, woken_                   wake(), the loop's sleep,    nothing
@@ -76,8 +81,7 @@ constexpr std::chrono::milliseconds kNever = std::chrono::milliseconds::max();
 
 class Backoff {
  public:
-  explicit Backoff(std::chrono::milliseconds max) noexcept
-      : max_(std::max(kFirstBackoff, max)) {}
+  explicit Backoff(std::chrono::milliseconds max) noexcept : max_(std::max(kFirstBackoff, max)) {}
   // After a failure: the wait before the next attempt, doubled from the last one.
   std::chrono::milliseconds failed() noexcept {
     current_ = std::clamp(current_ * 2, kFirstBackoff, max_);

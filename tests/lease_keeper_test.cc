@@ -17,10 +17,10 @@
 #include "cosid/clock.h"
 #include "cosid/generator.h"
 #include "cosid/layout.h"
-#include "lease/keeper.h"
 #include "cosid/lease/memory_store.h"
 #include "cosid/runtime.h"
 #include "gate.h"
+#include "lease/keeper.h"
 #include "test_util.h"
 
 namespace cosid::lease {
@@ -332,8 +332,7 @@ TEST_F(KeeperTest, ExhaustedStartSucceedsOnceASlotIsReleased) {
     void on_event(const Event& event) noexcept override {
       if (event.kind == EventKind::kLeaseWaiting) {
         Status ignored;
-        (void)holder_.close([](const Binding& binding) { return binding.floor_ms() + 5; },
-                            ignored);
+        (void)holder_.close([](const Binding& binding) { return binding.floor_ms() + 5; }, ignored);
       }
     }
 

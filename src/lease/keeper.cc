@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "cosid/lease/store_registry.h"
-#include "fail.h"
 #include "cosid/lease/slot_choice.h"
+#include "cosid/lease/store_registry.h"
 #include "cosid/slot_source.h"
+#include "fail.h"
 #include "parse_util.h"
 #include "time_format.h"
 
@@ -113,7 +113,7 @@ class LeaseKeeper::Impl {
       }
       if (!reported) {
         emit(EventKind::kLeaseWaiting, ec,
-              why + "; retrying for up to " + detail::format_duration(timeout));
+             why + "; retrying for up to " + detail::format_duration(timeout));
         reported = true;
       }
       const std::int64_t left = to_ns(timeout) - waited;
@@ -237,15 +237,14 @@ class LeaseKeeper::Impl {
     const bool ok = choose_slot(store_, request, choice, ec, message);
     const std::int64_t local_after = clock_.now_ms();
     for (const SlotRecord& other : choice.duplicate_key_holders) {
-      emit(EventKind::kDuplicateOwnerKey,
-            {},
-            "owner key " + owner_.key + " also holds slot " + std::to_string(other.slot) +
-                " of namespace " + options_.name_space + " under incarnation " +
-                other.owner.incarnation.to_string() + " (expires " +
-                detail::format_instant(other.expires_at) +
-                "): another process runs with the same key, or a restart's old lease has not "
-                "expired; that lease is left alone; give each process its own owner key",
-            other.slot);
+      emit(EventKind::kDuplicateOwnerKey, {},
+           "owner key " + owner_.key + " also holds slot " + std::to_string(other.slot) +
+               " of namespace " + options_.name_space + " under incarnation " +
+               other.owner.incarnation.to_string() + " (expires " +
+               detail::format_instant(other.expires_at) +
+               "): another process runs with the same key, or a restart's old lease has not "
+               "expired; that lease is left alone; give each process its own owner key",
+           other.slot);
     }
     if (!ok) return false;
     check_skew(choice.lease.store_now, local_before, local_after);
@@ -271,13 +270,11 @@ class LeaseKeeper::Impl {
     next_attempt_ns_ = last_attempt_ns_ + to_ns(renew_every_);
     backoff_.succeeded();
     wanted_.store(false, std::memory_order_relaxed);
-    emit(EventKind::kLeaseAcquired,
-          {},
-          "leased slot " + std::to_string(lease.slot) + " of namespace " + options_.name_space +
-              " as " + owner_.key + " (fence " + std::to_string(lease.fence) + "): window (" +
-              detail::format_instant(floor) + ", " + detail::format_instant(lease.ceiling) + "]",
-          lease.slot,
-          lease.ceiling);
+    emit(EventKind::kLeaseAcquired, {},
+         "leased slot " + std::to_string(lease.slot) + " of namespace " + options_.name_space +
+             " as " + owner_.key + " (fence " + std::to_string(lease.fence) + "): window (" +
+             detail::format_instant(floor) + ", " + detail::format_instant(lease.ceiling) + "]",
+         lease.slot, lease.ceiling);
   }
 
   // REQUIRES: mutex_ held and current_ set.
@@ -299,13 +296,11 @@ class LeaseKeeper::Impl {
       backoff_.succeeded();
       renewals_.fetch_add(1, std::memory_order_relaxed);  // see stats()
       if (failures_ > 0) {
-        emit(EventKind::kLeaseRenewalRecovered,
-              {},
-              "lease on slot " + std::to_string(lease_.slot) + " renewed again after " +
-                  std::to_string(failures_) + " failures; ceiling " +
-                  detail::format_instant(renewed.ceiling),
-              lease_.slot,
-              renewed.ceiling);
+        emit(EventKind::kLeaseRenewalRecovered, {},
+             "lease on slot " + std::to_string(lease_.slot) + " renewed again after " +
+                 std::to_string(failures_) + " failures; ceiling " +
+                 detail::format_instant(renewed.ceiling),
+             lease_.slot, renewed.ceiling);
         failures_ = 0;
       }
       return;
@@ -319,11 +314,11 @@ class LeaseKeeper::Impl {
     renewal_failures_.fetch_add(1, std::memory_order_relaxed);  // see stats()
     next_attempt_ns_ = clock_.monotonic_ns() + to_ns(backoff_.failed());
     emit(EventKind::kLeaseRenewalFailed, ec,
-          "renewing the lease on slot " + std::to_string(lease_.slot) + " failed (" + why +
-              "); retrying in " + detail::format_duration(backoff_.current()) +
-              ", and ids are issued up to the ceiling " +
-              detail::format_instant(current_->ceiling_ms()) + " meanwhile",
-          lease_.slot, current_->ceiling_ms());
+         "renewing the lease on slot " + std::to_string(lease_.slot) + " failed (" + why +
+             "); retrying in " + detail::format_duration(backoff_.current()) +
+             ", and ids are issued up to the ceiling " +
+             detail::format_instant(current_->ceiling_ms()) + " meanwhile",
+         lease_.slot, current_->ceiling_ms());
   }
 
   // The lease is gone: every generator over the binding fails from now on. REQUIRES: mutex_.
@@ -336,10 +331,10 @@ class LeaseKeeper::Impl {
     backoff_.succeeded();
     next_attempt_ns_ = clock_.monotonic_ns();
     emit(EventKind::kLeaseLost, ec,
-          "the lease on slot " + std::to_string(lease_.slot) + " of namespace " +
-              options_.name_space + " is lost (" + why +
-              "): its generators fail with slot_lost; leasing a new slot",
-          lease_.slot, previous_ceiling_);
+         "the lease on slot " + std::to_string(lease_.slot) + " of namespace " +
+             options_.name_space + " is lost (" + why +
+             "): its generators fail with slot_lost; leasing a new slot",
+         lease_.slot, previous_ceiling_);
   }
 
   // After a loss: lease a new slot, or retry later with back-off. REQUIRES: mutex_ held.
@@ -353,8 +348,8 @@ class LeaseKeeper::Impl {
     renewal_failures_.fetch_add(1, std::memory_order_relaxed);  // see stats()
     next_attempt_ns_ = clock_.monotonic_ns() + to_ns(backoff_.failed());
     emit(EventKind::kLeaseRenewalFailed, ec,
-          "leasing a new slot after the loss failed (" + why + "); retrying in " +
-              detail::format_duration(backoff_.current()) + ", no ids are issued meanwhile");
+         "leasing a new slot after the loss failed (" + why + "); retrying in " +
+             detail::format_duration(backoff_.current()) + ", no ids are issued meanwhile");
   }
 
   // REQUIRES: mutex_ held.
@@ -379,12 +374,10 @@ class LeaseKeeper::Impl {
       }
       return ec;
     }
-    emit(EventKind::kLeaseReleased,
-          {},
-          "released slot " + std::to_string(lease_.slot) + " of namespace " + options_.name_space +
-              " with last timestamp " + detail::format_instant(last),
-          lease_.slot,
-          lease_.ceiling);
+    emit(EventKind::kLeaseReleased, {},
+         "released slot " + std::to_string(lease_.slot) + " of namespace " + options_.name_space +
+             " with last timestamp " + detail::format_instant(last),
+         lease_.slot, lease_.ceiling);
     return {};
   }
 

@@ -17,12 +17,13 @@
 // gone (errc::lease_lost) invalidates the binding, so every generator over it fails with
 // errc::slot_lost, and leases a slot anew: a new Binding, whose floor is at least the old
 // binding's ceiling (so a runtime's ids keep growing across the change), retried with back-off
-// until it succeeds. There is no mode that keeps issuing after a loss (rule P1 of src/lease/PROTOCOL.md). Old bindings are
-// kept for the keeper's life, so a generator made over one stays safe to call.
+// until it succeeds. There is no mode that keeps issuing after a loss (rule P1 of
+// src/lease/PROTOCOL.md). Old bindings are kept for the keeper's life, so a generator made over one
+// stays safe to call.
 //
 // The store's clock (SlotLease::store_now) is compared with the local one on every change; a gap
-// above tolerance/2 raises an EventKind::kClockSkew event (a metric, not a safety check: uniqueness rests on
-// the window alone).
+// above tolerance/2 raises an EventKind::kClockSkew event (a metric, not a safety check: uniqueness
+// rests on the window alone).
 //
 // close() is the last step of an ordered shutdown: the caller first closes every generator and
 // passes the exact last timestamp issued on the current binding; the keeper invalidates the
@@ -81,8 +82,8 @@ class LeaseKeeper final : public detail::WindowKeeper {
   // owner calls maintain()); a waiting generator wakes it.
   // REQUIRES: `store`, `clock`, `listener` and `loop` (may be null) outlive the keeper.
   [[nodiscard]] static std::unique_ptr<LeaseKeeper> open(SlotLeaseStore& store,
-                                                         const KeeperOptions& options,
-                                                         Clock& clock, EventListener* listener,
+                                                         const KeeperOptions& options, Clock& clock,
+                                                         EventListener* listener,
                                                          detail::KeeperLoop* loop, Status& status);
   // The keeper of a runtime: opens the store Options::store_type names, through the
   // environment's registry (or one of its own, which the keeper then owns), with the options'
