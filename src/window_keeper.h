@@ -41,9 +41,11 @@
 //   - a forked child takes none: Runtime's calls check the fork guard first, binding() and stats()
 //     are lock-free (an atomic pointer, atomic counters), metrics() only tries generators_mutex_,
 //     and close() there joins nothing and writes nothing (fork_guard.h);
-//   - close() waits only for the loop's round in progress, which is one sync or one store call
-//     (KeeperLoop::stop() joins it): the loop sleeps with no lock a round needs, and its sleep,
-//     also the sleep until close() after a fatal failure (kNever), ends at stop().
+//   - close() waits only for the sync or the store call in progress: KeeperLoop::stop() joins the
+//     loop's round in progress (one such call at most), and the keeper's close() takes its mutex_,
+//     which a maintain() holds across one such call at most. The loop sleeps holding no lock a
+//     round or close() needs, and its sleep, also the sleep until close() after a fatal failure
+//     (kNever), ends at stop().
 // How to check it: the TSan preset runs tests/keeper_freeze_test.cc, tests/runtime_test.cc,
 // tests/lease_runtime_test.cc and tests/lease_keeper_test.cc; keeper_freeze_test freezes a
 // state-file sync and a store call inside the loop's round and calls every public method of
