@@ -54,6 +54,32 @@ class Pending {
   std::future<void> future_;
 };
 
+// An owner's maintain() on a thread of its own (one the test freezes, or one that waits for it).
+std::unique_ptr<Pending> maintain_on_a_thread(Runtime& runtime) {
+  return std::make_unique<Pending>([&runtime] {
+    Status status;
+    EXPECT_TRUE(runtime.maintain(status)) << status.message();
+  });
+}
+
+// maintain() and close(), which wait for the frozen call alone (for the keeper's lock, for the
+// loop's round), are started; then the gate opens, and each must finish, with `frozen` (the
+// maintain() the test froze, if it froze one).
+void expect_maintain_and_close_finish_once_open(Runtime& runtime, Gate& gate,
+                                                Pending* frozen = nullptr) {
+  const std::unique_ptr<Pending> maintain = maintain_on_a_thread(runtime);
+  Pending closing([&runtime] {
+    Status status;
+    EXPECT_TRUE(runtime.close(status)) << status.message();
+  });
+  gate.open();
+  if (frozen != nullptr) {
+    EXPECT_TRUE(frozen->finished()) << "the frozen maintain() did not finish";
+  }
+  EXPECT_TRUE(maintain->finished()) << "maintain() did not finish after the frozen call";
+  EXPECT_TRUE(closing.finished()) << "close() did not finish after the frozen call";
+}
+
 std::unique_ptr<Runtime> open(const Options& options, const RuntimeEnvironment& environment) {
   Status status;
   auto runtime = Runtime::open(options, environment, status);
@@ -100,6 +126,8 @@ void expect_nothing_waits_for_the_freeze(Runtime& runtime, ManualClock& clock, G
   })) << "an accessor waited for the frozen call";
 }
 
+// A runtime on a state file in fs_ (runtime_setup.h), or, after use_lease_store(), on a slot
+// leased from store_.
 class KeeperFreezeTest : public ::testing::Test {
  protected:
   KeeperFreezeTest() {
@@ -107,9 +135,19 @@ class KeeperFreezeTest : public ::testing::Test {
     environment_ = testing::inline_environment(clock_, fs_);
   }
 
+  void use_lease_store() {
+    options_ = Options();
+    options_.namespace_name = "orders";
+    options_.store_type = "latched";
+    options_.start_wait = milliseconds(31000);
+    environment_.stores = &stores_;
+    EXPECT_TRUE(testing::add_latched_store(stores_, store_));
+  }
 
   ManualClock clock_{kNow};
   FrozenSyncFs fs_;
+  std::shared_ptr<LatchedStore> store_ = std::make_shared<LatchedStore>(clock_);
+  lease::StoreRegistry stores_;
   Options options_;
   RuntimeEnvironment environment_;
 };
@@ -124,19 +162,7 @@ TEST_F(KeeperFreezeTest, StateFileSyncFrozenInTheLoop) {
   clock_.advance(milliseconds(60));  // less than ahead/2 left: the next round writes
   ASSERT_TRUE(fs_.gate.wait_entered()) << "the loop did not write";
   expect_nothing_waits_for_the_freeze(*runtime, clock_, fs_.gate);
-  // Both wait for the frozen sync alone (maintain() for the keeper's lock, close() for the
-  // loop's round), and finish once it ends.
-  Pending maintain([&] {
-    Status status;
-    (void)runtime->maintain(status);
-  });
-  Pending closing([&] {
-    Status status;
-    EXPECT_TRUE(runtime->close(status)) << status.message();
-  });
-  fs_.gate.open();
-  EXPECT_TRUE(maintain.finished()) << "maintain() did not finish after the sync";
-  EXPECT_TRUE(closing.finished()) << "close() did not finish after the sync";
+  expect_maintain_and_close_finish_once_open(*runtime, fs_.gate);
 }
 
 // No loop: an owner's maintain() is inside the sync. A generator at the ceiling only tries the
@@ -146,43 +172,16 @@ TEST_F(KeeperFreezeTest, StateFileSyncFrozenInMaintain) {
   ASSERT_NE(runtime, nullptr);
   fs_.freeze_next_sync();
   clock_.advance(milliseconds(60));
-  Pending frozen([&] {
-    Status status;
-    EXPECT_TRUE(runtime->maintain(status)) << status.message();
-  });
+  const std::unique_ptr<Pending> frozen = maintain_on_a_thread(*runtime);
   ASSERT_TRUE(fs_.gate.wait_entered()) << "maintain() did not write";
   expect_nothing_waits_for_the_freeze(*runtime, clock_, fs_.gate);
-  Pending closing([&] {
-    Status status;
-    EXPECT_TRUE(runtime->close(status)) << status.message();
-  });
-  fs_.gate.open();
-  EXPECT_TRUE(frozen.finished()) << "the frozen maintain() did not finish after the sync";
-  EXPECT_TRUE(closing.finished()) << "close() did not finish after the sync";
+  expect_maintain_and_close_finish_once_open(*runtime, fs_.gate, frozen.get());
 }
-
-class LeaseFreezeTest : public ::testing::Test {
- protected:
-  LeaseFreezeTest() {
-    options_.namespace_name = "orders";
-    options_.start_wait = milliseconds(31000);
-    environment_.clock = &clock_;
-    environment_.stores = &stores_;
-    environment_.generator = GeneratorOptions{milliseconds(20), milliseconds(20), milliseconds(20)};
-    EXPECT_TRUE(testing::add_latched_store(stores_, store_));
-    options_.store_type = "latched";
-  }
-
-  ManualClock clock_{kNow};
-  std::shared_ptr<LatchedStore> store_ = std::make_shared<LatchedStore>(clock_);
-  lease::StoreRegistry stores_;
-  Options options_;
-  RuntimeEnvironment environment_;
-};
 
 // The loop's round is inside a renewal, holding the lease keeper's lock. close() stops the loop,
 // so it waits for that round, then releases the lease.
-TEST_F(LeaseFreezeTest, StoreCallFrozenInTheLoop) {
+TEST_F(KeeperFreezeTest, StoreCallFrozenInTheLoop) {
+  use_lease_store();
   environment_.background_thread = true;
   auto runtime = open(options_, environment_);
   ASSERT_NE(runtime, nullptr);
@@ -190,40 +189,21 @@ TEST_F(LeaseFreezeTest, StoreCallFrozenInTheLoop) {
   clock_.advance(options_.ttl / 3);  // the renewal is due
   ASSERT_TRUE(store_->gate.wait_entered()) << "the loop did not renew";
   expect_nothing_waits_for_the_freeze(*runtime, clock_, store_->gate);
-  Pending maintain([&] {
-    Status status;
-    (void)runtime->maintain(status);
-  });
-  Pending closing([&] {
-    Status status;
-    EXPECT_TRUE(runtime->close(status)) << status.message();
-  });
-  store_->gate.open();
-  EXPECT_TRUE(maintain.finished()) << "maintain() did not finish after the store call";
-  EXPECT_TRUE(closing.finished()) << "close() did not finish after the store call";
+  expect_maintain_and_close_finish_once_open(*runtime, store_->gate);
 }
 
 // No loop: an owner's maintain() is inside the renewal. A generator at the ceiling makes no store
 // call (lease/keeper.h), so it gives up at its own bound; close() waits for the maintain() alone.
-TEST_F(LeaseFreezeTest, StoreCallFrozenInMaintain) {
-  environment_.background_thread = false;
+TEST_F(KeeperFreezeTest, StoreCallFrozenInMaintain) {
+  use_lease_store();
   auto runtime = open(options_, environment_);
   ASSERT_NE(runtime, nullptr);
   store_->block_next_renewal();
   clock_.advance(options_.ttl / 3);
-  Pending frozen([&] {
-    Status status;
-    EXPECT_TRUE(runtime->maintain(status)) << status.message();
-  });
+  const std::unique_ptr<Pending> frozen = maintain_on_a_thread(*runtime);
   ASSERT_TRUE(store_->gate.wait_entered()) << "maintain() did not renew";
   expect_nothing_waits_for_the_freeze(*runtime, clock_, store_->gate);
-  Pending closing([&] {
-    Status status;
-    EXPECT_TRUE(runtime->close(status)) << status.message();
-  });
-  store_->gate.open();
-  EXPECT_TRUE(frozen.finished()) << "the frozen maintain() did not finish after the store call";
-  EXPECT_TRUE(closing.finished()) << "close() did not finish after the store call";
+  expect_maintain_and_close_finish_once_open(*runtime, store_->gate, frozen.get());
 }
 
 }  // namespace
