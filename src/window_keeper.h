@@ -10,29 +10,27 @@
 // flag of the state file, the release of the lease). Both report through the runtime's one
 // EventListener with the runtime's one EventKind.
 //
-// Lock order. Every lock of the runtime, its keeper and its loop, innermost last:
+// Lock order. Every lock of a runtime, its keeper and its loop (I/O: held across a sync or a
+// store call; with: what may be held while taking it):
 //
-//   lock                      guards                          taken by                     held
-//   across Runtime generators_mutex_ the generators, closed_         generator(), metrics(),
-//   nothing: no
-//                                                             close() (step 1)             I/O, no
-//                                                             store
-//   StateFileKeeper mutex_    the file's writes, the fields   maintain(), round(), close() one sync
-//   (the
-//                             of the writer                   (step 3); a waiting next()   write, a
-//                             stat)
-//                                                             inline only with try_lock
-//   LeaseKeeper mutex_        the store calls, the keeper's   start(), maintain(),         one
-//   store call
-//                             state                           round(), close()
-//   LeaseKeeper lease_mutex_  the copy lease() returns        its writers, lease()         nothing
-//   KeeperLoop mutex_         stop_, woken_                   wake(), the loop's sleep,    nothing
-//                                                             stop()
+// clang-format off
+//   lock                       guards                     taken by                        I/O  with
+//   Runtime generators_mutex_  the generators, closed_    generator(), metrics(),         no   nothing
+//                                                         close() step 1
+//   StateFileKeeper mutex_     the file's writes, the     maintain(), round(), close();   one  nothing
+//                              writer's fields            a waiting next() inline only    sync
+//                                                         with try_lock
+//   LeaseKeeper mutex_         the store calls, the       start(), maintain(), round(),   one  nothing
+//                              keeper's state             close()                         call
+//   LeaseKeeper lease_mutex_   the copy lease() returns   its writers, lease()            no   its mutex_
+//   KeeperLoop mutex_          stop_, woken_              a waiting next() (wake()), the  no   nothing
+//                                                         loop's sleep, close() (stop())
+// clang-format on
 //
-// What may be held while taking each: none of them nests with another, except lease_mutex_,
-// taken under the LeaseKeeper's mutex_ for the copy alone. generators_mutex_ is released before
-// a keeper is called; a keeper calls no Runtime and no loop method under its mutex_ other than
-// KeeperLoop::wake() (from a binding's ceiling wish, which runs on a generator's thread holding
+// None nests with another, except lease_mutex_, taken under the LeaseKeeper's mutex_ for the copy
+// alone; none but the keepers' mutex_ is held across I/O or a store call. generators_mutex_ is
+// released before a keeper is called, and a keeper calls into no Runtime and no loop under its
+// mutex_ (a binding's ceiling wish, which wakes the loop, runs on a generator's thread holding
 // none of these). So:
 //   - the two locks held across I/O (the keepers' mutex_) are taken only by calls that are
 //     documented to do that I/O (maintain(), close(), the loop): generator(), next(), the
@@ -48,8 +46,9 @@
 //     (kNever), ends at stop().
 // How to check it: the TSan preset runs tests/keeper_freeze_test.cc, tests/runtime_test.cc,
 // tests/lease_runtime_test.cc and tests/lease_keeper_test.cc; keeper_freeze_test freezes a
-// state-file sync and a store call inside the loop's round and calls every public method of
-// Runtime from another thread, each of which must return (close() once the frozen call ends).
+// state-file sync and a store call, inside the loop's round and inside an owner's maintain(), and
+// calls every public method of Runtime from another thread meanwhile: each must return, and
+// maintain() and close() must finish once the frozen call ends.
 //
 // Thread safety: as each class says.
 #ifndef COSID_SRC_WINDOW_KEEPER_H_

@@ -1,7 +1,7 @@
 // Test seams that freeze a runtime's I/O inside a call, so a test can call the runtime from
 // another thread meanwhile: LatchedStore (a store whose next renewal stops in a Gate), FrozenSyncFs
-// (a MemoryFs whose next sync stops in one), add_latched_store(), and returns_without_waiting() (a bounded wait for a
-// call that must not wait for the frozen one).
+// (a MemoryFs whose next sync stops in one), add_latched_store(), and returns_without_waiting() (a
+// bounded wait for a call that must not wait for the frozen one).
 #ifndef COSID_TESTS_FROZEN_CALLS_H_
 #define COSID_TESTS_FROZEN_CALLS_H_
 
