@@ -107,9 +107,9 @@ class Harness {
           break;
         case 4:
           if (ensure_open()) {
-            std::string message;
-            const std::error_code ec = runtime_->maintain(&message);
-            CHECK_MSG(!ec || !message.empty(), ec.message());
+            cosid::Status status;
+            const bool ok = runtime_->maintain(status);
+            CHECK_MSG(ok || !status.message().empty(), status.code().message());
           }
           break;
         case 5: {
@@ -131,8 +131,8 @@ class Harness {
           break;
         case 8:
           if (runtime_) {
-            std::string message;
-            (void)runtime_->close(&message);
+            cosid::Status status;
+            (void)runtime_->close(status);
             runtime_.reset();
             generator_ = nullptr;
           }
@@ -149,18 +149,17 @@ class Harness {
  private:
   bool ensure_open() {
     if (runtime_) return true;
-    std::error_code ec;
-    std::string message;
-    runtime_ = cosid::Runtime::open(options_, environment_, ec, &message);
+    cosid::Status status;
+    runtime_ = cosid::Runtime::open(options_, environment_, status);
     if (!runtime_) {
-      CHECK_MSG(ec, "open failed without a code");
-      CHECK_MSG(!message.empty(), ec.message());
+      CHECK_MSG(!status.ok(), "open failed without a code");
+      CHECK_MSG(!status.message().empty(), status.code().message());
       return false;
     }
     floor_ = runtime_->floor_ms();
     ++terms_;
-    generator_ = runtime_->generator("default", ec);
-    CHECK_MSG(generator_ != nullptr, ec.message());
+    generator_ = runtime_->generator("default", status);
+    CHECK_MSG(generator_ != nullptr, status.message());
     return true;
   }
 

@@ -1,5 +1,5 @@
-// Internal: the library's background threads (the state file's ceiling writer, the lease keeper),
-// started with pthread_create so that a failed start is an error code the caller reports, not an
+// Internal: the library's background thread (a runtime's KeeperLoop, window_keeper.h, which runs
+// the state file's or the lease keeper's rounds), started with pthread_create so that a failed start is an error code the caller reports, not an
 // exception. std::thread reports a failed start (EAGAIN under a process or thread limit) by
 // throwing std::system_error: with -fno-exceptions that terminates the process, and with
 // exceptions it reaches the caller of a non-throwing overload as an unexpected exception.

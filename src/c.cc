@@ -526,10 +526,9 @@ int cosid_runtime_open(const cosid_options_t* options, cosid_runtime_t** out, ch
     if (invalid != COSID_OK) return invalid;
     std::unique_ptr<cosid_runtime_t> handle(new (std::nothrow) cosid_runtime_t);
     if (handle == nullptr) return out_of_memory(err, err_len);
-    std::error_code ec;
-    std::string message;
-    handle->runtime = cosid::Runtime::open(resolved, {}, ec, &message);
-    if (handle->runtime == nullptr) return fail(ec, message, err, err_len);
+    cosid::Status status;
+    handle->runtime = cosid::Runtime::open(resolved, {}, status);
+    if (handle->runtime == nullptr) return fail(status.code(), status.message(), err, err_len);
     *out = handle.release();
     return succeed(err, err_len);
   });
@@ -541,14 +540,14 @@ int cosid_runtime_generator(cosid_runtime_t* runtime, const char* name, cosid_ge
     static const char kName[] = "cosid_runtime_generator";
     if (runtime == nullptr) return null_argument(kName, "runtime", err, err_len);
     if (out == nullptr) return null_argument(kName, "out", err, err_len);
-    std::error_code ec;
+    cosid::Status status;
     cosid::Generator* generator =
-        runtime->runtime->generator(name != nullptr ? name : "default", ec);
+        runtime->runtime->generator(name != nullptr ? name : "default", status);
     if (generator == nullptr) {
-      return fail(ec,
-                  ec == cosid::errc::closed
+      return fail(status.code(),
+                  status.code() == cosid::errc::closed
                       ? "the runtime is closed: open a new one with cosid_runtime_open()"
-                      : "",
+                      : status.message(),
                   err, err_len);
     }
     *out = to_handle(generator);
@@ -559,9 +558,9 @@ int cosid_runtime_generator(cosid_runtime_t* runtime, const char* name, cosid_ge
 int cosid_runtime_close(cosid_runtime_t* runtime, char* err, size_t err_len) noexcept {
   return guarded(err, err_len, [&] {
     if (runtime == nullptr) return null_argument("cosid_runtime_close", "runtime", err, err_len);
-    std::string message;
-    const std::error_code ec = runtime->runtime->close(&message);
-    if (ec) return fail(ec, message, err, err_len);
+    cosid::Status status;
+    if (!runtime->runtime->close(status))
+      return fail(status.code(), status.message(), err, err_len);
     return succeed(err, err_len);
   });
 }

@@ -28,6 +28,7 @@
 #include "cosid/layout.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
+#include "runtime_calls.h"
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
@@ -203,9 +204,10 @@ TEST(Alloc, RuntimeGeneratorAllocatesNothing) {
   options.ahead = std::chrono::milliseconds(100);
   std::error_code ec;
   std::string message;
-  const std::unique_ptr<cosid::Runtime> runtime = cosid::Runtime::open(options, {}, ec, &message);
+  const std::unique_ptr<cosid::Runtime> runtime =
+      cosid::testing::open_runtime(options, {}, ec, &message);
   ASSERT_TRUE(runtime) << message;
-  cosid::Generator* generator = runtime->generator("default", ec);
+  cosid::Generator* generator = cosid::testing::generator_of(*runtime, "default", ec);
   ASSERT_NE(generator, nullptr) << ec.message();
   std::vector<std::uint64_t> ids(kIds);
   std::vector<std::uint64_t> batch(kBatchSize);
@@ -215,7 +217,7 @@ TEST(Alloc, RuntimeGeneratorAllocatesNothing) {
   const std::uint64_t allocations = allocations_while_issuing(*generator, ids, batch, ok);
   ASSERT_TRUE(ok);
   EXPECT_EQ(allocations, 0u);
-  EXPECT_FALSE(runtime->close());
+  EXPECT_FALSE(cosid::testing::close_runtime(*runtime));
 }
 
 }  // namespace

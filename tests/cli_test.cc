@@ -28,6 +28,7 @@
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
 #include "cosid/version.h"
+#include "runtime_calls.h"
 #include "test_util.h"
 #include "time_format.h"
 
@@ -1354,7 +1355,7 @@ TEST(CliInputs, TheLibraryGetsEfbigUnderAFileSizeLimitWithoutIgnoringSigxfsz) {
                        cosid::RuntimeEnvironment environment;
                        environment.background_thread = false;
                        std::error_code ec;
-                       const auto runtime = cosid::Runtime::open(options, environment, ec);
+                       const auto runtime = cosid::testing::open_runtime(options, environment, ec);
                        return ec;
                      }),
             0);

@@ -19,6 +19,7 @@
 
 #include "cosid/runtime.h"
 #include "crash_fs.h"
+#include "runtime_calls.h"
 #include "runtime_setup.h"
 #include "state_record.h"
 #include "test_util.h"
@@ -59,13 +60,13 @@ struct World {
   std::unique_ptr<Runtime> open() {
     ec.clear();
     message.clear();
-    return Runtime::open(options, environment, ec, &message);
+    return cosid::testing::open_runtime(options, environment, ec, &message);
   }
 
   // Issues up to `count` ids, letting 1 ms pass every `per_ms` ids; stops at the first error.
   // Every id goes through the auditor and into `ids`.
   void issue(Runtime& runtime, int count, int per_ms = 10) {
-    Generator* generator = runtime.generator("default", ec);
+    Generator* generator = cosid::testing::generator_of(runtime, "default", ec);
     if (generator == nullptr) return;
     for (int i = 0; i < count; ++i) {
       if (i % per_ms == per_ms - 1) clock.advance(milliseconds(1));
@@ -145,17 +146,17 @@ void c01_workload(World& w) {
   w.issue(*runtime, 10);
   for (int i = 0; i < 3; ++i) {
     w.clock.advance(milliseconds(60));  // less than ahead/2 left: maintain() advances
-    (void)runtime->maintain();
+    (void)cosid::testing::maintain_runtime(*runtime);
     w.issue(*runtime, 10);
   }
   // 960 more ids over about 96 ms: the generator reaches the ceiling and renews it inline.
   w.issue(*runtime, 960);
-  (void)runtime->close();
+  (void)cosid::testing::close_runtime(*runtime);
   runtime.reset();
   runtime = w.open();
   if (!runtime) return;
   w.issue(*runtime, 1000);
-  (void)runtime->close();
+  (void)cosid::testing::close_runtime(*runtime);
 }
 
 TEST(CrashCampaign, C01CrashAtEveryCallEveryModeNeverDuplicates) {
@@ -206,7 +207,7 @@ void c04_failed_sync_then_process_crash(World& w, bool keep_new, std::uint64_t s
   }
   w.issue(*runtime, 20);
   w.clock.advance(milliseconds(60));
-  (void)runtime->maintain();
+  (void)cosid::testing::maintain_runtime(*runtime);
   w.issue(*runtime, 20);
   CrashFs::FailedSync failed;
   failed.applied = CrashFs::FailedSync::Applied::kRandomSectors;
@@ -216,7 +217,7 @@ void c04_failed_sync_then_process_crash(World& w, bool keep_new, std::uint64_t s
   w.fs.fail(Op::kSyncData, EIO);
   w.clock.advance(milliseconds(60));
   const std::int64_t published = runtime->ceiling_ms();
-  const std::error_code io = runtime->maintain();
+  const std::error_code io = cosid::testing::maintain_runtime(*runtime);
   if (io != std::errc::io_error) failures.push_back(w.context + ": maintain did not fail with EIO");
   if (runtime->ceiling_ms() != published) {
     failures.push_back(w.context + ": the ceiling was raised after a failed fdatasync");
@@ -235,9 +236,9 @@ void c04_restart_workload(World& w) {
   if (!runtime) return;
   w.issue(*runtime, 20);
   w.clock.advance(milliseconds(60));
-  (void)runtime->maintain();
+  (void)cosid::testing::maintain_runtime(*runtime);
   w.issue(*runtime, 20);
-  (void)runtime->close();
+  (void)cosid::testing::close_runtime(*runtime);
 }
 
 TEST(CrashCampaign, C04FailedSyncThenRestartWithoutRebootThenCrashAtEveryLaterCall) {
@@ -375,7 +376,8 @@ TEST(CrashCampaign, PowerLossDuringTheFirstWriteOfARestartKeepsTheCoveringRecord
   ASSERT_TRUE(runtime) << w.message;
   w.issue(*runtime, 10);
   w.clock.advance(milliseconds(60));
-  ASSERT_NO_ERROR(runtime->maintain());  // block A: generation 3, ceiling kNow + 161 + 100
+  ASSERT_NO_ERROR(cosid::testing::maintain_runtime(
+      *runtime));                        // block A: generation 3, ceiling kNow + 161 + 100
   w.clock.advance(milliseconds(40));     // past block B's ceiling kNow + 100
   w.issue(*runtime, 10);
   // Power loss with nothing pending: no clean shutdown.

@@ -49,9 +49,10 @@
 #include <vector>
 
 #include "buffering_fs.h"
-#include "fork_support.h"
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
+#include "fork_support.h"
+#include "runtime_calls.h"
 
 namespace cosid {
 namespace {
@@ -137,13 +138,13 @@ extern "C" void on_child_term(int) { g_child_stop.store(1, std::memory_order_rel
   if (config.shim) environment.fs = &shim;
   std::error_code ec;
   std::string message;
-  auto runtime = Runtime::open(options, environment, ec, &message);
+  auto runtime = cosid::testing::open_runtime(options, environment, ec, &message);
   if (!runtime) {
     if (ec == errc::clock_behind_floor) _exit(kChildClockBehind);
     std::fprintf(stderr, "child: open failed: %s\n", message.c_str());
     _exit(kChildOpenFailed);
   }
-  Generator* generator = runtime->generator("default", ec);
+  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec);
   std::atomic<int> failure{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < config.threads; ++t) {
@@ -166,7 +167,7 @@ extern "C" void on_child_term(int) { g_child_stop.store(1, std::memory_order_rel
   for (std::thread& thread : threads) thread.join();
   if (failure.load() != 0) _exit(failure.load());
   // SIGTERM: the ordered shutdown writes the exact last timestamp with the clean flag.
-  _exit(runtime->close() ? kChildOpenFailed : kChildStopped);
+  _exit(cosid::testing::close_runtime(*runtime) ? kChildOpenFailed : kChildStopped);
 }
 
 // How one child ended, and what it sent.
@@ -500,9 +501,9 @@ TEST(ForkTest, ChildOfAProcessWithARuntimeCannotIssueOrWrite) {
   options.slot = 2;
   options.state_file = dir + "/state";
   std::error_code ec;
-  auto runtime = Runtime::open(options, {}, ec);
+  auto runtime = cosid::testing::open_runtime(options, {}, ec);
   ASSERT_TRUE(runtime) << ec.message();
-  Generator* generator = runtime->generator("default", ec);
+  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec);
   ASSERT_NE(generator->next(ec), 0u);
 
   const pid_t child = fork();
@@ -511,8 +512,9 @@ TEST(ForkTest, ChildOfAProcessWithARuntimeCannotIssueOrWrite) {
     std::error_code child_ec;
     const bool refused = generator->next(child_ec) == 0 && child_ec == errc::forked_process;
     const bool no_new_generator =
-        runtime->generator("other", child_ec) == nullptr && child_ec == errc::forked_process;
-    const bool closed_quietly = !runtime->close();
+        cosid::testing::generator_of(*runtime, "other", child_ec) == nullptr &&
+        child_ec == errc::forked_process;
+    const bool closed_quietly = !cosid::testing::close_runtime(*runtime);
     runtime.release();  // its destructor belongs to the parent
     _exit(refused && no_new_generator && closed_quietly ? 0 : 1);
   }
@@ -525,7 +527,7 @@ TEST(ForkTest, ChildOfAProcessWithARuntimeCannotIssueOrWrite) {
   StateFileView view;
   ASSERT_TRUE(read_state_file(posix_file_system(), options.state_file, view, ec));
   EXPECT_FALSE(view.records[view.current].clean_shutdown);
-  EXPECT_FALSE(runtime->close());
+  EXPECT_FALSE(cosid::testing::close_runtime(*runtime));
   (void)std::system(("rm -rf " + dir).c_str());
 }
 

@@ -17,6 +17,7 @@
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
 #include "crash_fs.h"
+#include "runtime_calls.h"
 #include "runtime_setup.h"
 #include "state_record.h"
 #include "test_util.h"
@@ -67,11 +68,13 @@ class DiskFaultBase : public ::testing::Test {
     environment_ = testing::inline_environment(clock_, fs_);
   }
 
-  std::unique_ptr<Runtime> open() { return Runtime::open(options_, environment_, ec_, &message_); }
+  std::unique_ptr<Runtime> open() {
+    return cosid::testing::open_runtime(options_, environment_, ec_, &message_);
+  }
 
   // Issues up to `count` ids, 1 ms apart, auditing each; stops at the first error (in ec_).
   int issue(Runtime& runtime, int count) {
-    Generator* generator = runtime.generator("default", ec_);
+    Generator* generator = cosid::testing::generator_of(runtime, "default", ec_);
     if (generator == nullptr) return 0;
     for (int i = 0; i < count; ++i) {
       clock_.advance(milliseconds(1));
@@ -167,7 +170,7 @@ TEST_P(DiskFault, CeilingNeverRaisedOnFailureIssuingStopsAtTheOldCeilingAndRecov
     for (int i = 0; i < 10; ++i) {
       if (i % 2 == 0) fs_.fail(c.op, c.error);
       const std::int64_t before = runtime->ceiling_ms();
-      const std::error_code io = runtime->maintain(&message_);
+      const std::error_code io = cosid::testing::maintain_runtime(*runtime, &message_);
       if (i % 2 == 0) {
         EXPECT_EQ(io, sys(c.error)) << i;
         EXPECT_EQ(runtime->ceiling_ms(), before) << "raised on a failure";
@@ -180,13 +183,13 @@ TEST_P(DiskFault, CeilingNeverRaisedOnFailureIssuingStopsAtTheOldCeilingAndRecov
       clock_.advance(milliseconds(55));
     }
     expect_write_discipline();
-    EXPECT_FALSE(runtime->close());
+    EXPECT_FALSE(cosid::testing::close_runtime(*runtime));
     return;
   }
 
   fs_.fail(c.op, c.error, 1, c.pattern == Pattern::kPersistent);
   // The failure is surfaced at once, and the published ceiling stays.
-  const std::error_code io = runtime->maintain(&message_);
+  const std::error_code io = cosid::testing::maintain_runtime(*runtime, &message_);
   EXPECT_EQ(io, sys(c.error)) << message_;
   EXPECT_NE(message_.find("durable ceiling"), std::string::npos) << message_;
   EXPECT_EQ(runtime->ceiling_ms(), published);
@@ -205,7 +208,7 @@ TEST_P(DiskFault, CeilingNeverRaisedOnFailureIssuingStopsAtTheOldCeilingAndRecov
     for (const std::uint64_t id : ids_) EXPECT_LE(time_of(id), published);
     // Still failing: still the old ceiling.
     clock_.advance(milliseconds(300));
-    EXPECT_EQ(runtime->maintain(), sys(c.error));
+    EXPECT_EQ(cosid::testing::maintain_runtime(*runtime), sys(c.error));
     EXPECT_EQ(runtime->ceiling_ms(), published);
     expect_published_is_durable(*runtime);
     // Space comes back (3 x ahead later): the next id renews the ceiling by itself.
@@ -215,7 +218,7 @@ TEST_P(DiskFault, CeilingNeverRaisedOnFailureIssuingStopsAtTheOldCeilingAndRecov
   }
   expect_published_is_durable(*runtime);
   expect_write_discipline();
-  EXPECT_FALSE(runtime->close());
+  EXPECT_FALSE(cosid::testing::close_runtime(*runtime));
   EXPECT_TRUE(auditor_.violations().empty());
 }
 
@@ -254,13 +257,13 @@ TEST_F(DiskFaultBase, FailedSyncWithPartOnDiskNeverPublishes) {
       const std::int64_t published = runtime->ceiling_ms();
       clock_.advance(milliseconds(60));
       fs_.fail(Op::kSyncData, EIO);
-      EXPECT_EQ(runtime->maintain(), sys(EIO));
+      EXPECT_EQ(cosid::testing::maintain_runtime(*runtime), sys(EIO));
       EXPECT_EQ(runtime->ceiling_ms(), published) << "seed " << seed;
       ASSERT_EQ(issue(*runtime, 20), 20) << "seed " << seed << ": " << ec_.message();
-      EXPECT_NO_ERROR(runtime->maintain());
+      EXPECT_NO_ERROR(cosid::testing::maintain_runtime(*runtime));
       expect_write_discipline();
       expect_published_is_durable(*runtime);
-      EXPECT_FALSE(runtime->close());
+      EXPECT_FALSE(cosid::testing::close_runtime(*runtime));
       fs_.set_logging(false);
     }
   }
@@ -275,11 +278,11 @@ TEST_F(DiskFaultBase, ShortWriteIsAnErrorAndTheRetryRewritesTheWholeBlock) {
   clock_.advance(milliseconds(60));
   fs_.short_write(100);
   fs_.set_logging(true);
-  EXPECT_EQ(runtime->maintain(), sys(EIO));
+  EXPECT_EQ(cosid::testing::maintain_runtime(*runtime), sys(EIO));
   EXPECT_EQ(runtime->ceiling_ms(), published);
   // The open's sync and the first advance's two: no sync after the short write.
   EXPECT_EQ(fs_.calls(Op::kSyncData), 3);
-  EXPECT_NO_ERROR(runtime->maintain());
+  EXPECT_NO_ERROR(cosid::testing::maintain_runtime(*runtime));
   EXPECT_GT(runtime->ceiling_ms(), published);
   const auto log = fs_.log();
   ASSERT_EQ(log.size(), 5u);
@@ -292,7 +295,7 @@ TEST_F(DiskFaultBase, ShortWriteIsAnErrorAndTheRetryRewritesTheWholeBlock) {
   EXPECT_NE(log[3].offset, log[0].offset);
   EXPECT_EQ(log[4].op, Op::kSyncData);
   expect_published_is_durable(*runtime);
-  EXPECT_FALSE(runtime->close());
+  EXPECT_FALSE(cosid::testing::close_runtime(*runtime));
 }
 
 // ---------------------------------------------------------------------------------------------

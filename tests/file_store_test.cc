@@ -25,7 +25,7 @@
 
 #include "cosid/clock.h"
 #include "cosid/fs.h"
-#include "cosid/lease/keeper.h"
+#include "lease/keeper.h"
 #include "test_util.h"
 
 namespace cosid::lease {
@@ -177,13 +177,13 @@ int lock_as_another_process(const std::string& path) {
   return fd;
 }
 
-class Events final : public KeeperListener {
+class Events final : public EventListener {
  public:
-  void on_keeper_event(const KeeperEvent& event) noexcept override {
+  void on_event(const Event& event) noexcept override {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (event.kind == KeeperEventKind::kClockSkew) skews.push_back(event);
+    if (event.kind == EventKind::kClockSkew) skews.push_back(event);
   }
-  std::vector<KeeperEvent> skews;
+  std::vector<Event> skews;
 
  private:
   std::mutex mutex_;
@@ -594,13 +594,11 @@ TEST_F(FileStoreTest, ASlowWriteIsNotClockSkew) {
   options.owner_key = "host:1";
   options.terms = terms_;  // tolerance 1 s: skew is reported above 500 ms
   Events events;
-  std::error_code ec;
-  std::string message;
-  auto keeper = LeaseKeeper::start(*store, options, clock_, &events, ec, &message);
-  ASSERT_NE(keeper, nullptr) << message;
+  auto keeper = LeaseKeeper::open(*store, options, clock_, &events, nullptr, status);
+  ASSERT_NE(keeper, nullptr) << status.message();
   EXPECT_EQ(fs.directory_syncs_ok, 1);
   clock_.advance(milliseconds(10000));  // the renewal is due (ttl/3)
-  (void)keeper->maintain();
+  (void)keeper->round();
   EXPECT_EQ(fs.directory_syncs_ok, 2);
   EXPECT_EQ(events.skews.size(), 0u) << events.skews[0].message;
 }
@@ -629,10 +627,9 @@ TEST_F(FileStoreTest, ClockSkewIsWhatTheRoundTripCannotExplain) {
   options.owner_key = "host:1";
   options.terms = terms_;
   Events events;
-  std::error_code ec;
-  std::string message;
-  auto keeper = LeaseKeeper::start(*store, options, clock_, &events, ec, &message);
-  ASSERT_NE(keeper, nullptr) << message;
+  Status status;
+  auto keeper = LeaseKeeper::open(*store, options, clock_, &events, nullptr, status);
+  ASSERT_NE(keeper, nullptr) << status.message();
   ASSERT_EQ(events.skews.size(), 1u);
   EXPECT_EQ(events.skews[0].skew_ms, 1000) << events.skews[0].message;
 }

@@ -17,9 +17,10 @@
 #include "cosid/clock.h"
 #include "cosid/generator.h"
 #include "cosid/layout.h"
-#include "cosid/lease/keeper.h"
 #include "cosid/lease/memory_store.h"
+#include "cosid/runtime.h"
 #include "gate.h"
+#include "lease/keeper.h"
 #include "test_util.h"
 
 namespace cosid::lease {
@@ -86,29 +87,29 @@ class FaultyStore final : public SlotLeaseStore {
   MemoryLeaseStore inner_;
 };
 
-class Events final : public KeeperListener {
+class Events final : public EventListener {
  public:
-  void on_keeper_event(const KeeperEvent& event) noexcept override {
+  void on_event(const Event& event) noexcept override {
     std::lock_guard<std::mutex> lock(mutex_);
     events_.push_back(event);
   }
-  int count(KeeperEventKind kind) {
+  int count(EventKind kind) {
     std::lock_guard<std::mutex> lock(mutex_);
     int n = 0;
-    for (const KeeperEvent& e : events_) n += e.kind == kind ? 1 : 0;
+    for (const Event& e : events_) n += e.kind == kind ? 1 : 0;
     return n;
   }
-  KeeperEvent last(KeeperEventKind kind) {
+  Event last(EventKind kind) {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto it = events_.rbegin(); it != events_.rend(); ++it) {
       if (it->kind == kind) return *it;
     }
-    return {};
+    return Event{kind, {}, {}};
   }
 
  private:
   std::mutex mutex_;
-  std::vector<KeeperEvent> events_;
+  std::vector<Event> events_;
 };
 
 class KeeperTest : public ::testing::Test {
@@ -124,13 +125,13 @@ class KeeperTest : public ::testing::Test {
   }
 
   std::unique_ptr<LeaseKeeper> start(const KeeperOptions& o, Clock* clock = nullptr,
-                                     SlotLeaseStore* store = nullptr) {
-    std::error_code ec;
-    std::string message;
-    auto keeper = LeaseKeeper::start(store != nullptr ? *store : store_, o,
-                                     clock != nullptr ? *clock : clock_, &events_, ec, &message);
-    EXPECT_NE(keeper, nullptr) << message;
-    EXPECT_NO_ERROR(ec);
+                                     SlotLeaseStore* store = nullptr,
+                                     detail::KeeperLoop* loop = nullptr) {
+    Status status;
+    auto keeper = LeaseKeeper::open(store != nullptr ? *store : store_, o,
+                                    clock != nullptr ? *clock : clock_, &events_, loop, status);
+    EXPECT_NE(keeper, nullptr) << status.message();
+    EXPECT_NO_ERROR(status.code());
     return keeper;
   }
 
@@ -157,15 +158,15 @@ TEST_F(KeeperTest, StartLeasesTheLowestFreeSlotWithTheStoresWindow) {
   EXPECT_EQ(b->ceiling_ms(), kStart + kTtl.count() + kTolerance.count());
   EXPECT_EQ(keeper->owner().key, "orders-1");
   EXPECT_FALSE(keeper->owner().incarnation.is_nil());
-  EXPECT_EQ(events_.count(KeeperEventKind::kAcquired), 1);
+  EXPECT_EQ(events_.count(EventKind::kLeaseAcquired), 1);
 }
 
 TEST_F(KeeperTest, DefaultOwnerKeyIsHostColonPid) {
   auto keeper = start(options(""));
   ASSERT_NE(keeper, nullptr);
   std::string expected;
-  std::error_code ec;
-  ASSERT_TRUE(default_owner_key(expected, ec));
+  Status status;
+  ASSERT_TRUE(default_owner_key(expected, status));
   EXPECT_EQ(keeper->owner().key, expected);
   EXPECT_NE(expected.find(':' + std::to_string(getpid())), std::string::npos) << expected;
 }
@@ -174,12 +175,12 @@ TEST_F(KeeperTest, RenewsEveryThirdOfTheTtlAndRaisesTheCeiling) {
   auto keeper = start(options());
   Binding* b = binding(*keeper);
   const std::int64_t first = b->ceiling_ms();
-  EXPECT_EQ(keeper->maintain(), kTtl / 3);  // nothing due yet: the whole interval remains
+  EXPECT_EQ(keeper->round().wait, kTtl / 3);  // nothing due yet: the whole interval remains
   clock_.advance(kTtl / 3 - milliseconds(1));
-  EXPECT_EQ(keeper->maintain(), milliseconds(1));
+  EXPECT_EQ(keeper->round().wait, milliseconds(1));
   EXPECT_EQ(store_.renewals, 0);
   clock_.advance(milliseconds(1));
-  EXPECT_EQ(keeper->maintain(), kTtl / 3);
+  EXPECT_EQ(keeper->round().wait, kTtl / 3);
   EXPECT_EQ(store_.renewals, 1);
   EXPECT_EQ(b->ceiling_ms(), first + (kTtl / 3).count());
   EXPECT_EQ(keeper->lease().ceiling, b->ceiling_ms());
@@ -193,19 +194,19 @@ TEST_F(KeeperTest, FailedRenewalsBackOffFrom100msToASixthOfTheTtlAndKeepTheCeili
   clock_.advance(kTtl / 3);
   const std::int64_t expected[] = {100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000};
   for (const std::int64_t backoff : expected) {
-    EXPECT_EQ(keeper->maintain(), milliseconds(backoff));
+    EXPECT_EQ(keeper->round().wait, milliseconds(backoff));
     EXPECT_EQ(b->ceiling_ms(), ceiling);  // never raised by a failure
     clock_.advance(milliseconds(backoff));
   }
-  EXPECT_EQ(events_.count(KeeperEventKind::kRenewalFailed), 9);
-  EXPECT_ERRC(events_.last(KeeperEventKind::kRenewalFailed).code, errc::store_unavailable);
+  EXPECT_EQ(events_.count(EventKind::kLeaseRenewalFailed), 9);
+  EXPECT_ERRC(events_.last(EventKind::kLeaseRenewalFailed).code, errc::store_unavailable);
   // The store works again: the next retry renews, and the ceiling follows the store's clock.
-  EXPECT_EQ(keeper->maintain(), kTtl / 3);
+  EXPECT_EQ(keeper->round().wait, kTtl / 3);
   EXPECT_EQ(store_.renewals, 10);
   EXPECT_EQ(b->ceiling_ms(), clock_.now_ms() + kTtl.count() + kTolerance.count());
-  EXPECT_EQ(events_.count(KeeperEventKind::kRenewalRecovered), 1);
+  EXPECT_EQ(events_.count(EventKind::kLeaseRenewalRecovered), 1);
   EXPECT_TRUE(b->valid());
-  const KeeperStats stats = keeper->stats();
+  const detail::KeeperStats stats = keeper->stats();
   EXPECT_EQ(stats.renewals, 1u);
   EXPECT_EQ(stats.renewal_failures, 9u);
   EXPECT_EQ(stats.losses, 0u);
@@ -243,13 +244,13 @@ TEST_F(KeeperTest, LossGivesSlotLostAndANewSlotAboveTheOldCeiling) {
   ASSERT_EQ(binding(*other)->slot(), 0u);
   EXPECT_GE(binding(*other)->floor_ms(), old_ceiling);
   // The paused holder's next renewal finds the lease gone.
-  (void)keeper->maintain();
+  (void)keeper->round().wait;
   EXPECT_FALSE(old_binding->valid());
   std::error_code ec;
   (void)old_generator->next(ec);
   EXPECT_ERRC(ec, errc::slot_lost);
-  EXPECT_EQ(events_.count(KeeperEventKind::kLost), 1);
-  EXPECT_ERRC(events_.last(KeeperEventKind::kLost).code, errc::lease_lost);
+  EXPECT_EQ(events_.count(EventKind::kLeaseLost), 1);
+  EXPECT_ERRC(events_.last(EventKind::kLeaseLost).code, errc::lease_lost);
   Binding* fresh = binding(*keeper, &generation);
   ASSERT_NE(fresh, nullptr);
   EXPECT_EQ(generation, 2u);
@@ -280,15 +281,16 @@ TEST_F(KeeperTest, LossWithEveryOtherSlotTakenRetriesUntilOneIsFree) {
     return x;
   }());
   std::uint64_t generation = 0;
-  (void)keeper->maintain();  // lost, and nothing is free
+  (void)keeper->round().wait;  // lost, and nothing is free
   std::error_code ec;
   EXPECT_EQ(keeper->binding(generation, ec), nullptr);
   EXPECT_ERRC(ec, errc::slot_lost);
-  EXPECT_EQ(keeper->maintain(), milliseconds(100));  // back-off before the next try
+  EXPECT_EQ(keeper->round().wait, milliseconds(100));  // back-off before the next try
   // One holder shuts down cleanly: the next try gets its slot.
-  EXPECT_NO_ERROR(c->close([](const Binding& binding) { return binding.floor_ms(); }));
+  Status status;
+  EXPECT_TRUE(c->close([](const Binding& binding) { return binding.floor_ms(); }, status));
   clock_.advance(milliseconds(100));
-  (void)keeper->maintain();
+  (void)keeper->round().wait;
   Binding* fresh = keeper->binding(generation, ec);
   ASSERT_NE(fresh, nullptr) << ec.message();
   EXPECT_EQ(generation, 2u);
@@ -303,7 +305,10 @@ TEST_F(KeeperTest, ExhaustedStartIsRetriedForTheTtlThenFailsNamingTheEarliestExp
   o.owner_key = "b";
   std::error_code ec;
   std::string message;
-  auto keeper = LeaseKeeper::start(store_, o, newcomer_clock, &events_, ec, &message);
+  Status status;
+  auto keeper = LeaseKeeper::open(store_, o, newcomer_clock, &events_, nullptr, status);
+  ec = status.code();
+  message = status.message();
   EXPECT_EQ(keeper, nullptr);
   EXPECT_ERRC(ec, errc::lease_exhausted);
   EXPECT_NE(message.find("the earliest expires at 2023-11-14T22:13:50.000Z"), std::string::npos)
@@ -311,7 +316,7 @@ TEST_F(KeeperTest, ExhaustedStartIsRetriedForTheTtlThenFailsNamingTheEarliestExp
   EXPECT_NE(message.find("acquire timeout of 30s"), std::string::npos) << message;
   EXPECT_GT(newcomer_clock.sleeps(), 1);  // it retried
   EXPECT_GE(newcomer_clock.monotonic_ns(), std::chrono::nanoseconds(kTtl).count());
-  EXPECT_EQ(events_.count(KeeperEventKind::kWaitingForSlot), 1);
+  EXPECT_EQ(events_.count(EventKind::kLeaseWaiting), 1);
 }
 
 TEST_F(KeeperTest, ExhaustedStartSucceedsOnceASlotIsReleased) {
@@ -319,12 +324,13 @@ TEST_F(KeeperTest, ExhaustedStartSucceedsOnceASlotIsReleased) {
   o.terms.slot_limit = 1;
   auto holder = start(o);
   // A listener that shuts the holder down when the newcomer reports that it waits.
-  class ReleaseOnWait final : public KeeperListener {
+  class ReleaseOnWait final : public EventListener {
    public:
     explicit ReleaseOnWait(LeaseKeeper& holder) : holder_(holder) {}
-    void on_keeper_event(const KeeperEvent& event) noexcept override {
-      if (event.kind == KeeperEventKind::kWaitingForSlot) {
-        (void)holder_.close([](const Binding& binding) { return binding.floor_ms() + 5; });
+    void on_event(const Event& event) noexcept override {
+      if (event.kind == EventKind::kLeaseWaiting) {
+        Status ignored;
+        (void)holder_.close([](const Binding& binding) { return binding.floor_ms() + 5; }, ignored);
       }
     }
 
@@ -333,9 +339,9 @@ TEST_F(KeeperTest, ExhaustedStartSucceedsOnceASlotIsReleased) {
   } listener(*holder);
   ManualClock newcomer_clock{kStart, ManualClock::OnSleep::kAdvanceMonotonic};
   o.owner_key = "b";
-  std::error_code ec;
-  auto keeper = LeaseKeeper::start(store_, o, newcomer_clock, &listener, ec);
-  ASSERT_NE(keeper, nullptr) << ec.message();
+  Status status;
+  auto keeper = LeaseKeeper::open(store_, o, newcomer_clock, &listener, nullptr, status);
+  ASSERT_NE(keeper, nullptr) << status.message();
   EXPECT_EQ(binding(*keeper)->slot(), 0u);
   EXPECT_EQ(binding(*keeper)->floor_ms(), 5);  // the released holder's last timestamp
 }
@@ -343,14 +349,14 @@ TEST_F(KeeperTest, ExhaustedStartSucceedsOnceASlotIsReleased) {
 TEST_F(KeeperTest, SkewAboveHalfTheToleranceRaisesAnEvent) {
   ManualClock local{kStart + 501};  // 501 ms ahead of the store's clock
   auto keeper = start(options(), &local);
-  EXPECT_EQ(events_.count(KeeperEventKind::kClockSkew), 1);
-  EXPECT_EQ(events_.last(KeeperEventKind::kClockSkew).skew_ms, -501);
+  EXPECT_EQ(events_.count(EventKind::kClockSkew), 1);
+  EXPECT_EQ(events_.last(EventKind::kClockSkew).skew_ms, -501);
   local.set_ms(clock_.now_ms() + 500);  // exactly half: no event
   local.advance(kTtl / 3);
   clock_.advance(kTtl / 3);
-  (void)keeper->maintain();
+  (void)keeper->round().wait;
   EXPECT_EQ(store_.renewals, 1);
-  EXPECT_EQ(events_.count(KeeperEventKind::kClockSkew), 1);
+  EXPECT_EQ(events_.count(EventKind::kClockSkew), 1);
 }
 
 TEST_F(KeeperTest, CloseReleasesWithTheExactLastTimestampForTheNextHolder) {
@@ -365,14 +371,17 @@ TEST_F(KeeperTest, CloseReleasesWithTheExactLastTimestampForTheNextHolder) {
   }
   const std::int64_t last = generator->close();
   EXPECT_EQ(last, kStart + 14);
-  EXPECT_NO_ERROR(keeper->close([&](const Binding& binding) {
-    EXPECT_EQ(&binding, b);
-    return last;
-  }));
+  Status status;
+  EXPECT_TRUE(keeper->close(
+      [&](const Binding& binding) {
+        EXPECT_EQ(&binding, b);
+        return last;
+      },
+      status));
   ASSERT_EQ(store_.released.size(), 1u);
   EXPECT_EQ(store_.released[0], last);
   EXPECT_FALSE(b->valid());  // nothing more is issued on a window handed on
-  EXPECT_EQ(events_.count(KeeperEventKind::kReleased), 1);
+  EXPECT_EQ(events_.count(EventKind::kLeaseReleased), 1);
   std::uint64_t generation = 0;
   EXPECT_EQ(keeper->binding(generation, ec), nullptr);
   EXPECT_ERRC(ec, errc::closed);
@@ -380,7 +389,7 @@ TEST_F(KeeperTest, CloseReleasesWithTheExactLastTimestampForTheNextHolder) {
   auto next = start(options("b"));
   EXPECT_EQ(binding(*next)->slot(), 0u);
   EXPECT_EQ(binding(*next)->floor_ms(), last);
-  EXPECT_NO_ERROR(keeper->close([](const Binding&) { return 0; }));  // idempotent
+  EXPECT_TRUE(keeper->close([](const Binding&) { return 0; }, status));  // idempotent
   EXPECT_EQ(store_.released.size(), 1u);
 }
 
@@ -389,8 +398,8 @@ TEST_F(KeeperTest, DuplicateOwnerKeyGetsAnotherSlotAndAnEvent) {
   auto second = start(options("same"));
   EXPECT_EQ(binding(*first)->slot(), 0u);
   EXPECT_EQ(binding(*second)->slot(), 1u);
-  EXPECT_EQ(events_.count(KeeperEventKind::kDuplicateOwnerKey), 1);
-  EXPECT_EQ(events_.last(KeeperEventKind::kDuplicateOwnerKey).slot, 0u);
+  EXPECT_EQ(events_.count(EventKind::kDuplicateOwnerKey), 1);
+  EXPECT_EQ(events_.last(EventKind::kDuplicateOwnerKey).slot, 0u);
   EXPECT_TRUE(binding(*first)->valid());
 }
 
@@ -410,7 +419,7 @@ TEST_F(KeeperTest, AGeneratorAtTheCeilingLeavesTheRenewalToMaintainWithoutAThrea
   (void)generator->next(ec);
   EXPECT_ERRC(ec, errc::ceiling_reached);
   EXPECT_EQ(store_.renewals, 0);
-  (void)keeper->maintain();
+  (void)keeper->round().wait;
   EXPECT_EQ(store_.renewals, 1);
   (void)generator->next(ec);
   EXPECT_NO_ERROR(ec);
@@ -424,7 +433,7 @@ TEST_F(KeeperTest, ReadsDoNotWaitForAStoreCallInProgress) {
   const std::int64_t ceiling = binding(*keeper)->ceiling_ms();
   clock_.advance(milliseconds(10001));  // past ttl/3: a renewal is due
   store_.block_next_renewal = true;
-  std::thread renewer([&] { (void)keeper->maintain(); });
+  std::thread renewer([&] { (void)keeper->round().wait; });
   ASSERT_TRUE(store_.gate.wait_entered());
   std::mutex mutex;
   std::condition_variable changed;
@@ -458,8 +467,10 @@ TEST_F(KeeperTest, TheThreadRenewsOnItsOwn) {
   MemoryLeaseStore store(system);
   KeeperOptions o = options();
   o.ttl = milliseconds(300);
-  auto keeper = start(o, &system, &store);
-  keeper->start_thread();
+  detail::KeeperLoop loop;
+  auto keeper = start(o, &system, &store, &loop);
+  Status status;
+  ASSERT_TRUE(loop.start(*keeper, "lease keeper's", status)) << status.message();
   Binding* b = binding(*keeper);
   const std::int64_t first = b->ceiling_ms();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
@@ -467,16 +478,17 @@ TEST_F(KeeperTest, TheThreadRenewsOnItsOwn) {
     std::this_thread::sleep_for(milliseconds(10));
   }
   EXPECT_GT(b->ceiling_ms(), first);
-  EXPECT_NO_ERROR(keeper->close([](const Binding& binding) { return binding.floor_ms(); }));
+  loop.stop();
+  EXPECT_TRUE(keeper->close([](const Binding& binding) { return binding.floor_ms(); }, status));
 }
 
 TEST_F(KeeperTest, TermsOfAnotherToleranceAreRefused) {
   auto keeper = start(options("a"));
   KeeperOptions o = options("b");
   o.terms.tolerance = milliseconds(2000);
-  std::error_code ec;
-  EXPECT_EQ(LeaseKeeper::start(store_, o, clock_, &events_, ec), nullptr);
-  EXPECT_ERRC(ec, errc::lease_terms_mismatch);
+  Status status;
+  EXPECT_EQ(LeaseKeeper::open(store_, o, clock_, &events_, nullptr, status), nullptr);
+  EXPECT_ERRC(status.code(), errc::lease_terms_mismatch);
 }
 
 }  // namespace

@@ -26,7 +26,9 @@
 #include "cosid/metrics.h"
 #include "cosid/runtime.h"
 #include "fork_support.h"
+#include "frozen_calls.h"
 #include "gate.h"
+#include "runtime_calls.h"
 #include "runtime_setup.h"
 #include "test_util.h"
 
@@ -37,68 +39,10 @@ using std::chrono::milliseconds;
 using testing::Gate;
 using testing::GateClock;
 using testing::kHangBound;
+using testing::LatchedStore;
 using testing::RecordingListener;
+using testing::returns_without_waiting;
 using testing::run_in_child;
-
-// A MemoryLeaseStore whose next renewal after block_next_renewal() stops in `gate` until the test
-// opens it: a store call that takes as long as the test wants, with the keeper's lock held.
-class LatchedStore final : public lease::SlotLeaseStore {
- public:
-  explicit LatchedStore(Clock& clock) : inner_(clock) {}
-
-  bool scan(const std::string& name_space, const lease::NamespaceTerms& terms,
-            std::vector<lease::SlotRecord>& records, std::int64_t& store_now,
-            Status& status) override {
-    return inner_.scan(name_space, terms, records, store_now, status);
-  }
-  bool acquire(const lease::AcquireRequest& request, lease::AcquireOutcome& outcome,
-               lease::SlotLease& lease, lease::SlotRecord& record, Status& status) override {
-    return inner_.acquire(request, outcome, lease, record, status);
-  }
-  bool renew(const lease::SlotLease& held, const lease::NamespaceTerms& terms, milliseconds ttl,
-             lease::SlotLease& renewed, Status& status) override {
-    renewals_.fetch_add(1);
-    if (block_.exchange(false)) gate.pass();
-    return inner_.renew(held, terms, ttl, renewed, status);
-  }
-  bool release(const lease::SlotLease& held, const lease::NamespaceTerms& terms,
-               std::int64_t last_issued, Status& status) override {
-    return inner_.release(held, terms, last_issued, status);
-  }
-
-  void block_next_renewal() { block_.store(true); }
-  int renewals() const { return renewals_.load(); }
-
-  Gate gate;
-
- private:
-  lease::MemoryLeaseStore inner_;
-  std::atomic<bool> block_{false};
-  std::atomic<int> renewals_{0};
-};
-
-// Runs `call` on a thread of its own and waits for it, at most kHangBound: true if it returned
-// within the bound. If it did not, `unblock` runs (so the thread can finish) and false is returned.
-bool returns_without_waiting(const std::function<void()>& call,
-                             const std::function<void()>& unblock) {
-  std::mutex mutex;
-  std::condition_variable changed;
-  bool done = false;
-  std::thread thread([&] {
-    call();
-    std::lock_guard<std::mutex> lock(mutex);
-    done = true;
-    changed.notify_all();
-  });
-  bool in_time = false;
-  {
-    std::unique_lock<std::mutex> lock(mutex);
-    in_time = changed.wait_for(lock, kHangBound, [&] { return done; });
-  }
-  if (!in_time) unblock();
-  thread.join();
-  return in_time;
-}
 
 class LeaseRuntimeTest : public ::testing::Test {
  protected:
@@ -119,7 +63,7 @@ class LeaseRuntimeTest : public ::testing::Test {
   std::unique_ptr<Runtime> open(const Options& options) {
     std::error_code ec;
     std::string message;
-    auto runtime = Runtime::open(options, environment_, ec, &message);
+    auto runtime = cosid::testing::open_runtime(options, environment_, ec, &message);
     EXPECT_NE(runtime, nullptr) << message;
     EXPECT_NO_ERROR(ec);
     return runtime;
@@ -136,15 +80,7 @@ class LeaseRuntimeTest : public ::testing::Test {
   // A LatchedStore under the type "latched", on clock_.
   std::shared_ptr<LatchedStore> use_latched_store() {
     auto store = std::make_shared<LatchedStore>(clock_);
-    Status status;
-    EXPECT_TRUE(stores_.add(
-        "latched",
-        [store](const lease::StoreContext&, Status& factory_status) {
-          factory_status.clear();
-          return store;
-        },
-        status))
-        << status.message();
+    EXPECT_TRUE(testing::add_latched_store(stores_, store));
     options_.store_type = "latched";
     return store;
   }
@@ -182,7 +118,7 @@ TEST_F(LeaseRuntimeTest, MemoryWithoutARegistryIsRefused) {
   environment_.stores = nullptr;
   std::error_code ec;
   std::string message;
-  EXPECT_EQ(Runtime::open(options_, environment_, ec, &message), nullptr);
+  EXPECT_EQ(cosid::testing::open_runtime(options_, environment_, ec, &message), nullptr);
   EXPECT_ERRC(ec, errc::unknown_store_type);
   EXPECT_NE(message.find("RuntimeEnvironment::stores"), std::string::npos) << message;
 }
@@ -191,7 +127,7 @@ TEST_F(LeaseRuntimeTest, AnUnregisteredTypeIsRefusedWithTheKnownOnes) {
   options_.store_type = "zookeeper";
   std::error_code ec;
   std::string message;
-  EXPECT_EQ(Runtime::open(options_, environment_, ec, &message), nullptr);
+  EXPECT_EQ(cosid::testing::open_runtime(options_, environment_, ec, &message), nullptr);
   EXPECT_ERRC(ec, errc::unknown_store_type);
   EXPECT_NE(message.find("memory, file"), std::string::npos) << message;
 }
@@ -264,12 +200,12 @@ TEST_F(LeaseRuntimeTest, ALostLeaseFailsItsGeneratorAndTheNextOneIssuesOnANewSlo
   clock_.advance(milliseconds(31001));
   auto other = open(options_);
   ASSERT_EQ(other->slot(), 0u);
-  EXPECT_NO_ERROR(runtime->maintain());  // the renewal finds the lease gone
+  EXPECT_NO_ERROR(cosid::testing::maintain_runtime(*runtime));  // the renewal finds the lease gone
   EXPECT_EQ(listener_.count(EventKind::kLeaseLost), 1);
   std::error_code ec;
   (void)old_generator.next(ec);
   EXPECT_ERRC(ec, errc::slot_lost);
-  Generator* fresh = runtime->generator("default", ec);
+  Generator* fresh = cosid::testing::generator_of(*runtime, "default", ec);
   ASSERT_NE(fresh, nullptr) << ec.message();
   EXPECT_NE(fresh, &old_generator);
   EXPECT_EQ(runtime->slot(), 1u);
@@ -290,7 +226,7 @@ TEST_F(LeaseRuntimeTest, MetricsFollowTheLeaseAcrossALoss) {
   (void)next(old_generator);
   (void)next(old_generator);
   clock_.advance(milliseconds(10001));  // past ttl/3: a renewal is due
-  EXPECT_NO_ERROR(runtime->maintain());
+  EXPECT_NO_ERROR(cosid::testing::maintain_runtime(*runtime));
   RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.namespace_name, "orders");
   EXPECT_EQ(metrics.slot, 0u);
@@ -302,9 +238,9 @@ TEST_F(LeaseRuntimeTest, MetricsFollowTheLeaseAcrossALoss) {
 
   clock_.advance(milliseconds(31001));  // stalled past the expiry; another runtime takes slot 0
   auto other = open(options_);
-  EXPECT_NO_ERROR(runtime->maintain());
+  EXPECT_NO_ERROR(cosid::testing::maintain_runtime(*runtime));
   std::error_code ec;
-  Generator* fresh = runtime->generator("default", ec);
+  Generator* fresh = cosid::testing::generator_of(*runtime, "default", ec);
   ASSERT_NE(fresh, nullptr) << ec.message();
   clock_.set_ms(runtime->floor_ms() + 1);
   (void)next(*fresh);
@@ -323,10 +259,10 @@ TEST_F(LeaseRuntimeTest, CloseReleasesWithTheExactLastTimestamp) {
     (void)next(generator);
     clock_.advance(milliseconds(25));
     last = unix_ms_of(next(generator));
-    EXPECT_NO_ERROR(runtime->close());
+    EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
     EXPECT_EQ(listener_.count(EventKind::kLeaseReleased), 1);
     std::error_code ec;
-    EXPECT_EQ(runtime->generator("default", ec), nullptr);
+    EXPECT_EQ(cosid::testing::generator_of(*runtime, "default", ec), nullptr);
     EXPECT_ERRC(ec, errc::closed);
   }
   // The next runtime gets the same slot, starting right after the last id: no wait for the
@@ -377,7 +313,7 @@ TEST_F(LeaseRuntimeTest, BackgroundRenewalsLetTwoThreadsIssuePastTheFirstCeiling
   options_.tolerance = milliseconds(100);
   std::error_code ec;
   std::string message;
-  auto runtime = Runtime::open(options_, environment, ec, &message);
+  auto runtime = cosid::testing::open_runtime(options_, environment, ec, &message);
   ASSERT_NE(runtime, nullptr) << message;
   const std::int64_t first_ceiling = runtime->ceiling_ms();
   Generator& generator = runtime->generator();
@@ -406,7 +342,7 @@ TEST_F(LeaseRuntimeTest, BackgroundRenewalsLetTwoThreadsIssuePastTheFirstCeiling
     total += list.size();
   }
   EXPECT_EQ(seen.size(), total);
-  EXPECT_NO_ERROR(runtime->close());
+  EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
   EXPECT_EQ(listener_.count(EventKind::kLeaseReleased), 1);
 }
 
@@ -414,14 +350,17 @@ TEST_F(LeaseRuntimeTest, BackgroundRenewalsLetTwoThreadsIssuePastTheFirstCeiling
 // held at the fork: every call returns at once, and none acts on the parent's window.
 bool child_finds_the_window_the_parents(std::unique_ptr<Runtime>& runtime) {
   std::error_code ec;
-  if (runtime->generator("default", ec) != nullptr || ec != errc::forked_process) return false;
-  if (runtime->maintain() != errc::forked_process) return false;
+  if (cosid::testing::generator_of(*runtime, "default", ec) != nullptr ||
+      ec != errc::forked_process)
+    return false;
+  if (cosid::testing::maintain_runtime(*runtime) != errc::forked_process) return false;
   const RuntimeMetrics metrics = runtime->metrics();
   if (metrics.slot != runtime->slot() || metrics.ceiling_ms != runtime->ceiling_ms() ||
       metrics.floor_ms != runtime->floor_ms() || metrics.ceiling_ms <= metrics.floor_ms) {
     return false;
   }
-  if (runtime->close()) return false;  // releases nothing: the lease is the parent's
+  if (cosid::testing::close_runtime(*runtime))
+    return false;                      // releases nothing: the lease is the parent's
   runtime.reset();                     // nor does destroying it
   return true;
 }
@@ -439,7 +378,7 @@ TEST_F(LeaseRuntimeTest, AForkedChildClosesWhileAParentThreadHoldsTheGeneratorLo
   std::thread holder([&] {
     clock.arm(GateClock::Read::kWall, 1);
     std::error_code ec;
-    (void)runtime->generator("default", ec);
+    (void)cosid::testing::generator_of(*runtime, "default", ec);
   });
   ASSERT_TRUE(clock.gate.wait_entered());
   EXPECT_TRUE(run_in_child([&] { return child_finds_the_window_the_parents(runtime); }));
@@ -447,11 +386,11 @@ TEST_F(LeaseRuntimeTest, AForkedChildClosesWhileAParentThreadHoldsTheGeneratorLo
   holder.join();
   // The parent goes on, and its close releases the lease.
   std::error_code ec;
-  Generator* generator = runtime->generator("default", ec);
+  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec);
   ASSERT_NE(generator, nullptr) << ec.message();
   EXPECT_NE(generator->next(ec), 0u);
   EXPECT_NO_ERROR(ec);
-  EXPECT_NO_ERROR(runtime->close());
+  EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
   EXPECT_EQ(listener_.count(EventKind::kLeaseReleased), 1);
 }
 
@@ -465,13 +404,13 @@ TEST_F(LeaseRuntimeTest, AForkedChildNeverWaitsForAStoreCallInProgress) {
   ASSERT_NE(runtime, nullptr);
   clock_.advance(milliseconds(10001));  // past ttl/3: a renewal is due
   store->block_next_renewal();
-  std::thread renewer([&] { (void)runtime->maintain(); });
+  std::thread renewer([&] { (void)cosid::testing::maintain_runtime(*runtime); });
   ASSERT_TRUE(store->gate.wait_entered());
   EXPECT_TRUE(run_in_child([&] { return child_finds_the_window_the_parents(runtime); }));
   store->gate.open();
   renewer.join();
   EXPECT_EQ(store->renewals(), 1);  // the parent's renewal only: the child made none
-  EXPECT_NO_ERROR(runtime->close());
+  EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
   EXPECT_EQ(listener_.count(EventKind::kLeaseReleased), 1);
 }
 
@@ -517,17 +456,17 @@ TEST(ForkedChildTest, DestroyingARuntimeWhoseWriterThreadWaitsDoesNotBlock) {
   options.state_file = dir + "/state";
   std::error_code ec;
   std::string message;
-  auto runtime = Runtime::open(options, {}, ec, &message);  // with its writer thread
+  auto runtime = cosid::testing::open_runtime(options, {}, ec, &message);  // with its writer thread
   ASSERT_NE(runtime, nullptr) << message;
   ASSERT_TRUE(other_threads_asleep()) << "the writer thread never went to sleep";
   EXPECT_TRUE(run_in_child([&] {
     std::error_code child_ec;
-    const bool refused =
-        runtime->generator("default", child_ec) == nullptr && child_ec == errc::forked_process;
+    const bool refused = cosid::testing::generator_of(*runtime, "default", child_ec) == nullptr &&
+                         child_ec == errc::forked_process;
     runtime.reset();
     return refused;
   }));
-  EXPECT_NO_ERROR(runtime->close());
+  EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
   (void)std::system(("rm -rf " + dir).c_str());
 }
 
@@ -541,7 +480,7 @@ TEST_F(LeaseRuntimeTest, MetricsAndAccessorsDoNotWaitForAStoreCallInProgress) {
   const std::int64_t ceiling = runtime->ceiling_ms();
   clock_.advance(milliseconds(10001));  // past ttl/3: a renewal is due
   store->block_next_renewal();
-  std::thread renewer([&] { (void)runtime->maintain(); });
+  std::thread renewer([&] { (void)cosid::testing::maintain_runtime(*runtime); });
   ASSERT_TRUE(store->gate.wait_entered());
   RuntimeMetrics metrics;
   std::int64_t accessor_ceiling = 0;
@@ -551,7 +490,7 @@ TEST_F(LeaseRuntimeTest, MetricsAndAccessorsDoNotWaitForAStoreCallInProgress) {
       [&] {
         metrics = runtime->metrics();
         accessor_ceiling = runtime->ceiling_ms();
-        generator = runtime->generator("default", ec);
+        generator = cosid::testing::generator_of(*runtime, "default", ec);
       },
       [&] { store->gate.open(); }))
       << "a call waited for the store";
@@ -562,7 +501,7 @@ TEST_F(LeaseRuntimeTest, MetricsAndAccessorsDoNotWaitForAStoreCallInProgress) {
   EXPECT_EQ(accessor_ceiling, ceiling);
   EXPECT_NE(generator, nullptr) << ec.message();
   EXPECT_GT(runtime->ceiling_ms(), ceiling);  // the renewal landed
-  EXPECT_NO_ERROR(runtime->close());
+  EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
 }
 
 // Inline mode: a generator at the ceiling makes no store call inside next(), which would run past
@@ -595,11 +534,11 @@ TEST_F(LeaseRuntimeTest, InlineANextAtTheCeilingMakesNoStoreCallAndKeepsItsBound
   // Its own bound (and the last 1 ms sleep), not the store's time.
   EXPECT_LE(waited_ns, std::chrono::nanoseconds(milliseconds(52)).count());
   store->gate.open();  // from here on the store answers at once
-  EXPECT_NO_ERROR(runtime->maintain());
+  EXPECT_NO_ERROR(cosid::testing::maintain_runtime(*runtime));
   EXPECT_EQ(store->renewals(), 1);
   EXPECT_GT(runtime->ceiling_ms(), ceiling + 1);
   (void)next(generator);
-  EXPECT_NO_ERROR(runtime->close());
+  EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
 }
 
 // Inline mode: a generator comes to wait at the ceiling while another thread's maintain() holds
@@ -618,7 +557,7 @@ TEST_F(LeaseRuntimeTest, InlineAWishMadeDuringAMaintainIsServedByIt) {
   // The maintain() stops at its second monotonic reading: past the decision, lock held.
   std::thread maintainer([&] {
     clock.arm(GateClock::Read::kMonotonic, 2);
-    EXPECT_NO_ERROR(runtime->maintain());
+    EXPECT_NO_ERROR(cosid::testing::maintain_runtime(*runtime));
   });
   ASSERT_TRUE(clock.gate.wait_entered());
   clock_.set_ms(ceiling + 1);  // the wall clock jumps past the ceiling
@@ -644,7 +583,7 @@ TEST_F(LeaseRuntimeTest, InlineAWishMadeDuringAMaintainIsServedByIt) {
   EXPECT_NO_ERROR(ec);
   EXPECT_GT(unix_ms_of(id), ceiling);
   EXPECT_EQ(runtime->metrics().lease_renewals, 1u);
-  EXPECT_NO_ERROR(runtime->close());
+  EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
 }
 
 // The registry's memory store outlives every runtime opened through it, so it must not keep the
@@ -661,26 +600,28 @@ TEST(LeaseRegistryTest, TheSharedMemoryStoreOutlivesTheRuntimeThatMadeIt) {
   environment.background_thread = false;
   std::error_code ec;
   std::string message;
-  auto first = Runtime::open(options, environment, ec, &message);
+  auto first = cosid::testing::open_runtime(options, environment, ec, &message);
   ASSERT_NE(first, nullptr) << message;
   EXPECT_EQ(first->slot(), 0u);
-  auto second = Runtime::open(options, environment, ec, &message);
+  auto second = cosid::testing::open_runtime(options, environment, ec, &message);
   ASSERT_NE(second, nullptr) << message;
   EXPECT_EQ(second->slot(), 1u);
-  EXPECT_NO_ERROR(first->close());
+  EXPECT_NO_ERROR(cosid::testing::close_runtime(*first));
   first.reset();  // the clock it was opened with is gone now
-  auto third = Runtime::open(options, environment, ec, &message);  // scans the shared store
+  auto third =
+      cosid::testing::open_runtime(options, environment, ec, &message);  // scans the shared store
   ASSERT_NE(third, nullptr) << message;
   EXPECT_NO_ERROR(ec);
   EXPECT_EQ(third->slot(), 0u);  // the released slot, chosen on a clock that is still alive
-  EXPECT_NO_ERROR(second->close());
-  EXPECT_NO_ERROR(third->close());
+  EXPECT_NO_ERROR(cosid::testing::close_runtime(*second));
+  EXPECT_NO_ERROR(cosid::testing::close_runtime(*third));
 }
 
 TEST_F(LeaseRuntimeTest, EveryNameSharesTheOneLeasedGenerator) {
   auto runtime = open(options_);
   std::error_code ec;
-  EXPECT_EQ(runtime->generator("a", ec), runtime->generator("b", ec));
+  EXPECT_EQ(cosid::testing::generator_of(*runtime, "a", ec),
+            cosid::testing::generator_of(*runtime, "b", ec));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include "cosid/runtime.h"
 #include "memory_fs.h"
+#include "runtime_calls.h"
 #include "runtime_setup.h"
 #include "test_util.h"
 
@@ -57,12 +58,12 @@ class RuntimeMetricsTest : public ::testing::Test {
   std::unique_ptr<Runtime> open() {
     ec_.clear();
     message_.clear();
-    return Runtime::open(options_, environment_, ec_, &message_);
+    return cosid::testing::open_runtime(options_, environment_, ec_, &message_);
   }
 
   // Issues `count` ids, letting `step` pass before each; stops at the first error (in ec_).
   int issue(Runtime& runtime, int count, milliseconds step = milliseconds(0)) {
-    Generator* generator = runtime.generator("default", ec_);
+    Generator* generator = cosid::testing::generator_of(runtime, "default", ec_);
     if (generator == nullptr) return 0;
     int issued = 0;
     for (; issued < count; ++issued) {
@@ -106,7 +107,7 @@ TEST_F(RuntimeMetricsTest, CountsIdsAndEveryCeilingMadeDurable) {
   ASSERT_TRUE(runtime) << message_;
   ASSERT_EQ(issue(*runtime, 10, milliseconds(1)), 10) << message_;
   clock_.advance(milliseconds(60));  // now kNow + 70: less than ahead/2 remains
-  ASSERT_NO_ERROR(runtime->maintain(&message_)) << message_;
+  ASSERT_NO_ERROR(cosid::testing::maintain_runtime(*runtime, &message_)) << message_;
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.ids_issued, 10u);
   EXPECT_EQ(metrics.state_writes, 2u);
@@ -135,13 +136,13 @@ TEST_F(RuntimeMetricsTest, AFailedStateWriteIsCountedAndKeepsTheCeiling) {
   ASSERT_TRUE(runtime) << message_;
   clock_.advance(milliseconds(60));
   fs_.fail(Op::kSyncData, EIO);
-  EXPECT_EQ(runtime->maintain(&message_), std::errc::io_error);
+  EXPECT_EQ(cosid::testing::maintain_runtime(*runtime, &message_), std::errc::io_error);
   RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.state_write_failures, 1u);
   EXPECT_EQ(metrics.state_writes, 1u);
   EXPECT_EQ(metrics.ceiling_ms, kNow + 100);
   // The retry succeeds: one more write, the failure stays counted.
-  ASSERT_NO_ERROR(runtime->maintain(&message_)) << message_;
+  ASSERT_NO_ERROR(cosid::testing::maintain_runtime(*runtime, &message_)) << message_;
   metrics = runtime->metrics();
   EXPECT_EQ(metrics.state_write_failures, 1u);
   EXPECT_EQ(metrics.state_writes, 2u);
@@ -198,7 +199,7 @@ TEST_F(RuntimeMetricsTest, AfterCloseTheCountsStayReadable) {
   auto runtime = open();
   ASSERT_TRUE(runtime) << message_;
   ASSERT_EQ(issue(*runtime, 5, milliseconds(1)), 5) << message_;
-  ASSERT_NO_ERROR(runtime->close(&message_)) << message_;
+  ASSERT_NO_ERROR(cosid::testing::close_runtime(*runtime, &message_)) << message_;
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.ids_issued, 5u);
   EXPECT_EQ(metrics.state_writes, 1u);  // the clean-shutdown record is not a ceiling
@@ -227,7 +228,7 @@ TEST_F(RuntimeMetricsTest, SnapshotsWhileIssuingAndRenewingOnOtherThreads) {
   clock_.set_on_sleep(ManualClock::OnSleep::kYield);
   auto runtime = open();
   ASSERT_TRUE(runtime) << message_;
-  Generator* generator = runtime->generator("default", ec_);
+  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
   ASSERT_NE(generator, nullptr);
   constexpr int kIds = 20000;
   std::atomic<bool> done{false};
@@ -249,7 +250,7 @@ TEST_F(RuntimeMetricsTest, SnapshotsWhileIssuingAndRenewingOnOtherThreads) {
   }
   issuer.join();
   ASSERT_NO_ERROR(issue_error);
-  ASSERT_NO_ERROR(runtime->close(&message_)) << message_;
+  ASSERT_NO_ERROR(cosid::testing::close_runtime(*runtime, &message_)) << message_;
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.ids_issued, static_cast<std::uint64_t>(kIds));
   EXPECT_GE(metrics.state_writes, 2u);

@@ -13,6 +13,7 @@
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
 #include "memory_fs.h"
+#include "runtime_calls.h"
 #include "runtime_setup.h"
 #include "state_record.h"
 #include "test_util.h"
@@ -155,7 +156,7 @@ class RuntimeRegression : public ::testing::Test {
   std::unique_ptr<Runtime> open() {
     ec_.clear();
     message_.clear();
-    return Runtime::open(options_, environment_, ec_, &message_);
+    return cosid::testing::open_runtime(options_, environment_, ec_, &message_);
   }
 
   Options options_;
@@ -176,7 +177,7 @@ TEST_F(RuntimeRegression, FailedStartMustNotRollTheCeilingBackWithACleanShutdown
   {
     auto runtime = open();
     ASSERT_TRUE(runtime) << message_;
-    Generator* generator = runtime->generator("default", ec_);
+    Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
     ASSERT_NE(generator, nullptr);
     for (int i = 0; i < 30; ++i) {
       clock_.advance(milliseconds(1));
@@ -209,7 +210,7 @@ TEST_F(RuntimeRegression, FailedStartMustNotRollTheCeilingBackWithACleanShutdown
   auto again = open();
   if (again) {
     EXPECT_GE(again->floor_ms(), last_issued);
-    Generator* generator = again->generator("default", ec_);
+    Generator* generator = cosid::testing::generator_of(*again, "default", ec_);
     ASSERT_NE(generator, nullptr);
     clock_.advance(milliseconds(1));
     const std::uint64_t id = generator->next(ec_);
@@ -228,7 +229,7 @@ TEST_F(RuntimeRegression, FailedFirstAdvanceMustNotRollTheCeilingBack) {
     auto runtime = open();
     ASSERT_TRUE(runtime) << message_;
     clock_.advance(milliseconds(5));
-    (void)runtime->generator("default", ec_)->next(ec_);
+    (void)cosid::testing::generator_of(*runtime, "default", ec_)->next(ec_);
     ASSERT_NO_ERROR(ec_);
     fs_.crash();
   }
@@ -248,14 +249,14 @@ TEST_F(RuntimeRegression, CloseMustNotWriteTheStateFileConcurrentlyWithMaintain)
   environment_.fs = &hook;
   auto runtime = open();
   ASSERT_TRUE(runtime) << message_;
-  (void)runtime->generator("default", ec_)->next(ec_);
+  (void)cosid::testing::generator_of(*runtime, "default", ec_)->next(ec_);
   ASSERT_NO_ERROR(ec_);
   clock_.advance(milliseconds(60));  // less than ahead/2 remains: maintain() wants to write
 
   hook.arm(milliseconds(1000));  // the clean-shutdown sync stalls
-  std::thread closer([&] { (void)runtime->close(); });
+  std::thread closer([&] { (void)cosid::testing::close_runtime(*runtime); });
   ASSERT_TRUE(hook.wait_blocked(milliseconds(2000)));
-  std::thread maintainer([&] { (void)runtime->maintain(); });
+  std::thread maintainer([&] { (void)cosid::testing::maintain_runtime(*runtime); });
   maintainer.join();
   hook.release();
   closer.join();
@@ -275,7 +276,7 @@ TEST_F(RuntimeRegression, WaitingGeneratorMustNotBlockBehindASlowSyncPastItsBoun
   environment_.background_thread = true;
   auto runtime = open();
   ASSERT_TRUE(runtime) << message_;
-  Generator* generator = runtime->generator("default", ec_);
+  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
   ASSERT_NE(generator, nullptr);
 
   hook.arm(milliseconds(3000));      // the next advance's sync hangs for 3 s
@@ -297,7 +298,7 @@ TEST_F(RuntimeRegression, WaitingGeneratorMustNotBlockBehindASlowSyncPastItsBoun
   hook.release();
   caller.join();
   EXPECT_TRUE(returned_in_time) << "next() with a 20 ms ceiling bound blocked behind the sync";
-  (void)runtime->close();
+  (void)cosid::testing::close_runtime(*runtime);
 }
 
 // runtime.cc:227-233: without the background thread, nothing ever runs check_identity (the
@@ -311,7 +312,7 @@ TEST_F(RuntimeRegression, InlineMaintainMustNoticeARemovedStateFile) {
   fs_.remove(kPath);
   for (int i = 0; i < 10; ++i) {  // several seconds of renewals
     clock_.advance(milliseconds(60));
-    (void)runtime->maintain(&message_);
+    (void)cosid::testing::maintain_runtime(*runtime, &message_);
   }
   EXPECT_EQ(runtime->ceiling_ms(), ceiling)
       << "the ceiling kept rising on a state file nobody can find any more";

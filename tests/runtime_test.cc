@@ -18,6 +18,7 @@
 
 #include "cosid/lease/store_registry.h"
 #include "memory_fs.h"
+#include "runtime_calls.h"
 #include "runtime_setup.h"
 #include "state_record.h"
 #include "test_util.h"
@@ -55,13 +56,13 @@ class RuntimeTest : public ::testing::Test {
   std::unique_ptr<Runtime> open() {
     ec_.clear();
     message_.clear();
-    return Runtime::open(options_, environment_, ec_, &message_);
+    return cosid::testing::open_runtime(options_, environment_, ec_, &message_);
   }
 
   std::vector<std::uint64_t> issue(Runtime& runtime, int count,
                                    milliseconds step = milliseconds(0)) {
     std::vector<std::uint64_t> ids;
-    Generator* generator = runtime.generator("default", ec_);
+    Generator* generator = cosid::testing::generator_of(runtime, "default", ec_);
     EXPECT_NE(generator, nullptr);
     for (int i = 0; i < count; ++i) {
       clock_.advance(step);
@@ -98,7 +99,7 @@ TEST_F(RuntimeTest, CleanRestartIssuesAtOnceAfterTheLastId) {
     auto runtime = open();
     ASSERT_TRUE(runtime) << message_;
     before = issue(*runtime, 5, milliseconds(1));
-    ASSERT_FALSE(runtime->close());
+    ASSERT_FALSE(cosid::testing::close_runtime(*runtime));
   }
   auto runtime = open();
   ASSERT_TRUE(runtime) << message_;
@@ -164,7 +165,8 @@ TEST_F(RuntimeTest, FloorAYearAheadFailsAtOnceInDays) {
     auto runtime = open();
     ASSERT_TRUE(runtime) << message_;
     ASSERT_EQ(issue(*runtime, 1).size(), 1u) << message_;
-    ASSERT_FALSE(runtime->close());  // records the last id's time, a year ahead
+    ASSERT_FALSE(
+        cosid::testing::close_runtime(*runtime));  // records the last id's time, a year ahead
   }
   clock_.set_ms(kNow);
   clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceBoth);
@@ -205,7 +207,7 @@ TEST_F(RuntimeTest, NoIdAboveTheDurableCeilingWhenWritesFail) {
   ASSERT_TRUE(runtime) << message_;
   fs_.fail(Op::kSyncData, EIO, 1, /*persistent=*/true);
   const std::int64_t ceiling = durable_ceiling(fs_);
-  Generator* generator = runtime->generator("default", ec_);
+  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
   ASSERT_NE(generator, nullptr);
   std::uint64_t last = 0;
   for (int i = 0; i < 400; ++i) {
@@ -278,11 +280,11 @@ TEST_F(RuntimeTest, WithoutAStateFileItWarnsAndWorks) {
 TEST_F(RuntimeTest, NamedGeneratorsShareOneSequenceSoIdsNeverCollide) {
   auto runtime = open();
   ASSERT_TRUE(runtime) << message_;
-  Generator* orders = runtime->generator("orders", ec_);
-  Generator* invoices = runtime->generator("invoices", ec_);
+  Generator* orders = cosid::testing::generator_of(*runtime, "orders", ec_);
+  Generator* invoices = cosid::testing::generator_of(*runtime, "invoices", ec_);
   ASSERT_NE(orders, nullptr);
   ASSERT_EQ(invoices, orders);
-  EXPECT_EQ(runtime->generator("orders", ec_), orders);
+  EXPECT_EQ(cosid::testing::generator_of(*runtime, "orders", ec_), orders);
   std::set<std::uint64_t> ids;
   for (int i = 0; i < 100; ++i) {
     ids.insert(orders->next(ec_));
@@ -295,16 +297,16 @@ TEST_F(RuntimeTest, NamedGeneratorsShareOneSequenceSoIdsNeverCollide) {
 TEST_F(RuntimeTest, CloseWritesTheLargestLastTimestampOfAllGenerators) {
   auto runtime = open();
   ASSERT_TRUE(runtime) << message_;
-  Generator* a = runtime->generator("a", ec_);
-  Generator* b = runtime->generator("b", ec_);
+  Generator* a = cosid::testing::generator_of(*runtime, "a", ec_);
+  Generator* b = cosid::testing::generator_of(*runtime, "b", ec_);
   (void)a->next(ec_);
   clock_.advance(milliseconds(7));
   (void)b->next(ec_);
-  ASSERT_FALSE(runtime->close());
+  ASSERT_FALSE(cosid::testing::close_runtime(*runtime));
   EXPECT_EQ(durable_ceiling(fs_), kNow + 7);
   EXPECT_EQ(a->next(ec_), 0u);
   EXPECT_ERRC(ec_, errc::closed);
-  EXPECT_EQ(runtime->generator("c", ec_), nullptr);
+  EXPECT_EQ(cosid::testing::generator_of(*runtime, "c", ec_), nullptr);
   EXPECT_ERRC(ec_, errc::closed);
 }
 
@@ -319,7 +321,7 @@ TEST_F(RuntimeTest, BackgroundThreadKeepsTheCeilingAhead) {
   }
   EXPECT_EQ(runtime->ceiling_ms(), kNow + 160);
   EXPECT_EQ(durable_ceiling(fs_), kNow + 160);
-  ASSERT_FALSE(runtime->close());
+  ASSERT_FALSE(cosid::testing::close_runtime(*runtime));
 }
 
 // The generator waits at the ceiling (the wall clock stands still, so only a new ceiling can end
@@ -332,7 +334,7 @@ TEST_F(RuntimeTest, GeneratorPastTheCeilingGetsANewOneFromTheBackgroundThread) {
   auto runtime = open();
   ASSERT_TRUE(runtime) << message_;
   clock_.advance(milliseconds(101));  // past the ceiling at once
-  Generator* generator = runtime->generator("default", ec_);
+  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
   const std::uint64_t id = generator->next(ec_, &message_);
   ASSERT_NO_ERROR(ec_) << message_;
   EXPECT_EQ(time_of(id), kNow + 101);
@@ -429,7 +431,7 @@ TEST_F(RuntimeTest, FailedStatOfTheIdentityCheckIsRetriedNotTakenForAReplacedFil
   const std::int64_t ceiling = runtime->ceiling_ms();
   clock_.advance(milliseconds(60));  // a renewal is due
   fs_.fail(Op::kStat, EIO);
-  const std::error_code failed = runtime->maintain(&message_);
+  const std::error_code failed = cosid::testing::maintain_runtime(*runtime, &message_);
   EXPECT_EQ(failed, std::errc::io_error) << failed.message();
   EXPECT_NE(message_.find("cannot check that state file var/state is still the file in use: stat "
                           "of its path failed: Input/output error; no ceiling is written until "
@@ -442,11 +444,11 @@ TEST_F(RuntimeTest, FailedStatOfTheIdentityCheckIsRetriedNotTakenForAReplacedFil
   EXPECT_EQ(durable_ceiling(fs_), ceiling);
   EXPECT_EQ(runtime->metrics().state_write_failures, 1u);
 
-  EXPECT_NO_ERROR(runtime->maintain(&message_)) << message_;
+  EXPECT_NO_ERROR(cosid::testing::maintain_runtime(*runtime, &message_)) << message_;
   EXPECT_EQ(runtime->ceiling_ms(), kNow + 160);
   EXPECT_EQ(listener_.count(EventKind::kStateWriteRecovered), 1);
   EXPECT_EQ(issue(*runtime, 1).size(), 1u) << message_;
-  EXPECT_NO_ERROR(runtime->close());
+  EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
 }
 
 // The same with the background thread: the writer retries after its back-off, and a generator
@@ -457,7 +459,7 @@ TEST_F(RuntimeTest, FailedStatInTheBackgroundIsRetriedAndTheWaitingGeneratorGoes
   clock_.set_on_sleep(ManualClock::OnSleep::kYield);  // only a new ceiling ends the wait
   auto runtime = open();
   ASSERT_TRUE(runtime) << message_;
-  Generator* generator = runtime->generator("default", ec_);
+  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
   ASSERT_NE(generator, nullptr);
   fs_.fail(Op::kStat, EIO);
   clock_.advance(milliseconds(101));  // past the ceiling
@@ -470,7 +472,7 @@ TEST_F(RuntimeTest, FailedStatInTheBackgroundIsRetriedAndTheWaitingGeneratorGoes
   EXPECT_EQ(listener_.count(EventKind::kStateWriteFailed), 1);
   EXPECT_EQ(listener_.count(EventKind::kStateFileReplaced), 0);
   finish_within_guard(
-      "close()", [&] { EXPECT_NO_ERROR(runtime->close()); }, nullptr);
+      "close()", [&] { EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime)); }, nullptr);
 }
 
 // The identity check runs before every write, not every fifth round of the writer: a generator
@@ -484,7 +486,7 @@ TEST_F(RuntimeTest, NoCeilingIsWrittenIntoARemovedFileAndGeneratorsFailAtOnce) {
   auto runtime = open();
   ASSERT_TRUE(runtime) << message_;
   const std::int64_t ceiling = runtime->ceiling_ms();
-  Generator* generator = runtime->generator("default", ec_);
+  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
   ASSERT_NE(generator, nullptr);
   fs_.remove(kPath);
   clock_.advance(milliseconds(101));  // past the ceiling: the generator asks for the next one
@@ -503,7 +505,7 @@ TEST_F(RuntimeTest, NoCeilingIsWrittenIntoARemovedFileAndGeneratorsFailAtOnce) {
   EXPECT_EQ(generator->next(ec_, &message_), 0u);
   EXPECT_ERRC(ec_, errc::state_file_replaced);
   finish_within_guard(
-      "close()", [&] { EXPECT_NO_ERROR(runtime->close()); }, nullptr);
+      "close()", [&] { EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime)); }, nullptr);
 }
 
 // Once the writer has found the file replaced, a generator that then reaches the ceiling must not
@@ -519,7 +521,7 @@ TEST_F(RuntimeTest, ReplacedFileMakesTheWriterSleepAndCloseReturn) {
   clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceMonotonic);  // every wait is bounded
   auto runtime = open();
   ASSERT_TRUE(runtime) << message_;
-  Generator* generator = runtime->generator("default", ec_);
+  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
   ASSERT_NE(generator, nullptr);
   // Another file renamed over it: found by the writer's own check, about once a second.
   const std::vector<unsigned char> copy = fs_.current(kPath);
@@ -537,7 +539,7 @@ TEST_F(RuntimeTest, ReplacedFileMakesTheWriterSleepAndCloseReturn) {
   std::this_thread::sleep_for(milliseconds(50));
   EXPECT_EQ(counting.reads(), reads) << "a thread reads the clock in a loop";
   finish_within_guard(
-      "close()", [&] { EXPECT_NO_ERROR(runtime->close()); }, nullptr);
+      "close()", [&] { EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime)); }, nullptr);
 }
 
 // Runs `body` in a forked child in which no thread can start: every new thread asks for a 1 GiB

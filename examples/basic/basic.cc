@@ -19,14 +19,15 @@ int main(int argc, char** argv) {
   options.state_file = argv[1];  // one state file per slot; it keeps the window across restarts
   options.slot = static_cast<std::uint32_t>(slot);  // Runtime::open checks it against the layout
 
-  std::error_code ec;
-  std::string message;
-  auto runtime = cosid::Runtime::open(options, {}, ec, &message);
+  cosid::Status status;
+  auto runtime = cosid::Runtime::open(options, {}, status);
   if (!runtime) {
-    std::fprintf(stderr, "basic: %s\n", message.c_str());
+    std::fprintf(stderr, "basic: %s\n", status.message().c_str());
     return 1;
   }
-  cosid::Generator* ids = runtime->generator("default", ec);
+  cosid::Generator* ids = runtime->generator("default", status);
+  std::error_code ec = status.code();
+  std::string message = status.message();
   for (int i = 0; ids != nullptr && !ec && i < 5; ++i) {
     const std::uint64_t id = ids->next(ec, &message);
     if (!ec) {
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
   }
   if (ec)
     std::fprintf(stderr, "basic: %s\n", message.empty() ? ec.message().c_str() : message.c_str());
-  runtime->close();  // writes the exact last timestamp, so the next start issues at once
+  // Writes the exact last timestamp, so the next start issues at once.
+  (void)runtime->close(status);
   return ec ? 1 : 0;
 }

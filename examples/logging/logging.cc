@@ -102,14 +102,15 @@ int main(int argc, char** argv) {
   cosid::RuntimeEnvironment environment;
   environment.listener = &listener;
 
-  std::error_code ec;
-  std::string message;
-  auto runtime = cosid::Runtime::open(options, environment, ec, &message);
+  cosid::Status status;
+  auto runtime = cosid::Runtime::open(options, environment, status);
   if (!runtime) {
-    std::fprintf(stderr, "[error] open: %s\n", message.c_str());
+    std::fprintf(stderr, "[error] open: %s\n", status.message().c_str());
     return 1;
   }
-  cosid::Generator* ids = runtime->generator("default", ec);
+  cosid::Generator* ids = runtime->generator("default", status);
+  std::error_code ec = status.code();
+  std::string message = status.message();
   for (unsigned long i = 0; ids != nullptr && !ec && i < count; ++i) {
     const std::uint64_t id = ids->next(ec, &message);
     if (!ec) std::printf("%s\n", cosid::to_string(id).c_str());
@@ -118,8 +119,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "[error] next: %s\n",
                  message.empty() ? ec.message().c_str() : message.c_str());
   }
-  if (std::error_code closing = runtime->close(&message)) {
-    std::fprintf(stderr, "[warning] close: %s\n", message.c_str());
+  if (!runtime->close(status)) {
+    std::fprintf(stderr, "[warning] close: %s\n", status.message().c_str());
   }
   // After close() the counts are final. A service would serve this text on its /metrics page.
   std::fputs(cosid::to_prometheus(runtime->metrics()).c_str(), stdout);

@@ -14,25 +14,27 @@
 // then protects against a clock set back across a restart, and a warning event says so.
 //
 // close() is ordered: every generator is closed and reports its exact last timestamp, the
-// largest is written as the ceiling with the clean-shutdown flag (so a clean restart issues at
-// once), then the thread stops and the file is closed, releasing its lock.
+// background thread stops (after the write in progress, if any), the largest timestamp is written
+// as the ceiling with the clean-shutdown flag (so a clean restart issues at once), and the file is
+// closed, releasing its lock.
 //
 // With a lease store (Options::store_type other than "static") the slot is leased instead: the
-// store is opened through the lease::StoreRegistry of the environment, a lease::LeaseKeeper
-// (lease/keeper.h) leases a slot, renews it on the background thread and publishes each renewed
-// ceiling; start-up waits for the clock to pass the lease's floor as above. When the lease is
-// lost, the generator handed out so far fails with errc::slot_lost for good, and generator()
-// hands out a new one over the new slot once the keeper has leased it (null with slot_lost until
-// then). close() closes every generator, releases the lease with the exact last timestamp, then
-// stops the thread.
+// store is opened through the lease::StoreRegistry of the environment, the runtime's lease keeper
+// leases a slot, renews it on the background thread and publishes each renewed ceiling; start-up
+// waits for the clock to pass the lease's floor as above. When the lease is lost, the generator
+// handed out so far fails with errc::slot_lost for good, and generator() hands out a new one over
+// the new slot once the keeper has leased it (null with slot_lost until then). close() closes every
+// generator, stops the thread (after the store call in progress, if any), then releases the lease
+// with the exact last timestamp.
 //
 // Thread safety: generator(), the accessors and close() may be called from any thread. The
 // generators it hands out follow generator.h. Destroying the Runtime closes it; no generator may
 // be in use then. generator(), the accessors and metrics() never wait for a store call or a
-// sync in progress. In a child forked from the process that opened it, no call waits for a lock
-// (a parent thread may have held one at the fork): generator() and maintain() fail with
-// errc::forked_process, close() writes and releases nothing (the window is the parent's), and
-// destroying the Runtime there leaks it rather than close what belongs to the parent.
+// sync in progress; maintain() and close() wait at most for the one in progress. In a child forked
+// from the process that opened it, no call waits for a lock (a parent thread may have held one at
+// the fork): generator() and maintain() fail with errc::forked_process, close() writes and releases
+// nothing (the window is the parent's), and destroying the Runtime there leaks it rather than close
+// what belongs to the parent.
 #ifndef COSID_RUNTIME_H_
 #define COSID_RUNTIME_H_
 
@@ -69,7 +71,7 @@ enum class EventKind {
   kWaitingAtCeiling,     // a generator waits for the next ceiling
   kStateFileReplaced,    // the file was removed or replaced: no more ceilings, no more ids
   kStateFileDamaged,     // warning: a block was damaged at open; the start went on with the other
-  // A slot leased from a store (lease/keeper.h, KeeperEventKind).
+  // A slot leased from a store (the lease keeper).
   kLeaseAcquired,          // a slot was leased, at start or after a loss (slot, ceiling_ms)
   kLeaseWaiting,           // start-up found no free slot and retries (warning)
   kDuplicateOwnerKey,      // another live runtime leases under the same owner key (warning)
@@ -129,12 +131,11 @@ class COSID_EXPORT Runtime {
   // states the gap and when ids can be issued), a layout error, errc::slot_out_of_range, or the
   // errno of a background thread that cannot be started (generic category: EAGAIN under a low
   // `ulimit -u`); with a store also unknown_store_type, lease_exhausted, lease_terms_mismatch,
-  // store_unavailable or store_corrupt; then returns null and, if `message` is not null,
-  // explains. Nothing was issued then.
+  // store_unavailable or store_corrupt; then returns null and `status` explains. Nothing was
+  // issued then.
   [[nodiscard]] static std::unique_ptr<Runtime> open(const Options& options,
                                                      const RuntimeEnvironment& environment,
-                                                     std::error_code& ec,
-                                                     std::string* message = nullptr);
+                                                     Status& status);
 #if COSID_HAS_EXCEPTIONS
   static std::unique_ptr<Runtime> open(const Options& options,
                                        const RuntimeEnvironment& environment = {});
@@ -149,19 +150,24 @@ class COSID_EXPORT Runtime {
   // runtime whatever names are used; the name is reserved for per-name metrics. Null with
   // errc::closed after close(). The pointer stays valid for the Runtime's life. With a store, a
   // generator whose lease was lost fails with slot_lost; call generator() again for the one over
-  // the new slot (null with slot_lost until the new slot is leased).
-  [[nodiscard]] Generator* generator(std::string_view name, std::error_code& ec) noexcept;
+  // the new slot (null with slot_lost until the new slot is leased). On failure `status` says
+  // why, and the throwing overload throws it.
+  [[nodiscard]] Generator* generator(std::string_view name, Status& status);
 #if COSID_HAS_EXCEPTIONS
   Generator& generator(std::string_view name = "default");
 #endif
 
   // Renews the ceiling if less than ahead/2 remains (with a store: renews the lease, or leases a
-  // new slot, when due). Only needed without a background thread.
-  std::error_code maintain(std::string* message = nullptr);
+  // new slot, when due). Only needed without a background thread. May wait for a sync or a store
+  // call in progress. False with the failure in `status` (a write that failed, a replaced state
+  // file, forked_process); with a store always true, since the keeper retries failed renewals and
+  // reports them as events.
+  bool maintain(Status& status);
 
-  // Ordered shutdown (header comment). Idempotent. An error here is reported but harmless: the
-  // durable ceiling on disk is at least every timestamp issued.
-  std::error_code close(std::string* message = nullptr);
+  // Ordered shutdown (header comment). Idempotent. Waits at most for the sync or the store call in
+  // progress. A failure here is reported but harmless: the durable ceiling on disk is at least
+  // every timestamp issued.
+  bool close(Status& status);
 
   // The slot and window of the current binding (with a store: the latest lease's, which after a
   // loss is the lost one until a new slot is leased).
@@ -173,7 +179,8 @@ class COSID_EXPORT Runtime {
   // A snapshot of the counters, the window and the slot (metrics.h), for a scrape or a log line;
   // to_prometheus() prints it. Takes a short lock shared with generator(), never one the
   // generators' next() takes, nor one held across a sync or a store call. The lease fields stay
-  // 0 for a static slot. Valid after close() too (the counts are final then).
+  // 0 for a static slot, the state-file fields with a store. Valid after close() too (the counts
+  // are final then).
   RuntimeMetrics metrics() const noexcept;
 
  private:

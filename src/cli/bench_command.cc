@@ -223,20 +223,20 @@ int run_bench(Invocation& invocation) {
   }
   options.start_wait = options.ahead + std::chrono::seconds(1);
 
-  std::error_code ec;
-  std::string message;
+  Status status;
   WarningPrinter warnings(invocation.err, args.has("state-file"));
   RuntimeEnvironment environment;
   environment.listener = &warnings;
   environment.generator.max_drift = max_drift;
-  const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, ec, &message);
+  const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, status);
   if (runtime == nullptr) {
-    return call_failed(invocation.err, kName, ec, message);
+    return call_failed(invocation.err, kName, status.code(), status.message());
   }
-  Generator* generator = runtime->generator("default", ec);
+  Generator* generator = runtime->generator("default", status);
   if (generator == nullptr) {
-    (void)runtime->close();
-    return runtime_error(invocation.err, std::string(kName) + ": " + ec.message());
+    Status ignored;
+    (void)runtime->close(ignored);
+    return runtime_error(invocation.err, std::string(kName) + ": " + status.code().message());
   }
 
   const double ticks_per_second = 1000.0 / static_cast<double>(unit_ms(layout.unit));
@@ -284,10 +284,9 @@ int run_bench(Invocation& invocation) {
   for (std::thread& thread : pool) thread.join();
   const double cpu_s = cpu_seconds() - cpu_before;
 
-  std::string close_message;
-  if (const std::error_code close_error = runtime->close(&close_message)) {
-    std::fprintf(invocation.err, "cosid: warning: %s\n",
-                 close_message.empty() ? close_error.message().c_str() : close_message.c_str());
+  Status closing;
+  if (!runtime->close(closing)) {
+    std::fprintf(invocation.err, "cosid: warning: %s\n", closing.message().c_str());
   }
   if (first_error.set) {
     return runtime_error(invocation.err, std::string(kName) + ": " + first_error.message);

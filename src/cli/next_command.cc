@@ -100,7 +100,9 @@ Generator* replacement_generator(Runtime& runtime, const Options& options, bool 
                                  std::error_code& ec) {
   const auto deadline = std::chrono::steady_clock::now() + options.ttl + options.tolerance;
   for (;;) {
-    Generator* generator = runtime.generator("default", ec);
+    Status status;
+    Generator* generator = runtime.generator("default", status);
+    ec = status.code();
     if (generator != nullptr || ec != errc::slot_lost) return generator;
     if (std::chrono::steady_clock::now() >= deadline || (streaming && g_stop != 0)) return nullptr;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -110,9 +112,11 @@ Generator* replacement_generator(Runtime& runtime, const Options& options, bool 
 // Closes the runtime, reporting a failure as a warning (the durable ceiling is still safe); with
 // `metrics`, then writes the final counts as Prometheus text.
 void close_runtime(Runtime& runtime, std::FILE* err, bool metrics) {
-  std::string message;
-  if (const std::error_code ec = runtime.close(&message)) {
-    std::fprintf(err, "cosid: warning: %s%s\n", message.c_str(), write_hint(ec, message));
+  Status status;
+  if (!runtime.close(status)) {
+    const std::string message = status.message();
+    std::fprintf(err, "cosid: warning: %s%s\n", message.c_str(),
+                 write_hint(status.code(), message));
   }
   if (metrics) {
     std::fputs(to_prometheus(runtime.metrics()).c_str(), err);
@@ -143,14 +147,16 @@ int run_next(Invocation& invocation) {
   RuntimeEnvironment environment;
   environment.listener = &warnings;
   environment.stores = &stores;
-  const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, ec, &message);
+  Status opening;
+  const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, opening);
   if (runtime == nullptr) {
-    return call_failed(invocation.err, kName, ec, message);
+    return call_failed(invocation.err, kName, opening.code(), opening.message());
   }
   const bool metrics = args.has("metrics");
-  Generator* generator = runtime->generator("default", ec);
+  Generator* generator = runtime->generator("default", opening);
   if (generator == nullptr) {
-    const int status = runtime_error(invocation.err, std::string(kName) + ": " + ec.message());
+    const int status =
+        runtime_error(invocation.err, std::string(kName) + ": " + opening.code().message());
     close_runtime(*runtime, invocation.err, metrics);  // the metrics come last, as on every exit
     return status;
   }

@@ -1,4 +1,4 @@
-#include "cosid/lease/keeper.h"
+#include "lease/keeper.h"
 
 #include <unistd.h>
 
@@ -7,13 +7,13 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
-#include <thread>
 #include <utility>
 #include <vector>
 
-#include "background_thread.h"
 #include "cosid/lease/slot_choice.h"
+#include "cosid/lease/store_registry.h"
 #include "cosid/slot_source.h"
+#include "fail.h"
 #include "parse_util.h"
 #include "time_format.h"
 
@@ -24,10 +24,8 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::nanoseconds;
 
-constexpr milliseconds kFirstBackoff{100};
-// The thread looks at the schedule at least this often, so a monotonic clock that a test (or a
-// suspended VM) moves in a jump is noticed soon.
-constexpr milliseconds kMaxIdle{200};
+using detail::kFirstBackoff;
+using detail::kMaxIdle;
 
 std::int64_t to_ns(milliseconds value) { return detail::to_nanos(value); }
 
@@ -37,24 +35,27 @@ milliseconds ns_to_ms_ceil(std::int64_t ns) {
 
 }  // namespace
 
-bool default_owner_key(std::string& key, std::error_code& ec, std::string* message) {
+bool default_owner_key(std::string& key, Status& status) {
   std::string host;
-  if (!local_hostname(host, ec, message)) return false;
+  std::error_code ec;
+  std::string why;
+  if (!local_hostname(host, ec, &why)) return detail::fail(status, ec, why);
   key = host + ":" + std::to_string(static_cast<long long>(getpid()));
-  ec.clear();
   return true;
 }
 
 class LeaseKeeper::Impl {
  public:
-  Impl(SlotLeaseStore& store, const KeeperOptions& options, Clock& clock, KeeperListener* listener)
+  Impl(SlotLeaseStore& store, const KeeperOptions& options, Clock& clock, EventListener* listener,
+       detail::KeeperLoop* loop)
       : store_(store),
         options_(options),
         clock_(clock),
         listener_(listener),
+        loop_(loop),
         ceiling_listener_(*this),
         renew_every_(std::max(options.ttl / 3, milliseconds(1))),
-        max_backoff_(std::max(kFirstBackoff, options.ttl / 6)) {}
+        backoff_(options.ttl / 6) {}
 
   ~Impl() {
     (void)close([](const Binding& binding) { return binding.floor_ms(); }, nullptr);
@@ -62,7 +63,12 @@ class LeaseKeeper::Impl {
 
   bool start(std::error_code& ec, std::string* message) {
     if (options_.owner_key.empty()) {
-      if (!default_owner_key(owner_.key, ec, message)) return false;
+      Status status;
+      if (!default_owner_key(owner_.key, status)) {
+        ec = status.code();
+        if (message != nullptr) *message = status.message();
+        return false;
+      }
     } else {
       owner_.key = options_.owner_key;
     }
@@ -80,7 +86,7 @@ class LeaseKeeper::Impl {
     const milliseconds timeout =
         options_.acquire_timeout.count() < 0 ? options_.ttl : options_.acquire_timeout;
     const std::int64_t begin = clock_.monotonic_ns();
-    milliseconds backoff{0};
+    detail::Backoff backoff(options_.ttl / 6);
     bool reported = false;
     std::lock_guard<std::mutex> lock(mutex_);
     for (;;) {
@@ -108,26 +114,13 @@ class LeaseKeeper::Impl {
         return false;
       }
       if (!reported) {
-        emit({KeeperEventKind::kWaitingForSlot, ec,
-              why + "; retrying for up to " + detail::format_duration(timeout)});
+        emit(EventKind::kLeaseWaiting, ec,
+             why + "; retrying for up to " + detail::format_duration(timeout));
         reported = true;
       }
-      backoff = std::clamp(backoff * 2, kFirstBackoff, max_backoff_);
       const std::int64_t left = to_ns(timeout) - waited;
-      clock_.sleep_for(nanoseconds(std::min<std::int64_t>(to_ns(backoff), left)));
+      clock_.sleep_for(nanoseconds(std::min<std::int64_t>(to_ns(backoff.failed()), left)));
     }
-  }
-
-  std::error_code start_thread(std::string* message) {
-    std::lock_guard<std::mutex> lock(thread_mutex_);
-    if (thread_ || stop_) return {};
-    auto thread = std::make_unique<detail::BackgroundThread>();
-    if (std::error_code failed = thread->start<Impl, &Impl::run>(this)) {
-      if (message != nullptr) *message = detail::thread_start_failure("lease keeper's", failed);
-      return failed;
-    }
-    thread_ = std::move(thread);
-    return {};
   }
 
   milliseconds maintain() noexcept {
@@ -156,30 +149,15 @@ class LeaseKeeper::Impl {
     return published->binding;
   }
 
+  // With closed_ set, a round still running (the owner stops the loop first) neither renews nor
+  // leases again.
   std::error_code close(const std::function<std::int64_t(const Binding&)>& last_issued,
                         std::string* message) {
-    std::error_code result;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (!closed_) {
-        closed_ = true;
-        publish_locked(nullptr, errc::closed);
-        result = release_locked(last_issued, message);
-      }
-    }
-    // The thread stops last: with closed_ set it neither renews nor leases again.
-    {
-      std::lock_guard<std::mutex> lock(thread_mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    std::unique_ptr<detail::BackgroundThread> thread;
-    {
-      std::lock_guard<std::mutex> lock(thread_mutex_);
-      thread = std::move(thread_);
-    }
-    if (thread) thread->join();
-    return result;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (closed_) return {};
+    closed_ = true;
+    publish_locked(nullptr, errc::closed);
+    return release_locked(last_issued, message);
   }
 
   const Owner& owner() const noexcept { return owner_; }
@@ -192,9 +170,9 @@ class LeaseKeeper::Impl {
 
   const KeeperOptions& options() const noexcept { return options_; }
 
-  KeeperStats stats() const noexcept {
+  detail::KeeperStats stats() const noexcept {
     // Relaxed: independent counters that publish no other data.
-    KeeperStats stats;
+    detail::KeeperStats stats;
     stats.acquisitions = acquisitions_.load(std::memory_order_relaxed);
     stats.renewals = renewals_.load(std::memory_order_relaxed);
     stats.renewal_failures = renewal_failures_.load(std::memory_order_relaxed);
@@ -219,12 +197,8 @@ class LeaseKeeper::Impl {
     // Relaxed: the flag publishes nothing; the ceiling a renewal brings is read through the
     // binding's own acquire.
     wanted_.store(true, std::memory_order_relaxed);
-    bool threaded = false;
-    {
-      std::lock_guard<std::mutex> lock(thread_mutex_);
-      threaded = thread_ != nullptr;
-    }
-    if (threaded) wake_.notify_one();
+    // The loop's own lock, never held across a store call: this does not wait for the store.
+    if (loop_ != nullptr) loop_->wake();
     // Without a thread the renewal is left to maintain(), whose next call renews at once (see
     // maintain_locked()), or to one running now, whose ceiling the generator sees when it lands.
     // It is never made here, on the generator's thread inside next(): a store call has no bound
@@ -232,16 +206,6 @@ class LeaseKeeper::Impl {
     // lock timeout for another process's lock, a remote store for the network), so next() would
     // block past its bound; and a renewal tried here on a try_lock was lost whenever any other
     // call held the lock, while the generator waited in vain.
-  }
-
-  void run() {
-    for (;;) {
-      const milliseconds due = maintain();
-      std::unique_lock<std::mutex> lock(thread_mutex_);
-      if (stop_) return;
-      wake_.wait_for(lock, std::clamp(due, milliseconds(1), kMaxIdle));
-      if (stop_) return;
-    }
   }
 
   // REQUIRES: mutex_ held.
@@ -278,15 +242,14 @@ class LeaseKeeper::Impl {
     if (!ok && message != nullptr) *message = status.message();
     const std::int64_t local_after = clock_.now_ms();
     for (const SlotRecord& other : choice.duplicate_key_holders) {
-      emit({KeeperEventKind::kDuplicateOwnerKey,
-            {},
-            "owner key " + owner_.key + " also holds slot " + std::to_string(other.slot) +
-                " of namespace " + options_.name_space + " under incarnation " +
-                other.owner.incarnation.to_string() + " (expires " +
-                detail::format_instant(other.expires_at) +
-                "): another process runs with the same key, or a restart's old lease has not "
-                "expired; that lease is left alone; give each process its own owner key",
-            other.slot});
+      emit(EventKind::kDuplicateOwnerKey, {},
+           "owner key " + owner_.key + " also holds slot " + std::to_string(other.slot) +
+               " of namespace " + options_.name_space + " under incarnation " +
+               other.owner.incarnation.to_string() + " (expires " +
+               detail::format_instant(other.expires_at) +
+               "): another process runs with the same key, or a restart's old lease has not "
+               "expired; that lease is left alone; give each process its own owner key",
+           other.slot);
     }
     if (!ok) return false;
     check_skew(choice.lease.store_now, local_before, local_after);
@@ -310,15 +273,13 @@ class LeaseKeeper::Impl {
     failures_ = 0;
     last_attempt_ns_ = clock_.monotonic_ns();
     next_attempt_ns_ = last_attempt_ns_ + to_ns(renew_every_);
-    backoff_ = milliseconds(0);
+    backoff_.succeeded();
     wanted_.store(false, std::memory_order_relaxed);
-    emit({KeeperEventKind::kAcquired,
-          {},
-          "leased slot " + std::to_string(lease.slot) + " of namespace " + options_.name_space +
-              " as " + owner_.key + " (fence " + std::to_string(lease.fence) + "): window (" +
-              detail::format_instant(floor) + ", " + detail::format_instant(lease.ceiling) + "]",
-          lease.slot,
-          lease.ceiling});
+    emit(EventKind::kLeaseAcquired, {},
+         "leased slot " + std::to_string(lease.slot) + " of namespace " + options_.name_space +
+             " as " + owner_.key + " (fence " + std::to_string(lease.fence) + "): window (" +
+             detail::format_instant(floor) + ", " + detail::format_instant(lease.ceiling) + "]",
+         lease.slot, lease.ceiling);
   }
 
   // REQUIRES: mutex_ held and current_ set.
@@ -340,16 +301,14 @@ class LeaseKeeper::Impl {
       current_->raise_ceiling(renewed.ceiling);
       wanted_.store(false, std::memory_order_relaxed);
       next_attempt_ns_ = clock_.monotonic_ns() + to_ns(renew_every_);
-      backoff_ = milliseconds(0);
+      backoff_.succeeded();
       renewals_.fetch_add(1, std::memory_order_relaxed);  // see stats()
       if (failures_ > 0) {
-        emit({KeeperEventKind::kRenewalRecovered,
-              {},
-              "lease on slot " + std::to_string(lease_.slot) + " renewed again after " +
-                  std::to_string(failures_) + " failures; ceiling " +
-                  detail::format_instant(renewed.ceiling),
-              lease_.slot,
-              renewed.ceiling});
+        emit(EventKind::kLeaseRenewalRecovered, {},
+             "lease on slot " + std::to_string(lease_.slot) + " renewed again after " +
+                 std::to_string(failures_) + " failures; ceiling " +
+                 detail::format_instant(renewed.ceiling),
+             lease_.slot, renewed.ceiling);
         failures_ = 0;
       }
       return;
@@ -361,14 +320,13 @@ class LeaseKeeper::Impl {
     }
     ++failures_;
     renewal_failures_.fetch_add(1, std::memory_order_relaxed);  // see stats()
-    backoff_ = std::clamp(backoff_ * 2, kFirstBackoff, max_backoff_);
-    next_attempt_ns_ = clock_.monotonic_ns() + to_ns(backoff_);
-    emit({KeeperEventKind::kRenewalFailed, ec,
-          "renewing the lease on slot " + std::to_string(lease_.slot) + " failed (" + why +
-              "); retrying in " + detail::format_duration(backoff_) +
-              ", and ids are issued up to the ceiling " +
-              detail::format_instant(current_->ceiling_ms()) + " meanwhile",
-          lease_.slot, current_->ceiling_ms()});
+    next_attempt_ns_ = clock_.monotonic_ns() + to_ns(backoff_.failed());
+    emit(EventKind::kLeaseRenewalFailed, ec,
+         "renewing the lease on slot " + std::to_string(lease_.slot) + " failed (" + why +
+             "); retrying in " + detail::format_duration(backoff_.current()) +
+             ", and ids are issued up to the ceiling " +
+             detail::format_instant(current_->ceiling_ms()) + " meanwhile",
+         lease_.slot, current_->ceiling_ms());
   }
 
   // The lease is gone: every generator over the binding fails from now on. REQUIRES: mutex_.
@@ -378,13 +336,13 @@ class LeaseKeeper::Impl {
     previous_ceiling_ = std::max(previous_ceiling_, current_->ceiling_ms());
     current_ = nullptr;
     publish_locked(nullptr, errc::slot_lost);
-    backoff_ = milliseconds(0);
+    backoff_.succeeded();
     next_attempt_ns_ = clock_.monotonic_ns();
-    emit({KeeperEventKind::kLost, ec,
-          "the lease on slot " + std::to_string(lease_.slot) + " of namespace " +
-              options_.name_space + " is lost (" + why +
-              "): its generators fail with slot_lost; leasing a new slot",
-          lease_.slot, previous_ceiling_});
+    emit(EventKind::kLeaseLost, ec,
+         "the lease on slot " + std::to_string(lease_.slot) + " of namespace " +
+             options_.name_space + " is lost (" + why +
+             "): its generators fail with slot_lost; leasing a new slot",
+         lease_.slot, previous_ceiling_);
   }
 
   // After a loss: lease a new slot, or retry later with back-off. REQUIRES: mutex_ held.
@@ -396,11 +354,10 @@ class LeaseKeeper::Impl {
     if (acquire_locked(choice, ec, &why)) return;
     ++failures_;
     renewal_failures_.fetch_add(1, std::memory_order_relaxed);  // see stats()
-    backoff_ = std::clamp(backoff_ * 2, kFirstBackoff, max_backoff_);
-    next_attempt_ns_ = clock_.monotonic_ns() + to_ns(backoff_);
-    emit({KeeperEventKind::kRenewalFailed, ec,
-          "leasing a new slot after the loss failed (" + why + "); retrying in " +
-              detail::format_duration(backoff_) + ", no ids are issued meanwhile"});
+    next_attempt_ns_ = clock_.monotonic_ns() + to_ns(backoff_.failed());
+    emit(EventKind::kLeaseRenewalFailed, ec,
+         "leasing a new slot after the loss failed (" + why + "); retrying in " +
+             detail::format_duration(backoff_.current()) + ", no ids are issued meanwhile");
   }
 
   // REQUIRES: mutex_ held.
@@ -428,12 +385,10 @@ class LeaseKeeper::Impl {
       }
       return ec;
     }
-    emit({KeeperEventKind::kReleased,
-          {},
-          "released slot " + std::to_string(lease_.slot) + " of namespace " + options_.name_space +
-              " with last timestamp " + detail::format_instant(last),
-          lease_.slot,
-          lease_.ceiling});
+    emit(EventKind::kLeaseReleased, {},
+         "released slot " + std::to_string(lease_.slot) + " of namespace " + options_.name_space +
+             " with last timestamp " + detail::format_instant(last),
+         lease_.slot, lease_.ceiling);
     return {};
   }
 
@@ -461,42 +416,38 @@ class LeaseKeeper::Impl {
                               : store_now > latest ? store_now - latest
                                                    : 0;
     if (std::llabs(skew) * 2 <= options_.terms.tolerance.count()) return;
-    KeeperEvent event{KeeperEventKind::kClockSkew,
-                      {},
-                      "the store's clock " + detail::format_instant(store_now) + " is at least " +
-                          std::to_string(std::llabs(skew)) + " ms " +
-                          (skew > 0 ? "ahead of" : "behind") + " the local clock (the call took " +
-                          std::to_string(latest - earliest) +
-                          " ms), more than half the tolerance (" +
-                          std::to_string(options_.terms.tolerance.count()) +
-                          " ms): ids stay unique, but the generators may wait at the ceiling or "
-                          "the floor; synchronise the clocks (NTP)",
-                      lease_.slot,
-                      0,
-                      skew};
-    emit(event);
+    emit(EventKind::kClockSkew, {},
+         "the store's clock " + detail::format_instant(store_now) + " is at least " +
+             std::to_string(std::llabs(skew)) + " ms " + (skew > 0 ? "ahead of" : "behind") +
+             " the local clock (the call took " + std::to_string(latest - earliest) +
+             " ms), more than half the tolerance (" +
+             std::to_string(options_.terms.tolerance.count()) +
+             " ms): ids stay unique, but the generators may wait at the ceiling or the floor; "
+             "synchronise the clocks (NTP)",
+         lease_.slot, 0, skew);
   }
 
-  void emit(KeeperEvent event) {
-    if (listener_ != nullptr) listener_->on_keeper_event(event);
+  void emit(EventKind kind, std::error_code code, std::string message, std::uint32_t slot = 0,
+            std::int64_t ceiling = 0, std::int64_t skew = 0) {
+    if (listener_ == nullptr) return;
+    detail::emit_event(listener_, Event{kind, code, std::move(message), ceiling, slot, skew});
   }
 
   SlotLeaseStore& store_;
   const KeeperOptions options_;
   Clock& clock_;
-  KeeperListener* const listener_;
+  EventListener* const listener_;
+  detail::KeeperLoop* const loop_;
   CeilingWish ceiling_listener_;
   const milliseconds renew_every_;
-  const milliseconds max_backoff_;
   Owner owner_;
 
-  // Lock order, and what each lock may be held across:
+  // The locks (window_keeper.h has the whole order):
   //   mutex_         guards the store calls and every field below; held across a whole store
   //                  call (acquire, renew, release), so nothing a generator, an accessor or
   //                  metrics() calls takes it: binding() reads published_, lease() lease_mutex_,
-  //                  stats() atomics, on_ceiling_wanted() only sets wanted_.
+  //                  stats() atomics, on_ceiling_wanted() only sets wanted_ and wakes the loop.
   //   lease_mutex_   guards writes of lease_ (made under mutex_) against lease(); held for a copy.
-  //   thread_mutex_  guards thread_ and stop_; never held across a store call, nor with mutex_.
   // A forked child takes none of them: it only reads published_ and the records it points to.
   mutable std::mutex mutex_;
   mutable std::mutex lease_mutex_;
@@ -516,7 +467,7 @@ class LeaseKeeper::Impl {
   std::int64_t previous_ceiling_ = 0;  // the largest ceiling of a lost binding
   std::int64_t next_attempt_ns_ = 0;   // monotonic: when to renew (or lease again) next
   std::int64_t last_attempt_ns_ = 0;
-  milliseconds backoff_{0};
+  detail::Backoff backoff_;
   int failures_ = 0;
   bool closed_ = false;
   std::atomic<bool> wanted_{false};  // a generator waits at the ceiling; set without the lock
@@ -525,51 +476,95 @@ class LeaseKeeper::Impl {
   std::atomic<std::uint64_t> renewals_{0};
   std::atomic<std::uint64_t> renewal_failures_{0};
   std::atomic<std::uint64_t> losses_{0};
-
-  std::mutex thread_mutex_;  // guards thread_ and stop_
-  std::condition_variable wake_;
-  std::unique_ptr<detail::BackgroundThread> thread_;
-  bool stop_ = false;
 };
 
-LeaseKeeper::LeaseKeeper(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(impl)) {}
+LeaseKeeper::LeaseKeeper() noexcept = default;
 LeaseKeeper::~LeaseKeeper() = default;
 
-std::unique_ptr<LeaseKeeper> LeaseKeeper::start(SlotLeaseStore& store, const KeeperOptions& options,
-                                                Clock& clock, KeeperListener* listener,
-                                                std::error_code& ec, std::string* message) {
-  auto impl = std::make_unique<Impl>(store, options, clock, listener);
-  if (!impl->start(ec, message)) return nullptr;
-  ec.clear();
-  return std::unique_ptr<LeaseKeeper>(new LeaseKeeper(std::move(impl)));
-}
-
-#if COSID_HAS_EXCEPTIONS
-std::unique_ptr<LeaseKeeper> LeaseKeeper::start(SlotLeaseStore& store, const KeeperOptions& options,
-                                                Clock& clock, KeeperListener* listener) {
+std::unique_ptr<LeaseKeeper> LeaseKeeper::open(SlotLeaseStore& store, const KeeperOptions& options,
+                                               Clock& clock, EventListener* listener,
+                                               detail::KeeperLoop* loop, Status& status) {
+  std::unique_ptr<LeaseKeeper> keeper(new LeaseKeeper());
+  keeper->impl_ = std::make_unique<Impl>(store, options, clock, listener, loop);
   std::error_code ec;
-  std::string message;
-  auto keeper = start(store, options, clock, listener, ec, &message);
-  if (!keeper) detail::throw_error(ec, message);
+  std::string why;
+  if (!keeper->impl_->start(ec, &why)) {
+    detail::fail(status, ec, why);
+    return nullptr;
+  }
+  keeper->leased_ = true;
   return keeper;
 }
-#endif
 
-std::error_code LeaseKeeper::start_thread(std::string* message) {
-  return impl_->start_thread(message);
+std::unique_ptr<LeaseKeeper> LeaseKeeper::for_runtime(const Options& options,
+                                                      const RuntimeEnvironment& environment,
+                                                      Clock& clock, detail::KeeperLoop* loop,
+                                                      Status& status) {
+  std::unique_ptr<LeaseKeeper> keeper(new LeaseKeeper());
+  StoreRegistry* stores = environment.stores;
+  if (stores == nullptr) {
+    if (options.store_type == "memory") {
+      detail::fail(status, make_error_code(errc::unknown_store_type),
+                   "the memory store needs a lease::StoreRegistry in RuntimeEnvironment::stores, "
+                   "shared by every runtime that should lease from it: a memory store of one "
+                   "runtime alone would give each runtime of the process the same slot");
+      return nullptr;
+    }
+    keeper->own_stores_ = std::make_unique<StoreRegistry>();
+    stores = keeper->own_stores_.get();
+  }
+  keeper->own_store_ = stores->open(StoreContext{options, clock}, status);
+  if (!keeper->own_store_) return nullptr;
+  KeeperOptions terms;
+  terms.name_space = options.namespace_name;
+  terms.owner_key = options.owner_key;
+  // validate_options() holds slot_bits to 31 for a store.
+  terms.terms.slot_limit = std::uint32_t{1} << options.layout.slot_bits;
+  terms.terms.tolerance = options.tolerance;
+  terms.ttl = options.ttl;
+  terms.preferred_slot = options.preferred_slot;
+  terms.not_before_ms = options.not_before_ms;
+  keeper->impl_ =
+      std::make_unique<Impl>(*keeper->own_store_, terms, clock, environment.listener, loop);
+  return keeper;
 }
-std::chrono::milliseconds LeaseKeeper::maintain() noexcept { return impl_->maintain(); }
+
+bool LeaseKeeper::start(const detail::FloorWait& wait_for_floor, Status& status) {
+  if (!leased_) {
+    std::error_code ec;
+    std::string why;
+    if (!impl_->start(ec, &why)) return detail::fail(status, ec, why);
+    leased_ = true;
+  }
+  std::uint64_t generation = 0;
+  std::error_code ec;
+  const Binding* leased = impl_->binding(generation, ec);
+  if (leased == nullptr) return detail::fail(status, ec, "");
+  std::int64_t floor = leased->floor_ms();
+  // On failure the owner's close() releases the lease: nothing was issued.
+  return !wait_for_floor || wait_for_floor(floor, leased->slot(), status);
+}
+
+bool LeaseKeeper::maintain(Status& /*status*/) {
+  (void)impl_->maintain();  // failures are retried by the keeper and reported as events
+  return true;
+}
+detail::NextRound LeaseKeeper::round() noexcept { return {impl_->maintain(), true}; }
 Binding* LeaseKeeper::binding(std::uint64_t& generation, std::error_code& ec) noexcept {
   return impl_->binding(generation, ec);
 }
-std::error_code LeaseKeeper::close(const std::function<std::int64_t(const Binding&)>& last_issued,
-                                   std::string* message) {
-  return impl_->close(last_issued, message);
+bool LeaseKeeper::close(const std::function<std::int64_t(const Binding&)>& last_issued,
+                        Status& status) {
+  std::string why;
+  if (std::error_code failed = impl_->close(last_issued, &why)) {
+    return detail::fail(status, failed, why);
+  }
+  return true;
 }
 const Owner& LeaseKeeper::owner() const noexcept { return impl_->owner(); }
 SlotLease LeaseKeeper::lease() const { return impl_->lease(); }
 const KeeperOptions& LeaseKeeper::options() const noexcept { return impl_->options(); }
-KeeperStats LeaseKeeper::stats() const noexcept { return impl_->stats(); }
+detail::KeeperStats LeaseKeeper::stats() const noexcept { return impl_->stats(); }
 
 }  // namespace lease
 }  // namespace cosid

@@ -471,16 +471,16 @@ void BM_LatencyUnderRenewal(benchmark::State& state) {
   options.start_wait = std::chrono::seconds(2);
   cosid::RuntimeEnvironment environment;
   environment.listener = &counter;
-  std::error_code ec;
-  std::string message;
+  cosid::Status status;
   const std::unique_ptr<cosid::Runtime> runtime =
-      cosid::Runtime::open(options, environment, ec, &message);
+      cosid::Runtime::open(options, environment, status);
   if (!runtime) {
-    state.SkipWithError(message.c_str());
+    state.SkipWithError(status.message().c_str());
     return;
   }
-  cosid::Generator* generator = runtime->generator("default", ec);
-  if (generator == nullptr) abort_with("Runtime::generator", ec);
+  cosid::Generator* generator = runtime->generator("default", status);
+  if (generator == nullptr) abort_with("Runtime::generator", status.code());
+  std::error_code ec;
   (void)generator->next(ec);  // the first id, outside the measurement
   const std::int64_t renewals_before = counter.renewals.load();
   auto histogram = std::make_unique<Histogram>();
@@ -501,7 +501,7 @@ void BM_LatencyUnderRenewal(benchmark::State& state) {
   state.counters["max_ns"] = static_cast<double>(histogram->max_ns());
   state.counters["renewals"] = static_cast<double>(counter.renewals.load() - renewals_before);
   state.SetItemsProcessed(state.iterations());
-  (void)runtime->close();
+  (void)runtime->close(status);
 }
 BENCHMARK(BM_LatencyUnderRenewal)->MinTime(3.0)->UseRealTime();
 

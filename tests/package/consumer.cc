@@ -50,17 +50,17 @@ std::uint64_t issue_two(const std::string& state_file, std::uint32_t slot,
   options.state_file = state_file;
   cosid::RuntimeEnvironment environment;
   environment.listener = &listener;
-  std::error_code ec;
-  std::string message;
-  std::unique_ptr<cosid::Runtime> runtime =
-      cosid::Runtime::open(options, environment, ec, &message);
+  cosid::Status status;
+  std::unique_ptr<cosid::Runtime> runtime = cosid::Runtime::open(options, environment, status);
   if (!runtime) {
-    std::fprintf(stderr, "consumer: Runtime::open failed: %s\n", message.c_str());
+    std::fprintf(stderr, "consumer: Runtime::open failed: %s\n", status.message().c_str());
     ++failures;
     return 0;
   }
-  cosid::Generator* ids = runtime->generator("default", ec);
-  check(ids != nullptr && !ec, "Runtime::generator returns a generator");
+  cosid::Generator* ids = runtime->generator("default", status);
+  check(ids != nullptr && status.ok(), "Runtime::generator returns a generator");
+  std::error_code ec;
+  std::string message;
   if (ids == nullptr) return 0;
   const std::uint64_t first = ids->next(ec, &message);
   check(!ec && first != 0, "Generator::next issues an id");
@@ -78,7 +78,7 @@ std::uint64_t issue_two(const std::string& state_file, std::uint32_t slot,
   check(cosid::decode(text, cosid::IdFormat::kRadix62, layout, ec) == first && !ec,
         "radix62 text decodes to the same id");
 
-  check(!runtime->close(&message), "Runtime::close succeeds");
+  check(runtime->close(status), "Runtime::close succeeds");
 #if COSID_HAS_EXCEPTIONS
   // Thrown inside the library (the throwing Generator::next is defined there), caught here.
   bool caught = false;
