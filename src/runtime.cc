@@ -12,6 +12,7 @@
 #include "cosid/lease/keeper.h"
 #include "cosid/lease/store_registry.h"
 #include "cosid/state_file.h"
+#include "fail.h"
 #include "fork_guard.h"
 #include "time_format.h"
 
@@ -48,18 +49,22 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
 
   bool start(std::error_code& ec, std::string* message) {
     if (!validate_options(options_, ec, message)) return false;
-    if (!options_.layout.validate_at(clock_.now_ms(), ec, message)) return false;
+    Status valid;  // seam: validate_at() reports in a Status
+    if (!options_.layout.validate_at(clock_.now_ms(), valid)) {
+      return detail::to_legacy(valid, ec, message);
+    }
     if (options_.uses_store()) return start_leased(ec, message);
     std::int64_t floor = options_.not_before_ms;
     if (!options_.state_file.empty()) {
       StateFileOpenOptions open_options;
       open_options.create_if_missing = !options_.require_state_file;
       open_options.not_before_ms = options_.not_before_ms;
+      Status opened;  // seam: StateFile::open() reports in a Status
       file_ =
           StateFile::open(fs_, clock_, options_.state_file,
                           StateFileOwner{options_.slot, options_.layout, options_.namespace_name},
-                          open_options, ec, message);
-      if (!file_) return false;
+                          open_options, opened);
+      if (!file_) return detail::to_legacy(opened, ec, message);
       floor = file_->floor_ms();
       if (file_->created()) {
         emit(EventKind::kStateFileCreated, {},
@@ -118,8 +123,10 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
     (void)name;  // every name shares the one generator: see runtime.h
     if (keeper_) return leased_generator_locked(ec);
     if (!generator_) {
+      Status created;  // seam: Generator::create() reports in a Status
       generator_ =
-          Generator::create(options_.layout, *binding_, clock_, environment_.generator, ec);
+          Generator::create(options_.layout, *binding_, clock_, environment_.generator, created);
+      ec = created.code();
       if (!generator_) return nullptr;
     }
     ec.clear();
@@ -174,7 +181,11 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
     //    Under writer_mutex_, since maintain() or an inline renewal may still be running.
     std::lock_guard<std::mutex> lock(writer_mutex_);
     std::error_code result;
-    if (file_ && !replaced_) result = file_->write_clean_shutdown(last, message);
+    if (file_ && !replaced_) {
+      Status written;  // seam: write_clean_shutdown() reports in a Status
+      (void)file_->write_clean_shutdown(last, written);
+      detail::to_legacy(written, result, message);
+    }
     // 4. Closing the file releases its lock.
     file_.reset();
     return result;
@@ -349,8 +360,10 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
       ec.clear();
       return generator_.get();
     }
+    Status created;  // seam: Generator::create() reports in a Status
     std::unique_ptr<Generator> made =
-        Generator::create(options_.layout, *current, clock_, environment_.generator, ec);
+        Generator::create(options_.layout, *current, clock_, environment_.generator, created);
+    ec = created.code();
     if (!made) return nullptr;
     if (generator_) retired_.emplace_back(generator_binding_, std::move(generator_));
     generator_ = std::move(made);
@@ -482,7 +495,10 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
     std::string why;
     // Like every write (advance_locked()): a ceiling written into a file that a restart will not
     // read covers nothing.
-    if (std::error_code problem = file_->check_identity(&why)) {
+    Status checked;  // seam: check_identity() reports in a Status
+    (void)file_->check_identity(checked);
+    why = checked.message();
+    if (std::error_code problem = checked.code()) {
       ec = problem;
       if (message != nullptr) {
         *message = why + ": nothing was issued and the start failed; " +
@@ -492,7 +508,10 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
       }
       return false;
     }
-    if (std::error_code io = file_->advance(wanted, &why)) {
+    Status advanced;  // seam: advance() reports in a Status
+    (void)file_->advance(wanted, advanced);
+    why = advanced.message();
+    if (std::error_code io = advanced.code()) {
       ec = io;
       if (message != nullptr) {
         // The advance's own message speaks of a runtime that runs on up to its ceiling; at the
@@ -545,8 +564,10 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
     if (std::error_code problem = check_identity_locked(message)) return problem;
     const std::int64_t wanted =
         std::max(binding_->floor_ms(), clock_.now_ms()) + options_.ahead.count();
-    std::string why;
-    if (std::error_code io = file_->advance(wanted, &why)) {
+    Status advanced;  // seam: advance() reports in a Status
+    (void)file_->advance(wanted, advanced);
+    std::string why = advanced.message();
+    if (std::error_code io = advanced.code()) {
       ++failures_;
       state_write_failures_.fetch_add(1, std::memory_order_relaxed);  // see state_writes_
       emit(EventKind::kStateWriteFailed, io, why);
@@ -616,8 +637,10 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
   // state_file_replaced; a failed stat is only a failed attempt, reported and retried like a
   // failed write. REQUIRES: writer_mutex_ held, !replaced_.
   std::error_code check_identity_locked(std::string* message) {
-    std::string why;
-    const std::error_code problem = file_->check_identity(&why);
+    Status checked;  // seam: check_identity() reports in a Status
+    (void)file_->check_identity(checked);
+    std::string why = checked.message();
+    const std::error_code problem = checked.code();
     if (!problem) return {};
     if (problem == errc::state_file_replaced) {
       replaced_ = true;

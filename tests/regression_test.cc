@@ -166,6 +166,15 @@ class RuntimeRegression : public ::testing::Test {
   RuntimeEnvironment environment_;
   MemoryFs fs_;
   ManualClock clock_{kNow};
+  // Generator::next() with a failure in ec_ and message_, where the runtime's calls report theirs.
+  std::uint64_t next_id(Generator& generator) {
+    Status status;
+    const std::uint64_t id = generator.next(status);
+    ec_ = status.code();
+    if (!status.ok()) message_ = status.message();
+    return id;
+  }
+
   std::error_code ec_;
   std::string message_;
 };
@@ -184,7 +193,7 @@ TEST_F(RuntimeRegression, FailedStartMustNotRollTheCeilingBackWithACleanShutdown
     ASSERT_NE(generator, nullptr);
     for (int i = 0; i < 30; ++i) {
       clock_.advance(milliseconds(1));
-      const std::uint64_t id = generator->next(ec_, &message_);
+      const std::uint64_t id = next_id(*generator);
       ASSERT_NO_ERROR(ec_) << message_;
       if (first_id == 0) first_id = id;
       last_issued = time_of(layouts::kDefault, id);
@@ -329,15 +338,14 @@ TEST(GeneratorRegression, BehindFloorMessageInSecondsLayoutStatesNoNegativeGap) 
   const std::int64_t second = 1796005378000;  // a whole second
   ManualClock clock(second + 700, ManualClock::OnSleep::kAdvanceMonotonic);
   Binding binding(1, second + 500, second + 10000);  // floor mid-second, clock 200 ms after it
-  std::error_code ec;
+  Status status;
   auto generator =
       Generator::create(layout, binding, clock,
-                        GeneratorOptions{milliseconds(5), milliseconds(5), milliseconds(5)}, ec);
+                        GeneratorOptions{milliseconds(5), milliseconds(5), milliseconds(5)}, status);
   ASSERT_TRUE(generator);
-  std::string message;
-  EXPECT_EQ(generator->next(ec, &message), 0u);
-  EXPECT_ERRC(ec, errc::clock_behind_floor);
-  EXPECT_EQ(message.find(" -"), std::string::npos) << message;
+  EXPECT_EQ(generator->next(status), 0u);
+  EXPECT_ERRC(status.code(), errc::clock_behind_floor);
+  EXPECT_EQ(status.message().find(" -"), std::string::npos) << status.message();
 }
 
 // runtime.cc:286-300: the same negative gap in Runtime::open's wait for the floor.

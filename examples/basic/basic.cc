@@ -27,15 +27,16 @@ int main(int argc, char** argv) {
     return 1;
   }
   cosid::Generator* ids = runtime->generator("default", ec);
-  for (int i = 0; ids != nullptr && !ec && i < 5; ++i) {
-    const std::uint64_t id = ids->next(ec, &message);
-    if (!ec) {
+  cosid::Status status;
+  for (int i = 0; ids != nullptr && !ec && status.ok() && i < 5; ++i) {
+    const std::uint64_t id = ids->next(status);
+    if (status.ok()) {
       std::printf("%s %s\n", cosid::to_string(id).c_str(),
                   cosid::to_string(id, cosid::IdFormat::kRadix62).c_str());
     }
   }
-  if (ec)
-    std::fprintf(stderr, "basic: %s\n", message.empty() ? ec.message().c_str() : message.c_str());
+  if (!status.ok()) std::fprintf(stderr, "basic: %s\n", status.message().c_str());
+  if (ec) std::fprintf(stderr, "basic: %s\n", ec.message().c_str());
   runtime->close();  // writes the exact last timestamp, so the next start issues at once
-  return ec ? 1 : 0;
+  return ec || !status.ok() ? 1 : 0;
 }

@@ -110,18 +110,17 @@ int main(int argc, char** argv) {
     return 1;
   }
   cosid::Generator* ids = runtime->generator("default", ec);
-  for (unsigned long i = 0; ids != nullptr && !ec && i < count; ++i) {
-    const std::uint64_t id = ids->next(ec, &message);
-    if (!ec) std::printf("%s\n", cosid::to_string(id).c_str());
+  cosid::Status status;
+  for (unsigned long i = 0; ids != nullptr && !ec && status.ok() && i < count; ++i) {
+    const std::uint64_t id = ids->next(status);
+    if (status.ok()) std::printf("%s\n", cosid::to_string(id).c_str());
   }
-  if (ec) {
-    std::fprintf(stderr, "[error] next: %s\n",
-                 message.empty() ? ec.message().c_str() : message.c_str());
-  }
+  if (!status.ok()) std::fprintf(stderr, "[error] next: %s\n", status.message().c_str());
+  if (ec) std::fprintf(stderr, "[error] generator: %s\n", ec.message().c_str());
   if (std::error_code closing = runtime->close(&message)) {
     std::fprintf(stderr, "[warning] close: %s\n", message.c_str());
   }
   // After close() the counts are final. A service would serve this text on its /metrics page.
   std::fputs(cosid::to_prometheus(runtime->metrics()).c_str(), stdout);
-  return ec ? 1 : 0;
+  return ec || !status.ok() ? 1 : 0;
 }

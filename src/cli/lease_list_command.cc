@@ -132,7 +132,7 @@ int run_lease_list(Invocation& invocation) {
   std::int64_t store_now = 0;
   if (store == nullptr ||
       !store->scan(options.namespace_name, terms, records, store_now, ec, &message)) {
-    return call_failed(invocation.err, kName, ec, message);
+    return call_failed(invocation.err, kName, Status(ec, message));
   }
   const std::string text = args.has("json")
                                ? to_json_lines(options.namespace_name, records, store_now)

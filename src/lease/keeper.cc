@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "background_thread.h"
+#include "fail.h"
 #include "cosid/lease/slot_choice.h"
 #include "cosid/slot_source.h"
 #include "parse_util.h"
@@ -39,7 +40,8 @@ milliseconds ns_to_ms_ceil(std::int64_t ns) {
 
 bool default_owner_key(std::string& key, std::error_code& ec, std::string* message) {
   std::string host;
-  if (!local_hostname(host, ec, message)) return false;
+  Status found;  // seam: local_hostname() reports in a Status
+  if (!local_hostname(host, found)) return detail::to_legacy(found, ec, message);
   key = host + ":" + std::to_string(static_cast<long long>(getpid()));
   ec.clear();
   return true;
