@@ -194,10 +194,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::unique_ptr<cosid::StateFile> file =
       cosid::StateFile::open(fs, clock, kPath, owner(), options, status);
   CHECK_MSG(!file == !status.ok(), status.message());
-  CHECK_MSG(status.code() == expected.ec, "open: " + status.code().message() + " (" +
-                                              status.message() + "), expected " +
-                                              expected.ec.message() + "; " +
-                                              describe(expected.record));
+  CHECK_MSG(status.code() == expected.ec,
+            "open: " + status.code().message() + " (" + status.message() + "), expected " +
+                expected.ec.message() + "; " + describe(expected.record));
   if (!file) {
     CHECK_MSG(!status.message().empty() && status.message().size() < 4096, status.message());
     // A refused file is left as it was.

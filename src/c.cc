@@ -187,10 +187,10 @@ int guarded(char* err, std::size_t len, Body&& body) noexcept {
 
 // A NULL where the caller must pass something.
 int null_argument(const char* function, const char* parameter, char* err, std::size_t len) {
-  return report(cosid::Status(cosid::errc::invalid_argument,
-                              std::string(function) + ": " + parameter +
-                                  " is NULL: pass a valid pointer"),
-                err, len);
+  return report(
+      cosid::Status(cosid::errc::invalid_argument,
+                    std::string(function) + ": " + parameter + " is NULL: pass a valid pointer"),
+      err, len);
 }
 
 // Whether the caller has somewhere to put a message: when not, the hot path's calls take the
@@ -216,9 +216,10 @@ bool from_c(const cosid_layout_t* in, cosid::Layout& out, cosid::Status& status)
     return true;
   }
   if (in->unit != COSID_UNIT_MILLISECOND && in->unit != COSID_UNIT_SECOND) {
-    return cosid::detail::fail(status, cosid::errc::invalid_argument,
-                               "layout unit " + std::to_string(in->unit) +
-                                   " is neither COSID_UNIT_MILLISECOND (0) nor COSID_UNIT_SECOND (1)");
+    return cosid::detail::fail(
+        status, cosid::errc::invalid_argument,
+        "layout unit " + std::to_string(in->unit) +
+            " is neither COSID_UNIT_MILLISECOND (0) nor COSID_UNIT_SECOND (1)");
   }
   cosid::Layout layout;
   layout.epoch = in->epoch;
@@ -235,18 +236,22 @@ bool from_c(const cosid_layout_t* in, cosid::Layout& out, cosid::Status& status)
 // Refuses an id the layout cannot have produced, as `cosid parse` does.
 int check_fits(std::uint64_t id, const cosid::Layout& layout, char* err, std::size_t len) {
   if (id > static_cast<std::uint64_t>(INT64_MAX)) {
-    return report(cosid::Status(cosid::errc::id_overflow,
-                "id " + std::to_string(id) +
-                    " is above 2^63 - 1 = 9223372036854775807: cosid ids are positive int64s"),
-                err, len);
+    return report(
+        cosid::Status(
+            cosid::errc::id_overflow,
+            "id " + std::to_string(id) +
+                " is above 2^63 - 1 = 9223372036854775807: cosid ids are positive int64s"),
+        err, len);
   }
   if (!layout.fits(id)) {
-    return report(cosid::Status(cosid::errc::id_field_out_of_range,
-                "id " + std::to_string(id) + " is above " + std::to_string(layout.max_id()) +
-                    ", the largest id of the " + std::to_string(layout.timestamp_bits) + "/" +
-                    std::to_string(layout.slot_bits) + "/" + std::to_string(layout.sequence_bits) +
-                    "-bit layout given: pass the layout that issued it"),
-                err, len);
+    return report(
+        cosid::Status(cosid::errc::id_field_out_of_range,
+                      "id " + std::to_string(id) + " is above " + std::to_string(layout.max_id()) +
+                          ", the largest id of the " + std::to_string(layout.timestamp_bits) + "/" +
+                          std::to_string(layout.slot_bits) + "/" +
+                          std::to_string(layout.sequence_bits) +
+                          "-bit layout given: pass the layout that issued it"),
+        err, len);
   }
   return COSID_OK;
 }
@@ -266,11 +271,13 @@ cosid::Options effective(const cosid_options_t& handle) {
 int check_options(const cosid_options_t& handle, const cosid::Options& options, char* err,
                   std::size_t len) {
   if (!handle.has_slot) {
-    return report(cosid::Status(cosid::errc::no_slot_configured,
-                "no slot is set, and cosid never picks one: call cosid_options_set_slot(), or "
-                "resolve the options with cosid_options_resolve() (COSID_SLOT, a config file, or "
-                "the StatefulSet ordinal of the host name)"),
-                err, len);
+    return report(
+        cosid::Status(
+            cosid::errc::no_slot_configured,
+            "no slot is set, and cosid never picks one: call cosid_options_set_slot(), or "
+            "resolve the options with cosid_options_resolve() (COSID_SLOT, a config file, or "
+            "the StatefulSet ordinal of the host name)"),
+        err, len);
   }
   std::error_code ec;
   std::string message;
@@ -602,7 +609,8 @@ int cosid_generator_next_batch(cosid_generator_t* generator, uint64_t* ids, size
     if (written == nullptr) return null_argument(kName, "written", err, err_len);
     if (count == 0) {
       return report(cosid::Status(cosid::errc::invalid_argument,
-                  "cosid_generator_next_batch: count is 0: ask for at least 1 id"), err, err_len);
+                                  "cosid_generator_next_batch: count is 0: ask for at least 1 id"),
+                    err, err_len);
     }
     cosid::Generator& issuer = *to_generator(generator);
     std::size_t got = 0;
@@ -646,10 +654,11 @@ int cosid_id_encode(uint64_t id, int format, const cosid_layout_t* layout, char*
     static const char kName[] = "cosid_id_encode";
     if (out == nullptr) return null_argument(kName, "out", err, err_len);
     if (!is_codec(format)) {
-      return report(cosid::Status(cosid::errc::invalid_argument,
-                  std::string(kName) + ": format " + std::to_string(format) +
-                      " is not COSID_FORMAT_DECIMAL, _RADIX62, _RADIX36 or _FRIENDLY"),
-                  err, err_len);
+      return report(
+          cosid::Status(cosid::errc::invalid_argument,
+                        std::string(kName) + ": format " + std::to_string(format) +
+                            " is not COSID_FORMAT_DECIMAL, _RADIX62, _RADIX36 or _FRIENDLY"),
+          err, err_len);
     }
     cosid::Status status;
     cosid::Layout checked;
@@ -660,11 +669,12 @@ int cosid_id_encode(uint64_t id, int format, const cosid_layout_t* layout, char*
     const std::size_t length =
         cosid::encode(id, static_cast<cosid::IdFormat>(format), checked, text);
     if (length >= out_len) {
-      return report(cosid::Status(cosid::errc::invalid_argument,
-                  std::string(kName) + ": the id needs " + std::to_string(length + 1) +
-                      " chars with its NUL, the buffer holds " + std::to_string(out_len) +
-                      ": pass COSID_ENCODED_BUFFER_SIZE chars"),
-                  err, err_len);
+      return report(
+          cosid::Status(cosid::errc::invalid_argument,
+                        std::string(kName) + ": the id needs " + std::to_string(length + 1) +
+                            " chars with its NUL, the buffer holds " + std::to_string(out_len) +
+                            ": pass COSID_ENCODED_BUFFER_SIZE chars"),
+          err, err_len);
     }
     std::memcpy(out, text, length);
     out[length] = '\0';
@@ -680,9 +690,9 @@ int cosid_id_decode(const char* text, int format, const cosid_layout_t* layout, 
     if (id == nullptr) return null_argument(kName, "id", err, err_len);
     if (format != COSID_FORMAT_AUTO && !is_codec(format)) {
       return report(cosid::Status(cosid::errc::invalid_argument,
-                  std::string(kName) + ": format " + std::to_string(format) +
-                      " is not a COSID_FORMAT_* constant"),
-                  err, err_len);
+                                  std::string(kName) + ": format " + std::to_string(format) +
+                                      " is not a COSID_FORMAT_* constant"),
+                    err, err_len);
     }
     cosid::Status status;
     cosid::Layout checked;

@@ -140,7 +140,7 @@ std::uint64_t decode_radix(const RadixCodec& codec, std::string_view text, Statu
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (codec.value[static_cast<unsigned char>(text[i])] == kNotADigit) {
       return refuse(errc::id_bad_character, "has ", Char{text[i]}, " at position ", i + 1,
-                  codec.expected);
+                    codec.expected);
     }
   }
   if (codec.fixed_width ? text.size() != codec.width : text.size() > codec.width) {
@@ -156,7 +156,7 @@ std::uint64_t decode_radix(const RadixCodec& codec, std::string_view text, Statu
       char largest[kMaxEncodedChars];
       const std::size_t n = encode_radix(codec, kMaxId, largest);
       return refuse(errc::id_overflow, "is above the largest id, 2^63 - 1 = \"",
-                  std::string_view(largest, n), "\"");
+                    std::string_view(largest, n), "\"");
     }
     id = id * base + digit;
   }
@@ -259,15 +259,15 @@ std::uint64_t decode_friendly(std::string_view text, const Layout& layout,
     if (f.digits.empty()) return refuse(errc::id_bad_length, "has an empty ", f.name, kShape);
     if (f.digits.size() > 1 && f.digits[0] == '0') {
       return refuse(errc::id_bad_length, "has ", f.name, " ", shown, more,
-                  " with a leading zero; write it without");
+                    " with a leading zero; write it without");
     }
     // Eleven digits already exceed any 32-bit field, and cannot overflow the sum.
     for (const char c : f.digits.substr(0, 11)) {
       f.value = f.value * 10 + static_cast<std::uint64_t>(c - '0');
     }
     if (f.value > f.max) {
-      return refuse(errc::id_field_out_of_range, "has ", f.name, " ", shown, more, "; this layout's ",
-                  f.name, " runs 0 to ", f.max);
+      return refuse(errc::id_field_out_of_range, "has ", f.name, " ", shown, more,
+                    "; this layout's ", f.name, " runs 0 to ", f.max);
     }
   }
 
@@ -285,25 +285,25 @@ std::uint64_t decode_friendly(std::string_view text, const Layout& layout,
   const int month_days = detail::days_in_month(civil.year, civil.month);
   if (civil.day < 1 || civil.day > month_days) {
     return refuse(errc::id_field_out_of_range, "has day ", field(6, 2), "; ", field(0, 4), "-",
-                field(4, 2), " has days 01 to ", static_cast<std::uint64_t>(month_days));
+                  field(4, 2), " has days 01 to ", static_cast<std::uint64_t>(month_days));
   }
   if (civil.hour > 23 || civil.minute > 59 || civil.second > 59) {
     return refuse(errc::id_field_out_of_range, "has time of day ", field(8, 2), ":", field(10, 2),
-                ":", field(12, 2), "; hours run 00 to 23, minutes and seconds 00 to 59");
+                  ":", field(12, 2), "; hours run 00 to 23, minutes and seconds 00 to 59");
   }
   if (layout.unit == TimeUnit::kSecond && civil.millisecond != 0) {
     return refuse(errc::id_field_out_of_range, "has milliseconds ", field(14, 3),
-                "; this layout counts whole seconds, so they must be 000");
+                  "; this layout counts whole seconds, so they must be 000");
   }
   const std::int64_t unix_ms = detail::unix_ms_from_civil(civil);
   if (unix_ms < layout.epoch_ms()) {
     return refuse(errc::id_field_out_of_range, "is before this layout's epoch, ",
-                Instant{layout.epoch_ms()});
+                  Instant{layout.epoch_ms()});
   }
   const std::int64_t tick = layout.tick_of(unix_ms);
   if (tick > layout.max_timestamp()) {
     return refuse(errc::id_field_out_of_range, "is at or after this layout's end, ",
-                Instant{layout.end_ms()});
+                  Instant{layout.end_ms()});
   }
   status.clear();
   return layout.compose(tick, static_cast<std::uint32_t>(fields[0].value),

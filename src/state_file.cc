@@ -98,8 +98,7 @@ bool create_in(FileSystem& fs, Clock& clock, int dir_fd, const std::string& name
   if (!io) io = fs.rename_noreplace(dir_fd, temp, name);
   if (io) {
     (void)fs.unlink(dir_fd, temp);
-    if (io == std::errc::file_exists)
-      return fail(status, io, "state file " + path + " exists");
+    if (io == std::errc::file_exists) return fail(status, io, "state file " + path + " exists");
     return fail(status, io,
                 "cannot create state file " + path + ": " + io.message() +
                     ": check free space and permissions of its directory");
@@ -181,8 +180,7 @@ Choice choose_record(const unsigned char* image, const StateRecord records[2],
 
 // Fails unless `choice` names a record a restart may rely on, saying why and what to do.
 bool refuse_unusable(const Choice& choice, const StateRecord records[2],
-                     const detail::BlockStatus blocks[2], const std::string& path,
-                     Status& status) {
+                     const detail::BlockStatus blocks[2], const std::string& path, Status& status) {
   const std::string repair = "`cosid state repair " + path +
                              " --slot N --not-before TIME` with a TIME after the last id this "
                              "slot issued (`cosid not-before --from-id ID` gives it)";
@@ -520,8 +518,7 @@ bool state_record_belongs_to(const StateRecord& record, const StateFileOwner& ow
   return true;
 }
 
-bool read_state_file(FileSystem& fs, const std::string& path, StateFileView& view,
-                     Status& status) {
+bool read_state_file(FileSystem& fs, const std::string& path, StateFileView& view, Status& status) {
   std::string name;
   int dir_fd = -1;
   if (!open_directory(fs, path, name, dir_fd, status)) return false;
@@ -566,8 +563,9 @@ bool repair_state_file(FileSystem& fs, Clock& clock, const std::string& path,
   if (!file->open_and_lock(no_create, status)) {
     if (status.code() == errc::state_file_missing) {
       return fail(status, errc::state_file_missing,
-                  "there is no state file " + path + " to repair: create one with `cosid state init " +
-                      path + " --slot N --not-before TIME`");
+                  "there is no state file " + path +
+                      " to repair: create one with `cosid state init " + path +
+                      " --slot N --not-before TIME`");
     }
     return false;
   }

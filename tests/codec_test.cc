@@ -46,8 +46,8 @@ std::uint64_t decode_ok(std::string_view text, IdFormat format,
                         const Layout& layout = layouts::kDefault) {
   Status status(make_error_code(errc::closed), "untouched");
   const std::uint64_t id = decode(text, format, layout, status);
-  EXPECT_NO_ERROR(status.code()) << " decoding " << testing::PrintToString(std::string(text)) << ": "
-                      << status.message();
+  EXPECT_NO_ERROR(status.code()) << " decoding " << testing::PrintToString(std::string(text))
+                                 << ": " << status.message();
   return id;
 }
 
@@ -271,12 +271,14 @@ TEST(Codec, MessagesSayWhatIsWrongAndWhatIsExpected) {
   EXPECT_NE(status.message().find("slot 1024"), std::string::npos) << status.message();
   EXPECT_NE(status.message().find("1023"), std::string::npos) << status.message();
   (void)decode_friendly("20191224155959999-0-0", layouts::kDefault, status);
-  EXPECT_NE(status.message().find("2019-12-24T16:00:00.000Z"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("2019-12-24T16:00:00.000Z"), std::string::npos)
+      << status.message();
 
   // A long input is cut short in the message; quotes and backslashes are escaped.
   const std::string long_input(1000, 'x');
   (void)decode_radix62(long_input, status);
-  EXPECT_NE(status.message().find(message_quote(long_input)), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find(message_quote(long_input)), std::string::npos)
+      << status.message();
   EXPECT_LT(status.message().size(), 200u);
   (void)decode_decimal("1\"\\", status);
   EXPECT_NE(status.message().find("\"1\\x22\\x5c\""), std::string::npos) << status.message();

@@ -139,7 +139,8 @@ TEST(Generator, WindowBoundaries) {
 
   EXPECT_EQ(generator->next(status), 0u);
   EXPECT_ERRC(status.code(), errc::clock_behind_floor);
-  EXPECT_NE(status.message().find("floor 2026-11-30T02:22:58.123Z"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("floor 2026-11-30T02:22:58.123Z"), std::string::npos)
+      << status.message();
 
   clock.set_ms(floor + 1);
   std::uint64_t id = generator->next(ec);
@@ -154,7 +155,8 @@ TEST(Generator, WindowBoundaries) {
   clock.set_ms(ceiling + 1);
   EXPECT_EQ(generator->next(status), 0u);
   EXPECT_ERRC(status.code(), errc::ceiling_reached);
-  EXPECT_NE(status.message().find("ceiling 2026-11-30T02:22:58.133Z"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("ceiling 2026-11-30T02:22:58.133Z"), std::string::npos)
+      << status.message();
 
   binding.raise_ceiling(ceiling + 1);
   id = generator->next(ec);
@@ -326,7 +328,8 @@ TEST(Generator, ClockSetBackWhileRunning) {
       EXPECT_NE(status.message().find("moved back by"), std::string::npos) << status.message();
       // The size of the jump (less the 50 ms waited) is in the message, and that the call failed.
       EXPECT_NE(status.message().find("by 59 min 59 s"), std::string::npos) << status.message();
-      EXPECT_NE(status.message().find("this call issued no id"), std::string::npos) << status.message();
+      EXPECT_NE(status.message().find("this call issued no id"), std::string::npos)
+          << status.message();
     }
   }
 }
@@ -340,7 +343,8 @@ TEST(Generator, TimestampOverflowNamesTheDateTheLayoutRunsOut) {
   Status status;
   EXPECT_EQ(generator->next(status), 0u);
   EXPECT_ERRC(status.code(), errc::timestamp_overflow);
-  EXPECT_NE(status.message().find("2089-08-30T07:47:35.552Z"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("2089-08-30T07:47:35.552Z"), std::string::npos)
+      << status.message();
   // The last millisecond of the layout still works.
   clock.set_ms(layout.end_ms() - 1);
   const std::uint64_t id = generator->next(ec);

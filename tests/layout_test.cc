@@ -81,7 +81,8 @@ TEST(Layout, SlotAndSequenceHoldAtMost32Bits) {
   EXPECT_TRUE(make(29, 2, 32).validate(status)) << status.message();
   EXPECT_FALSE(make(28, 2, 33).validate(status));
   EXPECT_ERRC(status.code(), errc::layout_too_wide);
-  EXPECT_NE(status.message().find("sequence field has more than 32 bits"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("sequence field has more than 32 bits"), std::string::npos)
+      << status.message();
   EXPECT_FALSE(make(28, 33, 2).validate(status));
   EXPECT_ERRC(status.code(), errc::layout_too_wide);
 }
@@ -111,10 +112,12 @@ TEST(Layout, EpochInTheFutureOfTheClockIsRefused) {
   EXPECT_TRUE(layout.validate_at(layout.epoch_ms(), status));
   EXPECT_FALSE(layout.validate_at(layout.epoch_ms() - 1, status));
   EXPECT_ERRC(status.code(), errc::layout_epoch_in_future);
-  EXPECT_NE(status.message().find("2019-12-24T16:00:00.000Z"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("2019-12-24T16:00:00.000Z"), std::string::npos)
+      << status.message();
   // An epoch in seconds mistaken for milliseconds is far in the past, but one in ms given to a
   // second-unit layout is far in the future.
-  EXPECT_FALSE(make(31, 10, 22, TimeUnit::kSecond, 1577203200000).validate_at(1796005378123, status));
+  EXPECT_FALSE(
+      make(31, 10, 22, TimeUnit::kSecond, 1577203200000).validate_at(1796005378123, status));
   EXPECT_ERRC(status.code(), errc::layout_epoch_in_future);
 }
 

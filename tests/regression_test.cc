@@ -339,9 +339,9 @@ TEST(GeneratorRegression, BehindFloorMessageInSecondsLayoutStatesNoNegativeGap) 
   ManualClock clock(second + 700, ManualClock::OnSleep::kAdvanceMonotonic);
   Binding binding(1, second + 500, second + 10000);  // floor mid-second, clock 200 ms after it
   Status status;
-  auto generator =
-      Generator::create(layout, binding, clock,
-                        GeneratorOptions{milliseconds(5), milliseconds(5), milliseconds(5)}, status);
+  auto generator = Generator::create(
+      layout, binding, clock, GeneratorOptions{milliseconds(5), milliseconds(5), milliseconds(5)},
+      status);
   ASSERT_TRUE(generator);
   EXPECT_EQ(generator->next(status), 0u);
   EXPECT_ERRC(status.code(), errc::clock_behind_floor);

@@ -478,8 +478,7 @@ TEST_F(RuntimeTest, FailedStatInTheBackgroundIsRetriedAndTheWaitingGeneratorGoes
   clock_.advance(milliseconds(101));  // past the ceiling
   std::uint64_t id = 0;
   finish_within_guard(
-      "next()", [&] { id = next_id(*generator); },
-      [this] { clock_.advance(milliseconds(10000)); });
+      "next()", [&] { id = next_id(*generator); }, [this] { clock_.advance(milliseconds(10000)); });
   ASSERT_NO_ERROR(ec_) << message_;
   EXPECT_EQ(time_of(id), kNow + 101);
   EXPECT_EQ(listener_.count(EventKind::kStateWriteFailed), 1);

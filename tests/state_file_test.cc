@@ -80,7 +80,8 @@ TEST_F(StateFileTest, CreationInterruptedAtAnyStepRecovers) {
       fs.crash();
       fs.clear_faults();
       auto file = StateFile::open(fs, clock_, kPath, owner(), {}, status_);
-      ASSERT_TRUE(file) << "op " << static_cast<int>(op) << " #" << nth << ": " << status_.message();
+      ASSERT_TRUE(file) << "op " << static_cast<int>(op) << " #" << nth << ": "
+                        << status_.message();
       EXPECT_EQ(fs.names("state"), std::vector<std::string>{"cosid.state"})
           << "op " << static_cast<int>(op) << " #" << nth;
     }
@@ -147,7 +148,8 @@ TEST_F(StateFileTest, AdvancesWriteBothBlocksAndNeverLowerTheCeiling) {
   // Two copies, each synced before the next is written.
   EXPECT_EQ(fs_.calls(Op::kWrite), writes_before + 2);
   EXPECT_EQ(fs_.calls(Op::kSyncData), syncs_before + 2);
-  ASSERT_TRUE(file->advance(kNow + 50, status_)) << status_.message();  // a smaller request still writes the largest
+  ASSERT_TRUE(file->advance(kNow + 50, status_))
+      << status_.message();  // a smaller request still writes the largest
   EXPECT_EQ(file->durable_ceiling_ms(), kNow + 100);
   StateRecord a;
   StateRecord b;
@@ -460,8 +462,7 @@ TEST_F(StateFileTest, RepairGivesTheFloorAndNeverLowersAValidCeiling) {
   // Another slot's file is not repaired into this slot's.
   EXPECT_FALSE(repair_state_file(fs_, clock_, kPath, owner(4), kNow, &floor, status_));
   EXPECT_ERRC(status_.code(), errc::state_file_mismatch);
-  EXPECT_FALSE(
-      repair_state_file(fs_, clock_, "state/none", owner(), kNow, &floor, status_));
+  EXPECT_FALSE(repair_state_file(fs_, clock_, "state/none", owner(), kNow, &floor, status_));
   EXPECT_ERRC(status_.code(), errc::state_file_missing);
   EXPECT_NE(status_.message().find("cosid state init"), std::string::npos) << status_.message();
 }
@@ -527,9 +528,10 @@ TEST_F(StateFileTest, RecordBelongsToItsOwnerOnly) {
 
   EXPECT_FALSE(state_record_belongs_to(record, owner(3), kPath, status_));
   EXPECT_ERRC(status_.code(), errc::state_file_mismatch);
-  EXPECT_EQ(status_.message(), std::string("state file ") + kPath +
-                          " was written for slot 4, configured slot is 3: point each slot at its "
-                          "own file");
+  EXPECT_EQ(status_.message(),
+            std::string("state file ") + kPath +
+                " was written for slot 4, configured slot is 3: point each slot at its "
+                "own file");
   StateFileOwner other_layout = owner(4);
   other_layout.layout = layouts::kSeconds;
   EXPECT_FALSE(state_record_belongs_to(record, other_layout, kPath, status_));
@@ -613,8 +615,9 @@ TEST_F(StateFileTest, AppendedToWhileRunningIsDetected) {
   fs_.set_both(kPath, bytes);  // the same file, one byte longer
   EXPECT_FALSE(file->check_identity(status_));
   EXPECT_ERRC(status_.code(), errc::state_file_replaced);
-  EXPECT_NE(status_.message().find("state file state/cosid.state is 8193 bytes now, not 8192 (appended to "
-                         "or truncated) while in use"),
+  EXPECT_NE(status_.message().find(
+                "state file state/cosid.state is 8193 bytes now, not 8192 (appended to "
+                "or truncated) while in use"),
             std::string::npos)
       << status_.message();
 }
@@ -633,7 +636,8 @@ TEST_F(StateFileTest, FailedStatOfTheIdentityCheckIsItsOwnError) {
   fs_.fail(MemoryFs::Op::kStat, ENOMEM, 2);  // the open file's
   EXPECT_FALSE(file->check_identity(status_));
   EXPECT_EQ(status_.code(), std::errc::not_enough_memory);
-  EXPECT_NE(status_.message().find("stat of the open file failed"), std::string::npos) << status_.message();
+  EXPECT_NE(status_.message().find("stat of the open file failed"), std::string::npos)
+      << status_.message();
   EXPECT_TRUE(file->check_identity(status_)) << status_.message();  // nothing changed
 }
 
@@ -651,7 +655,8 @@ TEST_F(StateFileTest, CleanShutdownRecordsTheExactLastTimestamp) {
 }
 
 TEST_F(StateFileTest, CreateStateFileNeverReplacesOne) {
-  ASSERT_TRUE(create_state_file(fs_, clock_, kPath, owner(), kNow + 5, status_)) << status_.message();
+  ASSERT_TRUE(create_state_file(fs_, clock_, kPath, owner(), kNow + 5, status_))
+      << status_.message();
   EXPECT_FALSE(create_state_file(fs_, clock_, kPath, owner(), 0, status_));
   EXPECT_EQ(status_.code(), std::errc::file_exists);
   EXPECT_NE(status_.message().find("never replaced"), std::string::npos) << status_.message();

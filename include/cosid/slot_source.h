@@ -59,8 +59,7 @@ COSID_EXPORT const char* to_string(SlotSource source) noexcept;
 // HOSTNAME", "gethostname()").
 [[nodiscard]] COSID_EXPORT bool slot_from_hostname(std::string_view hostname,
                                                    std::string_view origin, int slot_bits,
-                                                   std::uint32_t& slot,
-                                                   Status& status) noexcept;
+                                                   std::uint32_t& slot, Status& status) noexcept;
 
 // This machine's host name from gethostname(). Fails with no_hostname_ordinal when the call fails
 // or returns an empty name.

@@ -192,8 +192,7 @@ class COSID_EXPORT StateFile {
 // public for tools that read a file without opening it (`cosid state check`).
 [[nodiscard]] COSID_EXPORT bool state_record_belongs_to(const StateRecord& record,
                                                         const StateFileOwner& owner,
-                                                        const std::string& path,
-                                                        Status& status);
+                                                        const std::string& path, Status& status);
 
 // Reads both records of the state file at `path` without locking or changing it.
 [[nodiscard]] COSID_EXPORT bool read_state_file(FileSystem& fs, const std::string& path,

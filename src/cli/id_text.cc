@@ -28,8 +28,7 @@ bool id_reading_from_flags(const ParsedArgs& args, IdReading& reading, std::stri
   return false;
 }
 
-bool decode_id(std::string_view text, const IdReading& reading, std::uint64_t& id,
-               Status& status) {
+bool decode_id(std::string_view text, const IdReading& reading, std::uint64_t& id, Status& status) {
   const Layout& layout = reading.layout;
   const std::uint64_t decoded =
       decode(text, reading.automatic ? detect_format(text) : reading.format, layout, status);

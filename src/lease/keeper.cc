@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "background_thread.h"
-#include "fail.h"
 #include "cosid/lease/slot_choice.h"
 #include "cosid/slot_source.h"
+#include "fail.h"
 #include "parse_util.h"
 #include "time_format.h"
 

@@ -87,8 +87,8 @@ void generator_issues_and_closes() {
   const std::unique_ptr<cosid::Generator> generator =
       cosid::Generator::create(layout, binding, clock, cosid::GeneratorOptions{}, status);
   if (generator == nullptr) {
-    std::fprintf(stderr, "Generator::create failed: %s: %s\n",
-                 status.code().message().c_str(), status.message().c_str());
+    std::fprintf(stderr, "Generator::create failed: %s: %s\n", status.code().message().c_str(),
+                 status.message().c_str());
     ++failures;
     return;
   }
