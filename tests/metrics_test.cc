@@ -67,7 +67,7 @@ class RuntimeMetricsTest : public ::testing::Test {
     int issued = 0;
     for (; issued < count; ++issued) {
       clock_.advance(step);
-      (void)next_id(*generator);
+      (void)testing::next_into(*generator, ec_, message_);
       if (ec_) break;
     }
     return issued;
@@ -78,15 +78,6 @@ class RuntimeMetricsTest : public ::testing::Test {
   MemoryFs fs_;
   ManualClock clock_{kNow};
   CountingListener listener_;
-  // Generator::next() with a failure in ec_ and message_, where the runtime's calls report theirs.
-  std::uint64_t next_id(Generator& generator) {
-    Status status;
-    const std::uint64_t id = generator.next(status);
-    ec_ = status.code();
-    if (!status.ok()) message_ = status.message();
-    return id;
-  }
-
   std::error_code ec_;
   std::string message_;
 };

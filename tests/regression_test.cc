@@ -166,15 +166,6 @@ class RuntimeRegression : public ::testing::Test {
   RuntimeEnvironment environment_;
   MemoryFs fs_;
   ManualClock clock_{kNow};
-  // Generator::next() with a failure in ec_ and message_, where the runtime's calls report theirs.
-  std::uint64_t next_id(Generator& generator) {
-    Status status;
-    const std::uint64_t id = generator.next(status);
-    ec_ = status.code();
-    if (!status.ok()) message_ = status.message();
-    return id;
-  }
-
   std::error_code ec_;
   std::string message_;
 };
@@ -193,7 +184,7 @@ TEST_F(RuntimeRegression, FailedStartMustNotRollTheCeilingBackWithACleanShutdown
     ASSERT_NE(generator, nullptr);
     for (int i = 0; i < 30; ++i) {
       clock_.advance(milliseconds(1));
-      const std::uint64_t id = next_id(*generator);
+      const std::uint64_t id = testing::next_into(*generator, ec_, message_);
       ASSERT_NO_ERROR(ec_) << message_;
       if (first_id == 0) first_id = id;
       last_issued = time_of(layouts::kDefault, id);
