@@ -184,7 +184,7 @@ TEST_F(RuntimeRegression, FailedStartMustNotRollTheCeilingBackWithACleanShutdown
     ASSERT_NE(generator, nullptr);
     for (int i = 0; i < 30; ++i) {
       clock_.advance(milliseconds(1));
-      const std::uint64_t id = testing::next_into(*generator, ec_, message_);
+      const std::uint64_t id = next_into(*generator, ec_, message_);
       ASSERT_NO_ERROR(ec_) << message_;
       if (first_id == 0) first_id = id;
       last_issued = time_of(layouts::kDefault, id);

@@ -71,7 +71,7 @@ class RuntimeTest : public ::testing::Test {
     EXPECT_NE(generator, nullptr);
     for (int i = 0; i < count; ++i) {
       clock_.advance(step);
-      const std::uint64_t id = testing::next_into(*generator, ec_, message_);
+      const std::uint64_t id = next_into(*generator, ec_, message_);
       if (ec_) break;
       ids.push_back(id);
     }
@@ -216,7 +216,7 @@ TEST_F(RuntimeTest, NoIdAboveTheDurableCeilingWhenWritesFail) {
   std::uint64_t last = 0;
   for (int i = 0; i < 400; ++i) {
     clock_.advance(milliseconds(1));
-    const std::uint64_t id = testing::next_into(*generator, ec_, message_);
+    const std::uint64_t id = next_into(*generator, ec_, message_);
     if (ec_) break;
     EXPECT_LE(time_of(id), durable_ceiling(fs_));  // the auditor: against the disk, not a cache
     last = id;
@@ -226,7 +226,7 @@ TEST_F(RuntimeTest, NoIdAboveTheDurableCeilingWhenWritesFail) {
   EXPECT_GT(listener_.count(EventKind::kStateWriteFailed), 0);
   // The disk recovers: issuing resumes past the old ceiling.
   fs_.clear_faults();
-  const std::uint64_t id = testing::next_into(*generator, ec_, message_);
+  const std::uint64_t id = next_into(*generator, ec_, message_);
   ASSERT_NO_ERROR(ec_) << message_;
   EXPECT_GT(time_of(id), ceiling);
   EXPECT_EQ(listener_.count(EventKind::kStateWriteRecovered), 1);
@@ -339,7 +339,7 @@ TEST_F(RuntimeTest, GeneratorPastTheCeilingGetsANewOneFromTheBackgroundThread) {
   ASSERT_TRUE(runtime) << message_;
   clock_.advance(milliseconds(101));  // past the ceiling at once
   Generator* generator = runtime->generator("default", ec_);
-  const std::uint64_t id = testing::next_into(*generator, ec_, message_);
+  const std::uint64_t id = next_into(*generator, ec_, message_);
   ASSERT_NO_ERROR(ec_) << message_;
   EXPECT_EQ(time_of(id), kNow + 101);
   EXPECT_GT(runtime->ceiling_ms(), kNow + 101);
@@ -469,7 +469,7 @@ TEST_F(RuntimeTest, FailedStatInTheBackgroundIsRetriedAndTheWaitingGeneratorGoes
   clock_.advance(milliseconds(101));  // past the ceiling
   std::uint64_t id = 0;
   finish_within_guard(
-      "next()", [&] { id = testing::next_into(*generator, ec_, message_); },
+      "next()", [&] { id = next_into(*generator, ec_, message_); },
       [this] { clock_.advance(milliseconds(10000)); });
   ASSERT_NO_ERROR(ec_) << message_;
   EXPECT_EQ(time_of(id), kNow + 101);
@@ -495,7 +495,7 @@ TEST_F(RuntimeTest, NoCeilingIsWrittenIntoARemovedFileAndGeneratorsFailAtOnce) {
   fs_.remove(kPath);
   clock_.advance(milliseconds(101));  // past the ceiling: the generator asks for the next one
   finish_within_guard(
-      "next()", [&] { (void)testing::next_into(*generator, ec_, message_); },
+      "next()", [&] { (void)next_into(*generator, ec_, message_); },
       [this] { clock_.advance(milliseconds(10000)); });
   EXPECT_ERRC(ec_, errc::state_file_replaced);
   EXPECT_NE(message_.find("no more ids are issued on slot 3: its state file was removed or "
@@ -506,7 +506,7 @@ TEST_F(RuntimeTest, NoCeilingIsWrittenIntoARemovedFileAndGeneratorsFailAtOnce) {
   EXPECT_EQ(listener_.count(EventKind::kCeilingAdvanced), 0);
   EXPECT_EQ(listener_.count(EventKind::kStateFileReplaced), 1);
   clock_.step_ms(-101);  // back below the durable ceiling: still no id
-  EXPECT_EQ(testing::next_into(*generator, ec_, message_), 0u);
+  EXPECT_EQ(next_into(*generator, ec_, message_), 0u);
   EXPECT_ERRC(ec_, errc::state_file_replaced);
   finish_within_guard(
       "close()", [&] { EXPECT_NO_ERROR(runtime->close()); }, nullptr);
@@ -536,7 +536,7 @@ TEST_F(RuntimeTest, ReplacedFileMakesTheWriterSleepAndCloseReturn) {
   }
   ASSERT_EQ(listener_.count(EventKind::kStateFileReplaced), 1);
   clock_.advance(milliseconds(101));  // past the ceiling
-  EXPECT_EQ(testing::next_into(*generator, ec_, message_), 0u);
+  EXPECT_EQ(next_into(*generator, ec_, message_), 0u);
   EXPECT_ERRC(ec_, errc::state_file_replaced);
   // Nothing happens now, so no thread has a reason to read the clock.
   const std::int64_t reads = counting.reads();

@@ -53,7 +53,6 @@ inline const char* file_size_limit_kills_the_runtime() {
 }
 
 namespace cosid {
-namespace testing {
 // Generator::next() for a fixture that keeps every call's failure in one `ec` and `message`, the
 // shape the runtime's calls report in: the code always, the message only on failure.
 inline std::uint64_t next_into(Generator& generator, std::error_code& ec, std::string& message) {
@@ -63,7 +62,6 @@ inline std::uint64_t next_into(Generator& generator, std::error_code& ec, std::s
   if (!status.ok()) message = status.message();
   return id;
 }
-}  // namespace testing
 }  // namespace cosid
 
 #endif  // COSID_TESTS_TEST_UTIL_H_
