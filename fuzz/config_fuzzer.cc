@@ -103,7 +103,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string valid_message;
   CHECK_MSG(cosid::validate_options(options, valid_ec, &valid_message),
             describe(options) + ": " + valid_message);
-  CHECK_MSG(options.layout.validate(valid_ec), describe(options));
+  cosid::Status layout_valid;
+  CHECK_MSG(options.layout.validate(layout_valid), describe(options));
   CHECK_MSG(options.start_wait == (options.uses_store() ? options.ttl + options.tolerance
                                                         : options.ahead + std::chrono::seconds(1)),
             describe(options));

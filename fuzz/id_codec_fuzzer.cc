@@ -48,22 +48,21 @@ bool is_id_error(const std::error_code& ec) {
 }
 
 void check_text(std::string_view text, const Case& c) {
-  std::error_code ec;
-  std::string message;
-  const std::uint64_t id = cosid::decode(text, c.format, *c.layout, ec, &message);
-  std::error_code bare_ec;
-  const std::uint64_t bare_id = cosid::decode(text, c.format, *c.layout, bare_ec);
-  CHECK_MSG(ec == bare_ec && id == bare_id, text);
-  if (ec) {
-    CHECK_MSG(is_id_error(ec), text);
+  cosid::Status status;
+  const std::uint64_t id = cosid::decode(text, c.format, *c.layout, status);
+  cosid::Status again_status;
+  const std::uint64_t again_id = cosid::decode(text, c.format, *c.layout, again_status);
+  CHECK_MSG(status.code() == again_status.code() && id == again_id, text);
+  if (status.code()) {
+    CHECK_MSG(is_id_error(status.code()), text);
     CHECK_MSG(id == 0, text);
-    CHECK_MSG(!message.empty() && message.size() < 512, message);
+    CHECK_MSG(!status.message().empty() && status.message().size() < 512, status.message());
     return;
   }
   CHECK_MSG(id <= kMaxId, text);
   const std::string again = encode(id, c);
   if (c.format == IdFormat::kDecimal) {
-    CHECK_MSG(cosid::decode(again, c.format, *c.layout, ec) == id && !ec, text);
+    CHECK_MSG(cosid::decode(again, c.format, *c.layout, status) == id && status.ok(), text);
   } else {
     CHECK_MSG(again == text, again);
   }
@@ -71,9 +70,9 @@ void check_text(std::string_view text, const Case& c) {
 
 void check_id(std::uint64_t id, const Case& c) {
   const std::string text = encode(id, c);
-  std::error_code ec;
-  const std::uint64_t decoded = cosid::decode(text, c.format, *c.layout, ec);
-  CHECK_MSG(!ec && decoded == id, text);
+  cosid::Status status;
+  const std::uint64_t decoded = cosid::decode(text, c.format, *c.layout, status);
+  CHECK_MSG(!status.code() && decoded == id, text);
   CHECK_MSG(c.format != IdFormat::kFriendly || cosid::detect_format(text) == IdFormat::kFriendly,
             text);
 }

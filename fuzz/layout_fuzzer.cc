@@ -104,36 +104,33 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   layout.sequence_bits = static_cast<std::int8_t>(in.take(1));
   const auto now = static_cast<std::int64_t>(in.take(8));
 
-  std::error_code ec;
-  std::string message;
-  const bool valid = layout.validate(ec, &message);
-  std::error_code bare_ec;
-  CHECK_MSG(layout.validate(bare_ec) == valid && bare_ec == ec, describe(layout));
+  cosid::Status status;
+  const bool valid = layout.validate(status);
+  cosid::Status again;
+  CHECK_MSG(layout.validate(again) == valid && again.code() == status.code(), describe(layout));
   if (!valid) {
-    CHECK_MSG(is_layout_error(ec), describe(layout) + " " + ec.message());
-    CHECK_MSG(!message.empty() && message.size() < 1024, message);
+    CHECK_MSG(is_layout_error(status.code()), describe(layout) + " " + status.message());
+    CHECK_MSG(!status.message().empty() && status.message().size() < 1024, status.message());
   } else {
-    CHECK_MSG(!ec, describe(layout));
+    CHECK_MSG(status.ok(), describe(layout));
   }
-  std::error_code at_ec;
-  std::string at_message;
-  const bool valid_at = layout.validate_at(now, at_ec, &at_message);
+  cosid::Status at;
+  const bool valid_at = layout.validate_at(now, at);
   CHECK_MSG(!valid_at || valid, describe(layout));
   if (!valid_at) {
-    CHECK_MSG(is_layout_error(at_ec), describe(layout) + " " + at_ec.message());
-    CHECK_MSG(!at_message.empty() && at_message.size() < 1024, at_message);
+    CHECK_MSG(is_layout_error(at.code()), describe(layout) + " " + at.message());
+    CHECK_MSG(!at.message().empty() && at.message().size() < 1024, at.message());
   }
   if (valid) check_valid(layout, in);
 
-  std::error_code preset_ec;
-  std::string preset_message;
-  const cosid::Layout preset = cosid::layout_preset(in.rest(), preset_ec, &preset_message);
-  if (preset_ec) {
-    CHECK_MSG(preset_ec == cosid::errc::unknown_layout, in.rest());
+  cosid::Status found;
+  const cosid::Layout preset = cosid::layout_preset(in.rest(), found);
+  if (!found.ok()) {
+    CHECK_MSG(found.code() == cosid::errc::unknown_layout, in.rest());
     CHECK_MSG(preset == cosid::layouts::kDefault, in.rest());
   } else {
-    std::error_code preset_valid_ec;
-    CHECK_MSG(preset.validate(preset_valid_ec), in.rest());
+    cosid::Status preset_valid;
+    CHECK_MSG(preset.validate(preset_valid), in.rest());
   }
   return 0;
 }

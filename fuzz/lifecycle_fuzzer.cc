@@ -181,12 +181,11 @@ class Harness {
     if (!ensure_open()) return;
     const cosid::Layout& layout = options_.layout;
     for (int i = 0; i < count; ++i) {
-      std::error_code ec;
-      std::string message;
-      const std::uint64_t id = generator_->next(ec, &message);
-      if (ec) {
-        CHECK_MSG(id == 0, ec.message());
-        CHECK_MSG(!message.empty(), ec.message());
+      cosid::Status status;
+      const std::uint64_t id = generator_->next(status);
+      if (!status.ok()) {
+        CHECK_MSG(id == 0, status.message());
+        CHECK_MSG(!status.message().empty(), status.message());
         return;  // the rest of the batch would fail alike
       }
       CHECK_MSG(layout.fits(id) && id != 0, std::to_string(id));

@@ -181,15 +181,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   cosid::testing::MemoryFs fs;
   cosid::ManualClock clock(kNow);
   fs.set_both(kPath, image);
-  std::error_code ec;
-  std::string message;
+  cosid::Status status;
   std::unique_ptr<cosid::StateFile> file =
-      cosid::StateFile::open(fs, clock, kPath, owner(), options, ec, &message);
-  CHECK_MSG(!file == static_cast<bool>(ec), message);
-  CHECK_MSG(ec == expected.ec, "open: " + ec.message() + " (" + message + "), expected " +
-                                   expected.ec.message() + "; " + describe(expected.record));
+      cosid::StateFile::open(fs, clock, kPath, owner(), options, status);
+  CHECK_MSG(!file == !status.ok(), status.message());
+  CHECK_MSG(status.code() == expected.ec,
+            "open: " + status.code().message() + " (" + status.message() + "), expected " +
+                expected.ec.message() + "; " + describe(expected.record));
   if (!file) {
-    CHECK_MSG(!message.empty() && message.size() < 4096, message);
+    CHECK_MSG(!status.message().empty() && status.message().size() < 4096, status.message());
     // A refused file is left as it was.
     CHECK(fs.durable(kPath) == image);
     return 0;
@@ -207,37 +207,37 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::int64_t floor = file->floor_ms();
   if (floor > std::numeric_limits<std::int64_t>::max() - 1000) return 0;
   const std::int64_t advanced = floor + 1000;
-  std::string why;
   // The generation never wraps: a file at generation 2^64 - 1 takes no more writes, and one at
   // 2^64 - 2 takes the first of an advance's two writes only, so the advance fails.
   constexpr std::uint64_t kLast = std::numeric_limits<std::uint64_t>::max();
   if (expected.record.generation >= kLast - 1) {
-    CHECK(file->advance(advanced, &why) == std::errc::value_too_large);
+    CHECK(!file->advance(advanced, status) && status.code() == std::errc::value_too_large);
     CHECK(file->durable_ceiling_ms() == expected.record.ceiling_ms);
     file.reset();
     if (expected.record.generation == kLast) CHECK(fs.durable(kPath) == image);
     return 0;
   }
-  CHECK_MSG(!file->advance(advanced, &why), why);
+  CHECK_MSG(file->advance(advanced, status), status.message());
   CHECK(file->durable_ceiling_ms() == advanced);
   file.reset();
   cosid::StateFileOpenOptions reopen_options;
   reopen_options.create_if_missing = false;
-  file = cosid::StateFile::open(fs, clock, kPath, owner(), reopen_options, ec, &message);
-  CHECK_MSG(file != nullptr, "reopen after advance: " + message);
+  file = cosid::StateFile::open(fs, clock, kPath, owner(), reopen_options, status);
+  CHECK_MSG(file != nullptr, "reopen after advance: " + status.message());
   // The reopen has no not-before, i.e. 0: a negative ceiling gives floor 0.
   const std::int64_t reopened_floor = advanced > 0 ? advanced : 0;
   CHECK_MSG(file->floor_ms() == reopened_floor,
             "advanced to " + std::to_string(advanced) + ", reopened with floor " +
                 std::to_string(file->floor_ms()) + " (" + describe(expected.record) + ")");
   if (expected.record.generation + 2 == kLast) {  // the advance took the last generation
-    CHECK(file->write_clean_shutdown(reopened_floor, &why) == std::errc::value_too_large);
+    CHECK(!file->write_clean_shutdown(reopened_floor, status) &&
+          status.code() == std::errc::value_too_large);
     return 0;
   }
-  CHECK_MSG(!file->write_clean_shutdown(reopened_floor, &why), why);
+  CHECK_MSG(file->write_clean_shutdown(reopened_floor, status), status.message());
   file.reset();
-  file = cosid::StateFile::open(fs, clock, kPath, owner(), reopen_options, ec, &message);
-  CHECK_MSG(file != nullptr, "reopen after clean shutdown: " + message);
+  file = cosid::StateFile::open(fs, clock, kPath, owner(), reopen_options, status);
+  CHECK_MSG(file != nullptr, "reopen after clean shutdown: " + status.message());
   CHECK_MSG(file->floor_ms() == reopened_floor && file->opened_after_clean_shutdown(),
             "clean shutdown at " + std::to_string(reopened_floor) + ", reopened with floor " +
                 std::to_string(file->floor_ms()) + " (" + describe(expected.record) + ")");

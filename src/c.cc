@@ -22,6 +22,7 @@
 #include "cosid/layout.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
+#include "fail.h"
 
 struct cosid_options_t {
   cosid::Options options;
@@ -146,18 +147,11 @@ int succeed(char* err, std::size_t len) noexcept {
   return COSID_OK;
 }
 
-// Reports `ec`, with `message` or, when the C++ call produced none, the category's text.
-int fail(const std::error_code& ec, const std::string& message, char* err, std::size_t len) {
-  if (message.empty()) {
-    write_text(ec.message(), err, len);
-  } else {
-    write_text(message, err, len);
-  }
-  return code_of(ec);
-}
-
-int fail(cosid::errc code, const std::string& message, char* err, std::size_t len) {
-  return fail(cosid::make_error_code(code), message, err, len);
+// Reports a failed call: its message (the category's text when it gave none) into `err`, its
+// code as the C code.
+int report(const cosid::Status& status, char* err, std::size_t len) {
+  write_text(status.message(), err, len);
+  return code_of(status.code());
 }
 
 int out_of_memory(char* err, std::size_t len) noexcept {
@@ -193,16 +187,15 @@ int guarded(char* err, std::size_t len, Body&& body) noexcept {
 
 // A NULL where the caller must pass something.
 int null_argument(const char* function, const char* parameter, char* err, std::size_t len) {
-  return fail(cosid::errc::invalid_argument,
-              std::string(function) + ": " + parameter + " is NULL: pass a valid pointer", err,
-              len);
+  return report(
+      cosid::Status(cosid::errc::invalid_argument,
+                    std::string(function) + ": " + parameter + " is NULL: pass a valid pointer"),
+      err, len);
 }
 
-// The message pointer for a C++ call: none when the caller has nowhere to put it, so that a
-// failure on the hot path does not build a message nobody reads.
-std::string* message_for(std::string& message, char* err, std::size_t len) noexcept {
-  return err != nullptr && len > 0 ? &message : nullptr;
-}
+// Whether the caller has somewhere to put a message: when not, the hot path's calls take the
+// std::error_code& overloads, so that a failure does not build a message nobody reads.
+bool wants_message(const char* err, std::size_t len) noexcept { return err != nullptr && len > 0; }
 
 cosid_layout_t to_c(const cosid::Layout& layout) noexcept {
   cosid_layout_t out;
@@ -216,20 +209,17 @@ cosid_layout_t to_c(const cosid::Layout& layout) noexcept {
 
 // The C++ layout for `in` (the default preset for NULL), checked: every Layout function that
 // takes an id assumes a valid layout.
-bool from_c(const cosid_layout_t* in, cosid::Layout& out, std::error_code& ec,
-            std::string* message) {
+bool from_c(const cosid_layout_t* in, cosid::Layout& out, cosid::Status& status) {
   if (in == nullptr) {
     out = cosid::layouts::kDefault;
-    ec.clear();
+    status.clear();
     return true;
   }
   if (in->unit != COSID_UNIT_MILLISECOND && in->unit != COSID_UNIT_SECOND) {
-    ec = cosid::errc::invalid_argument;
-    if (message != nullptr) {
-      *message = "layout unit " + std::to_string(in->unit) +
-                 " is neither COSID_UNIT_MILLISECOND (0) nor COSID_UNIT_SECOND (1)";
-    }
-    return false;
+    return cosid::detail::fail(
+        status, cosid::errc::invalid_argument,
+        "layout unit " + std::to_string(in->unit) +
+            " is neither COSID_UNIT_MILLISECOND (0) nor COSID_UNIT_SECOND (1)");
   }
   cosid::Layout layout;
   layout.epoch = in->epoch;
@@ -238,7 +228,7 @@ bool from_c(const cosid_layout_t* in, cosid::Layout& out, std::error_code& ec,
   layout.timestamp_bits = in->timestamp_bits;
   layout.slot_bits = in->slot_bits;
   layout.sequence_bits = in->sequence_bits;
-  if (!layout.validate(ec, message)) return false;
+  if (!layout.validate(status)) return false;
   out = layout;
   return true;
 }
@@ -246,18 +236,22 @@ bool from_c(const cosid_layout_t* in, cosid::Layout& out, std::error_code& ec,
 // Refuses an id the layout cannot have produced, as `cosid parse` does.
 int check_fits(std::uint64_t id, const cosid::Layout& layout, char* err, std::size_t len) {
   if (id > static_cast<std::uint64_t>(INT64_MAX)) {
-    return fail(cosid::errc::id_overflow,
-                "id " + std::to_string(id) +
-                    " is above 2^63 - 1 = 9223372036854775807: cosid ids are positive int64s",
-                err, len);
+    return report(
+        cosid::Status(
+            cosid::errc::id_overflow,
+            "id " + std::to_string(id) +
+                " is above 2^63 - 1 = 9223372036854775807: cosid ids are positive int64s"),
+        err, len);
   }
   if (!layout.fits(id)) {
-    return fail(cosid::errc::id_field_out_of_range,
-                "id " + std::to_string(id) + " is above " + std::to_string(layout.max_id()) +
-                    ", the largest id of the " + std::to_string(layout.timestamp_bits) + "/" +
-                    std::to_string(layout.slot_bits) + "/" + std::to_string(layout.sequence_bits) +
-                    "-bit layout given: pass the layout that issued it",
-                err, len);
+    return report(
+        cosid::Status(cosid::errc::id_field_out_of_range,
+                      "id " + std::to_string(id) + " is above " + std::to_string(layout.max_id()) +
+                          ", the largest id of the " + std::to_string(layout.timestamp_bits) + "/" +
+                          std::to_string(layout.slot_bits) + "/" +
+                          std::to_string(layout.sequence_bits) +
+                          "-bit layout given: pass the layout that issued it"),
+        err, len);
   }
   return COSID_OK;
 }
@@ -277,15 +271,19 @@ cosid::Options effective(const cosid_options_t& handle) {
 int check_options(const cosid_options_t& handle, const cosid::Options& options, char* err,
                   std::size_t len) {
   if (!handle.has_slot) {
-    return fail(cosid::errc::no_slot_configured,
-                "no slot is set, and cosid never picks one: call cosid_options_set_slot(), or "
-                "resolve the options with cosid_options_resolve() (COSID_SLOT, a config file, or "
-                "the StatefulSet ordinal of the host name)",
-                err, len);
+    return report(
+        cosid::Status(
+            cosid::errc::no_slot_configured,
+            "no slot is set, and cosid never picks one: call cosid_options_set_slot(), or "
+            "resolve the options with cosid_options_resolve() (COSID_SLOT, a config file, or "
+            "the StatefulSet ordinal of the host name)"),
+        err, len);
   }
   std::error_code ec;
   std::string message;
-  if (!cosid::validate_options(options, ec, &message)) return fail(ec, message, err, len);
+  if (!cosid::validate_options(options, ec, &message)) {
+    return report(cosid::Status(ec, message), err, len);
+  }
   return COSID_OK;
 }
 
@@ -353,10 +351,9 @@ int cosid_layout_preset(const char* name, cosid_layout_t* out, char* err, size_t
   return guarded(err, err_len, [&] {
     if (name == nullptr) return null_argument("cosid_layout_preset", "name", err, err_len);
     if (out == nullptr) return null_argument("cosid_layout_preset", "out", err, err_len);
-    std::error_code ec;
-    std::string message;
-    const cosid::Layout layout = cosid::layout_preset(name, ec, &message);
-    if (ec) return fail(ec, message, err, err_len);
+    cosid::Status status;
+    const cosid::Layout layout = cosid::layout_preset(name, status);
+    if (!status.ok()) return report(status, err, err_len);
     *out = to_c(layout);
     return succeed(err, err_len);
   });
@@ -365,10 +362,9 @@ int cosid_layout_preset(const char* name, cosid_layout_t* out, char* err, size_t
 int cosid_layout_validate(const cosid_layout_t* layout, char* err, size_t err_len) noexcept {
   return guarded(err, err_len, [&] {
     if (layout == nullptr) return null_argument("cosid_layout_validate", "layout", err, err_len);
-    std::error_code ec;
-    std::string message;
+    cosid::Status status;
     cosid::Layout checked;
-    if (!from_c(layout, checked, ec, &message)) return fail(ec, message, err, err_len);
+    if (!from_c(layout, checked, status)) return report(status, err, err_len);
     return succeed(err, err_len);
   });
 }
@@ -403,7 +399,7 @@ int cosid_options_resolve(const char* config_file, const char* const* keys,
     std::error_code ec;
     std::string message;
     if (!cosid::resolve_options(sources, handle->options, ec, &message)) {
-      return fail(ec, message, err, err_len);
+      return report(cosid::Status(ec, message), err, err_len);
     }
     handle->has_slot = true;  // resolve_options() fails rather than leave the slot unset
     *out = handle.release();
@@ -459,11 +455,8 @@ int cosid_options_set_layout(cosid_options_t* options, const cosid_layout_t* lay
     static const char kName[] = "cosid_options_set_layout";
     if (options == nullptr) return null_argument(kName, "options", err, err_len);
     if (layout == nullptr) return null_argument(kName, "layout", err, err_len);
-    std::error_code ec;
-    std::string message;
-    if (!from_c(layout, options->options.layout, ec, &message)) {
-      return fail(ec, message, err, err_len);
-    }
+    cosid::Status status;
+    if (!from_c(layout, options->options.layout, status)) return report(status, err, err_len);
     return succeed(err, err_len);
   });
 }
@@ -474,10 +467,9 @@ int cosid_options_set_layout_preset(cosid_options_t* options, const char* name, 
     static const char kName[] = "cosid_options_set_layout_preset";
     if (options == nullptr) return null_argument(kName, "options", err, err_len);
     if (name == nullptr) return null_argument(kName, "name", err, err_len);
-    std::error_code ec;
-    std::string message;
-    const cosid::Layout layout = cosid::layout_preset(name, ec, &message);
-    if (ec) return fail(ec, message, err, err_len);
+    cosid::Status status;
+    const cosid::Layout layout = cosid::layout_preset(name, status);
+    if (!status.ok()) return report(status, err, err_len);
     options->options.layout = layout;
     return succeed(err, err_len);
   });
@@ -528,7 +520,7 @@ int cosid_runtime_open(const cosid_options_t* options, cosid_runtime_t** out, ch
     if (handle == nullptr) return out_of_memory(err, err_len);
     cosid::Status status;
     handle->runtime = cosid::Runtime::open(resolved, {}, status);
-    if (handle->runtime == nullptr) return fail(status.code(), status.message(), err, err_len);
+    if (handle->runtime == nullptr) return report(status, err, err_len);
     *out = handle.release();
     return succeed(err, err_len);
   });
@@ -544,11 +536,12 @@ int cosid_runtime_generator(cosid_runtime_t* runtime, const char* name, cosid_ge
     cosid::Generator* generator =
         runtime->runtime->generator(name != nullptr ? name : "default", status);
     if (generator == nullptr) {
-      return fail(status.code(),
-                  status.code() == cosid::errc::closed
-                      ? "the runtime is closed: open a new one with cosid_runtime_open()"
-                      : status.message(),
-                  err, err_len);
+      return report(status.code() == cosid::errc::closed
+                        ? cosid::Status(status.code(),
+                                        "the runtime is closed: open a new one with "
+                                        "cosid_runtime_open()")
+                        : status,
+                    err, err_len);
     }
     *out = to_handle(generator);
     return succeed(err, err_len);
@@ -560,7 +553,7 @@ int cosid_runtime_close(cosid_runtime_t* runtime, char* err, size_t err_len) noe
     if (runtime == nullptr) return null_argument("cosid_runtime_close", "runtime", err, err_len);
     cosid::Status status;
     if (!runtime->runtime->close(status))
-      return fail(status.code(), status.message(), err, err_len);
+      return report(status, err, err_len);
     return succeed(err, err_len);
   });
 }
@@ -591,11 +584,17 @@ int cosid_generator_next(cosid_generator_t* generator, uint64_t* id, char* err,
     static const char kName[] = "cosid_generator_next";
     if (generator == nullptr) return null_argument(kName, "generator", err, err_len);
     if (id == nullptr) return null_argument(kName, "id", err, err_len);
-    std::error_code ec;
-    std::string message;
-    const std::uint64_t next =
-        to_generator(generator)->next(ec, message_for(message, err, err_len));
-    if (ec) return fail(ec, message, err, err_len);
+    cosid::Generator& issuer = *to_generator(generator);
+    std::uint64_t next = 0;
+    if (wants_message(err, err_len)) {
+      cosid::Status status;
+      next = issuer.next(status);
+      if (!status.ok()) return report(status, err, err_len);
+    } else {
+      std::error_code ec;
+      next = issuer.next(ec);
+      if (ec) return code_of(ec);
+    }
     *id = next;
     return succeed(err, err_len);
   });
@@ -609,14 +608,21 @@ int cosid_generator_next_batch(cosid_generator_t* generator, uint64_t* ids, size
     if (ids == nullptr) return null_argument(kName, "ids", err, err_len);
     if (written == nullptr) return null_argument(kName, "written", err, err_len);
     if (count == 0) {
-      return fail(cosid::errc::invalid_argument,
-                  "cosid_generator_next_batch: count is 0: ask for at least 1 id", err, err_len);
+      return report(cosid::Status(cosid::errc::invalid_argument,
+                                  "cosid_generator_next_batch: count is 0: ask for at least 1 id"),
+                    err, err_len);
     }
-    std::error_code ec;
-    std::string message;
-    const std::size_t got =
-        to_generator(generator)->next_batch(ids, count, ec, message_for(message, err, err_len));
-    if (ec) return fail(ec, message, err, err_len);
+    cosid::Generator& issuer = *to_generator(generator);
+    std::size_t got = 0;
+    if (wants_message(err, err_len)) {
+      cosid::Status status;
+      got = issuer.next_batch(ids, count, status);
+      if (!status.ok()) return report(status, err, err_len);
+    } else {
+      std::error_code ec;
+      got = issuer.next_batch(ids, count, ec);
+      if (ec) return code_of(ec);
+    }
     *written = got;
     return succeed(err, err_len);
   });
@@ -628,10 +634,9 @@ int cosid_id_parse(uint64_t id, const cosid_layout_t* layout, cosid_id_fields_t*
                    size_t err_len) noexcept {
   return guarded(err, err_len, [&] {
     if (out == nullptr) return null_argument("cosid_id_parse", "out", err, err_len);
-    std::error_code ec;
-    std::string message;
+    cosid::Status status;
     cosid::Layout checked;
-    if (!from_c(layout, checked, ec, &message)) return fail(ec, message, err, err_len);
+    if (!from_c(layout, checked, status)) return report(status, err, err_len);
     const int unfit = check_fits(id, checked, err, err_len);
     if (unfit != COSID_OK) return unfit;
     const cosid::IdParts parts = checked.parse(id);
@@ -649,26 +654,27 @@ int cosid_id_encode(uint64_t id, int format, const cosid_layout_t* layout, char*
     static const char kName[] = "cosid_id_encode";
     if (out == nullptr) return null_argument(kName, "out", err, err_len);
     if (!is_codec(format)) {
-      return fail(cosid::errc::invalid_argument,
-                  std::string(kName) + ": format " + std::to_string(format) +
-                      " is not COSID_FORMAT_DECIMAL, _RADIX62, _RADIX36 or _FRIENDLY",
-                  err, err_len);
+      return report(
+          cosid::Status(cosid::errc::invalid_argument,
+                        std::string(kName) + ": format " + std::to_string(format) +
+                            " is not COSID_FORMAT_DECIMAL, _RADIX62, _RADIX36 or _FRIENDLY"),
+          err, err_len);
     }
-    std::error_code ec;
-    std::string message;
+    cosid::Status status;
     cosid::Layout checked;
-    if (!from_c(layout, checked, ec, &message)) return fail(ec, message, err, err_len);
+    if (!from_c(layout, checked, status)) return report(status, err, err_len);
     const int unfit = check_fits(id, checked, err, err_len);
     if (unfit != COSID_OK) return unfit;
     char text[cosid::kMaxEncodedChars];
     const std::size_t length =
         cosid::encode(id, static_cast<cosid::IdFormat>(format), checked, text);
     if (length >= out_len) {
-      return fail(cosid::errc::invalid_argument,
-                  std::string(kName) + ": the id needs " + std::to_string(length + 1) +
-                      " chars with its NUL, the buffer holds " + std::to_string(out_len) +
-                      ": pass COSID_ENCODED_BUFFER_SIZE chars",
-                  err, err_len);
+      return report(
+          cosid::Status(cosid::errc::invalid_argument,
+                        std::string(kName) + ": the id needs " + std::to_string(length + 1) +
+                            " chars with its NUL, the buffer holds " + std::to_string(out_len) +
+                            ": pass COSID_ENCODED_BUFFER_SIZE chars"),
+          err, err_len);
     }
     std::memcpy(out, text, length);
     out[length] = '\0';
@@ -683,21 +689,20 @@ int cosid_id_decode(const char* text, int format, const cosid_layout_t* layout, 
     if (text == nullptr) return null_argument(kName, "text", err, err_len);
     if (id == nullptr) return null_argument(kName, "id", err, err_len);
     if (format != COSID_FORMAT_AUTO && !is_codec(format)) {
-      return fail(cosid::errc::invalid_argument,
-                  std::string(kName) + ": format " + std::to_string(format) +
-                      " is not a COSID_FORMAT_* constant",
-                  err, err_len);
+      return report(cosid::Status(cosid::errc::invalid_argument,
+                                  std::string(kName) + ": format " + std::to_string(format) +
+                                      " is not a COSID_FORMAT_* constant"),
+                    err, err_len);
     }
-    std::error_code ec;
-    std::string message;
+    cosid::Status status;
     cosid::Layout checked;
-    if (!from_c(layout, checked, ec, &message)) return fail(ec, message, err, err_len);
+    if (!from_c(layout, checked, status)) return report(status, err, err_len);
     const std::string_view view(text);
     const cosid::IdFormat codec = format == COSID_FORMAT_AUTO
                                       ? cosid::detect_format(view)
                                       : static_cast<cosid::IdFormat>(format);
-    const std::uint64_t value = cosid::decode(view, codec, checked, ec, &message);
-    if (ec) return fail(ec, message, err, err_len);
+    const std::uint64_t value = cosid::decode(view, codec, checked, status);
+    if (!status.ok()) return report(status, err, err_len);
     const int unfit = check_fits(value, checked, err, err_len);
     if (unfit != COSID_OK) return unfit;
     *id = value;

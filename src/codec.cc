@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "fail.h"
 #include "time_format.h"
 
 namespace cosid {
@@ -58,19 +59,16 @@ void append(std::string& m, Instant t) {
   }
 }
 
-// Reports a failed decode: sets the code and, only when asked for, the message
+// Reports a failed decode: sets `status` to the code and the message
 // `<codec> id "<input>" <parts...>`. Returns the 0 that a failed decoder returns.
-struct Fail {
+struct Refusal {
   std::string_view codec;
   std::string_view text;
-  std::error_code& ec;
-  std::string* message;
+  Status& status;
 
   template <typename... Parts>
   std::uint64_t operator()(errc code, const Parts&... parts) const {
-    ec = code;
-    if (message == nullptr) return 0;
-    std::string& m = *message;
+    std::string m;
     m.assign(codec).append(" id \"");
     char escaped[5];
     for (std::size_t i = 0; i < text.size() && i < kMaxQuotedChars; ++i) {
@@ -78,6 +76,7 @@ struct Fail {
     }
     m.append(text.size() > kMaxQuotedChars ? "...\" " : "\" ");
     (append(m, parts), ...);
+    detail::fail(status, code, std::move(m));
     return 0;
   }
 };
@@ -135,18 +134,17 @@ std::size_t encode_radix(const RadixCodec& codec, std::uint64_t id, char* out) n
   return codec.width;
 }
 
-std::uint64_t decode_radix(const RadixCodec& codec, std::string_view text, std::error_code& ec,
-                           std::string* message) {
-  const Fail fail{codec.name, text, ec, message};
-  if (text.empty()) return fail(errc::id_empty, "is empty", codec.expected);
+std::uint64_t decode_radix(const RadixCodec& codec, std::string_view text, Status& status) {
+  const Refusal refuse{codec.name, text, status};
+  if (text.empty()) return refuse(errc::id_empty, "is empty", codec.expected);
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (codec.value[static_cast<unsigned char>(text[i])] == kNotADigit) {
-      return fail(errc::id_bad_character, "has ", Char{text[i]}, " at position ", i + 1,
-                  codec.expected);
+      return refuse(errc::id_bad_character, "has ", Char{text[i]}, " at position ", i + 1,
+                    codec.expected);
     }
   }
   if (codec.fixed_width ? text.size() != codec.width : text.size() > codec.width) {
-    return fail(errc::id_bad_length, "has ", text.size(), " characters", codec.expected);
+    return refuse(errc::id_bad_length, "has ", text.size(), " characters", codec.expected);
   }
   const std::uint64_t base = codec.digits.size();
   std::uint64_t id = 0;
@@ -157,12 +155,12 @@ std::uint64_t decode_radix(const RadixCodec& codec, std::string_view text, std::
         (id == codec.max_before_last && digit > codec.max_last_digit)) {
       char largest[kMaxEncodedChars];
       const std::size_t n = encode_radix(codec, kMaxId, largest);
-      return fail(errc::id_overflow, "is above the largest id, 2^63 - 1 = \"",
-                  std::string_view(largest, n), "\"");
+      return refuse(errc::id_overflow, "is above the largest id, 2^63 - 1 = \"",
+                    std::string_view(largest, n), "\"");
     }
     id = id * base + digit;
   }
-  ec.clear();
+  status.clear();
   return id;
 }
 
@@ -213,41 +211,38 @@ std::size_t encode(std::uint64_t id, IdFormat format, const Layout& layout, char
   return encode_decimal(id, out);
 }
 
-std::uint64_t decode_decimal(std::string_view text, std::error_code& ec,
-                             std::string* message) noexcept {
-  return decode_radix(kDecimal, text, ec, message);
+std::uint64_t decode_decimal(std::string_view text, Status& status) noexcept {
+  return decode_radix(kDecimal, text, status);
 }
 
-std::uint64_t decode_radix62(std::string_view text, std::error_code& ec,
-                             std::string* message) noexcept {
-  return decode_radix(kRadix62, text, ec, message);
+std::uint64_t decode_radix62(std::string_view text, Status& status) noexcept {
+  return decode_radix(kRadix62, text, status);
 }
 
-std::uint64_t decode_radix36(std::string_view text, std::error_code& ec,
-                             std::string* message) noexcept {
-  return decode_radix(kRadix36, text, ec, message);
+std::uint64_t decode_radix36(std::string_view text, Status& status) noexcept {
+  return decode_radix(kRadix36, text, status);
 }
 
-std::uint64_t decode_friendly(std::string_view text, const Layout& layout, std::error_code& ec,
-                              std::string* message) noexcept {
-  const Fail fail{"friendly", text, ec, message};
+std::uint64_t decode_friendly(std::string_view text, const Layout& layout,
+                              Status& status) noexcept {
+  const Refusal refuse{"friendly", text, status};
   static constexpr std::string_view kShape =
       "; a friendly id is yyyyMMddHHmmssSSS-slot-sequence (UTC time, decimal slot and sequence)";
-  if (text.empty()) return fail(errc::id_empty, "is empty", kShape);
+  if (text.empty()) return refuse(errc::id_empty, "is empty", kShape);
   std::size_t dashes = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '-') {
       ++dashes;
     } else if (!is_digit(text[i])) {
-      return fail(errc::id_bad_character, "has ", Char{text[i]}, " at position ", i + 1, kShape);
+      return refuse(errc::id_bad_character, "has ", Char{text[i]}, " at position ", i + 1, kShape);
     }
   }
-  if (dashes != 2) return fail(errc::id_bad_length, "has ", dashes, " '-'", kShape);
+  if (dashes != 2) return refuse(errc::id_bad_length, "has ", dashes, " '-'", kShape);
   const std::size_t dash1 = text.find('-');
   const std::size_t dash2 = text.find('-', dash1 + 1);
   const std::string_view time = text.substr(0, dash1);
   if (time.size() != kFriendlyTimeChars) {
-    return fail(errc::id_bad_length, "has a time of ", time.size(), " digits, not 17", kShape);
+    return refuse(errc::id_bad_length, "has a time of ", time.size(), " digits, not 17", kShape);
   }
   // Slot, then sequence: decimal without leading zeros (one spelling per id), within the layout.
   struct Field {
@@ -261,18 +256,18 @@ std::uint64_t decode_friendly(std::string_view text, const Layout& layout, std::
   for (Field& f : fields) {
     const std::string_view shown = f.digits.substr(0, 20);
     const std::string_view more = f.digits.size() > shown.size() ? "..." : "";
-    if (f.digits.empty()) return fail(errc::id_bad_length, "has an empty ", f.name, kShape);
+    if (f.digits.empty()) return refuse(errc::id_bad_length, "has an empty ", f.name, kShape);
     if (f.digits.size() > 1 && f.digits[0] == '0') {
-      return fail(errc::id_bad_length, "has ", f.name, " ", shown, more,
-                  " with a leading zero; write it without");
+      return refuse(errc::id_bad_length, "has ", f.name, " ", shown, more,
+                    " with a leading zero; write it without");
     }
     // Eleven digits already exceed any 32-bit field, and cannot overflow the sum.
     for (const char c : f.digits.substr(0, 11)) {
       f.value = f.value * 10 + static_cast<std::uint64_t>(c - '0');
     }
     if (f.value > f.max) {
-      return fail(errc::id_field_out_of_range, "has ", f.name, " ", shown, more, "; this layout's ",
-                  f.name, " runs 0 to ", f.max);
+      return refuse(errc::id_field_out_of_range, "has ", f.name, " ", shown, more,
+                    "; this layout's ", f.name, " runs 0 to ", f.max);
     }
   }
 
@@ -285,42 +280,42 @@ std::uint64_t decode_friendly(std::string_view text, const Layout& layout, std::
                                 number(10, 2), number(12, 2), number(14, 3)};
   const auto field = [time](std::size_t pos, std::size_t count) { return time.substr(pos, count); };
   if (civil.month < 1 || civil.month > 12) {
-    return fail(errc::id_field_out_of_range, "has month ", field(4, 2), "; months run 01 to 12");
+    return refuse(errc::id_field_out_of_range, "has month ", field(4, 2), "; months run 01 to 12");
   }
   const int month_days = detail::days_in_month(civil.year, civil.month);
   if (civil.day < 1 || civil.day > month_days) {
-    return fail(errc::id_field_out_of_range, "has day ", field(6, 2), "; ", field(0, 4), "-",
-                field(4, 2), " has days 01 to ", static_cast<std::uint64_t>(month_days));
+    return refuse(errc::id_field_out_of_range, "has day ", field(6, 2), "; ", field(0, 4), "-",
+                  field(4, 2), " has days 01 to ", static_cast<std::uint64_t>(month_days));
   }
   if (civil.hour > 23 || civil.minute > 59 || civil.second > 59) {
-    return fail(errc::id_field_out_of_range, "has time of day ", field(8, 2), ":", field(10, 2),
-                ":", field(12, 2), "; hours run 00 to 23, minutes and seconds 00 to 59");
+    return refuse(errc::id_field_out_of_range, "has time of day ", field(8, 2), ":", field(10, 2),
+                  ":", field(12, 2), "; hours run 00 to 23, minutes and seconds 00 to 59");
   }
   if (layout.unit == TimeUnit::kSecond && civil.millisecond != 0) {
-    return fail(errc::id_field_out_of_range, "has milliseconds ", field(14, 3),
-                "; this layout counts whole seconds, so they must be 000");
+    return refuse(errc::id_field_out_of_range, "has milliseconds ", field(14, 3),
+                  "; this layout counts whole seconds, so they must be 000");
   }
   const std::int64_t unix_ms = detail::unix_ms_from_civil(civil);
   if (unix_ms < layout.epoch_ms()) {
-    return fail(errc::id_field_out_of_range, "is before this layout's epoch, ",
-                Instant{layout.epoch_ms()});
+    return refuse(errc::id_field_out_of_range, "is before this layout's epoch, ",
+                  Instant{layout.epoch_ms()});
   }
   const std::int64_t tick = layout.tick_of(unix_ms);
   if (tick > layout.max_timestamp()) {
-    return fail(errc::id_field_out_of_range, "is at or after this layout's end, ",
-                Instant{layout.end_ms()});
+    return refuse(errc::id_field_out_of_range, "is at or after this layout's end, ",
+                  Instant{layout.end_ms()});
   }
-  ec.clear();
+  status.clear();
   return layout.compose(tick, static_cast<std::uint32_t>(fields[0].value),
                         static_cast<std::uint32_t>(fields[1].value));
 }
 
 std::uint64_t decode(std::string_view text, IdFormat format, const Layout& layout,
-                     std::error_code& ec, std::string* message) noexcept {
-  if (format == IdFormat::kRadix62) return decode_radix62(text, ec, message);
-  if (format == IdFormat::kRadix36) return decode_radix36(text, ec, message);
-  if (format == IdFormat::kFriendly) return decode_friendly(text, layout, ec, message);
-  return decode_decimal(text, ec, message);
+                     Status& status) noexcept {
+  if (format == IdFormat::kRadix62) return decode_radix62(text, status);
+  if (format == IdFormat::kRadix36) return decode_radix36(text, status);
+  if (format == IdFormat::kFriendly) return decode_friendly(text, layout, status);
+  return decode_decimal(text, status);
 }
 
 IdFormat detect_format(std::string_view text) noexcept {

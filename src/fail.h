@@ -29,6 +29,14 @@ inline bool fail(errc code, std::error_code& ec, std::string* message, const std
   return false;
 }
 
+// The seam between the two shapes while both exist: hands `status` to a caller that still takes
+// (ec, message). Returns status.ok(). It goes with the four-argument fail().
+inline bool to_legacy(const Status& status, std::error_code& ec, std::string* message) {
+  ec = status.code();
+  if (message != nullptr && !status.ok()) *message = status.message();
+  return status.ok();
+}
+
 }  // namespace detail
 }  // namespace cosid
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "fail.h"
 #include "fork_guard.h"
 #include "time_format.h"
 
@@ -45,6 +46,10 @@ std::string format(const char* pattern, Args... args) {
 inline void clear(std::error_code& ec) noexcept {
   if (ec) ec.clear();
 }
+
+// A success code to copy: std::error_code's default constructor calls std::system_category(), as
+// clear() does, and the Status& overloads of next() and next_batch() start from a success code.
+const std::error_code kNoError{};
 
 // Why next() is waiting.
 enum class Wait { kNone, kClockBackwards, kClockStalled, kBehindFloor, kCeiling };
@@ -130,38 +135,32 @@ struct Generator::Counters {
 };
 
 std::unique_ptr<Generator> Generator::create(const Layout& layout, Binding& binding, Clock& clock,
-                                             const GeneratorOptions& options, std::error_code& ec,
-                                             std::string* message) {
-  if (!layout.validate_at(clock.now_ms(), ec, message)) return nullptr;
+                                             const GeneratorOptions& options, Status& status) {
+  if (!layout.validate_at(clock.now_ms(), status)) return nullptr;
   if (binding.slot() > layout.max_slot()) {
-    ec = make_error_code(errc::slot_out_of_range);
-    if (message != nullptr) {
-      *message = format(
-          "slot %u does not fit the layout's %d slot bits (0 to %u): use a slot in "
-          "that range or a layout with more slot bits",
-          binding.slot(), layout.slot_bits, layout.max_slot());
-    }
+    detail::fail(status, errc::slot_out_of_range,
+                 format("slot %u does not fit the layout's %d slot bits (0 to %u): use a slot in "
+                        "that range or a layout with more slot bits",
+                        binding.slot(), layout.slot_bits, layout.max_slot()));
     return nullptr;
   }
-  ec.clear();
+  status.clear();
   return std::unique_ptr<Generator>(new Generator(layout, binding, clock, options));
 }
 
 #if COSID_HAS_EXCEPTIONS
 std::unique_ptr<Generator> Generator::create(const Layout& layout, Binding& binding, Clock& clock,
                                              const GeneratorOptions& options) {
-  std::error_code ec;
-  std::string message;
-  auto generator = create(layout, binding, clock, options, ec, &message);
-  if (!generator) detail::throw_error(ec, message);
+  Status status;
+  auto generator = create(layout, binding, clock, options, status);
+  detail::throw_if_failed(status);
   return generator;
 }
 
 std::uint64_t Generator::next() {
-  std::error_code ec;
-  std::string message;
-  const std::uint64_t id = next(ec, &message);
-  if (ec) detail::throw_error(ec, message);
+  Status status;
+  const std::uint64_t id = next(status);
+  detail::throw_if_failed(status);
   return id;
 }
 #endif
@@ -187,7 +186,9 @@ Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
 
 Generator::~Generator() = default;
 
-std::uint64_t Generator::next(std::error_code& ec, std::string* message) noexcept {
+// Inlined into both next() overloads, so that next(ec) stays the few instructions it is.
+[[gnu::always_inline]] inline std::uint64_t Generator::issue(std::error_code& ec,
+                                                             std::string* message) noexcept {
   // The fast path, nearly every call at a high rate: the clock is still in the tick of the last id
   // (or behind it, as after a borrowed tick) and that tick has sequences left, so the id is the
   // next sequence of that tick, with the same checks as reserve() makes: not closed, not forked,
@@ -223,6 +224,20 @@ std::uint64_t Generator::next(std::error_code& ec, std::string* message) noexcep
   }
 }
 
+std::uint64_t Generator::next(std::error_code& ec) noexcept { return issue(ec, nullptr); }
+
+std::uint64_t Generator::next(Status& status) noexcept {
+  std::error_code ec = kNoError;
+  std::string message;
+  const std::uint64_t id = issue(ec, &message);
+  if (ec) {
+    detail::fail(status, ec, std::move(message));
+    return 0;
+  }
+  if (!status.ok()) status.clear();
+  return id;
+}
+
 // Not inlined into next(), which would undo the reason for it (see the header).
 [[gnu::noinline]] std::uint64_t Generator::next_slow(std::int64_t now, std::uint64_t word,
                                                      std::error_code& ec,
@@ -231,8 +246,10 @@ std::uint64_t Generator::next(std::error_code& ec, std::string* message) noexcep
   return reserve(1, now, word, got, ec, message);
 }
 
-std::size_t Generator::next_batch(std::uint64_t* ids, std::size_t count, std::error_code& ec,
-                                  std::string* message) noexcept {
+[[gnu::always_inline]] inline std::size_t Generator::issue_batch(std::uint64_t* ids,
+                                                                 std::size_t count,
+                                                                 std::error_code& ec,
+                                                                 std::string* message) noexcept {
   if (count == 0) {
     ec.clear();
     return 0;
@@ -247,6 +264,23 @@ std::size_t Generator::next_batch(std::uint64_t* ids, std::size_t count, std::er
   return static_cast<std::size_t>(got);
 }
 
+std::size_t Generator::next_batch(std::uint64_t* ids, std::size_t count,
+                                  std::error_code& ec) noexcept {
+  return issue_batch(ids, count, ec, nullptr);
+}
+
+std::size_t Generator::next_batch(std::uint64_t* ids, std::size_t count, Status& status) noexcept {
+  std::error_code ec = kNoError;
+  std::string message;
+  const std::size_t got = issue_batch(ids, count, ec, &message);
+  if (ec) {
+    detail::fail(status, ec, std::move(message));
+    return 0;
+  }
+  if (!status.ok()) status.clear();
+  return got;
+}
+
 std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint64_t word,
                                  std::uint64_t& got, std::error_code& ec,
                                  std::string* message) noexcept {
@@ -258,9 +292,9 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint
   bool asked_for_ceiling = false;
   unsigned waits_counted = 0;  // a bit per Wait kind already counted for this call
   for (;;) {
-    if ((word & kClosedBit) != 0) return fail({errc::closed, now}, ec, message);
-    if (fork_guard_->forked()) return fail({errc::forked_process, now}, ec, message);
-    if (!binding_.valid()) return fail({binding_.invalid_reason(), now}, ec, message);
+    if ((word & kClosedBit) != 0) return refuse({errc::closed, now}, ec, message);
+    if (fork_guard_->forked()) return refuse({errc::forked_process, now}, ec, message);
+    if (!binding_.valid()) return refuse({binding_.invalid_reason(), now}, ec, message);
 
     // For a millisecond layout the tick is the millisecond: tick_of()'s division by the unit (a
     // 64-bit idiv, since the unit is not known at compile time) is skipped on the hot path.
@@ -298,7 +332,7 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint
 
     if (wait == Wait::kNone) {
       if (tick > layout_.max_timestamp()) {
-        return fail({errc::timestamp_overflow, now, layout_.end_ms()}, ec, message);
+        return refuse({errc::timestamp_overflow, now, layout_.end_ms()}, ec, message);
       }
       const std::int64_t ceiling = binding_.ceiling_ms();
       if (tick < first_tick_) {
@@ -363,7 +397,7 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint
       counters_->count_wait(wait);
     }
     if (!waiter.pause(clock_, detail::to_nanos(std::chrono::milliseconds(bound_ms)))) {
-      return fail({code, now, reference_ms, waiter.waited_ms()}, ec, message);
+      return refuse({code, now, reference_ms, waiter.waited_ms()}, ec, message);
     }
     now = clock_.now_ms();
     word = state_.load(std::memory_order_relaxed);
@@ -404,8 +438,8 @@ GeneratorStats Generator::stats() const noexcept {
   return stats;
 }
 
-std::uint64_t Generator::fail(const Failure& failure, std::error_code& ec,
-                              std::string* message) const {
+std::uint64_t Generator::refuse(const Failure& failure, std::error_code& ec,
+                                std::string* message) const {
   counters_->failures.fetch_add(1, std::memory_order_relaxed);
   ec = make_error_code(failure.code);
   if (message == nullptr) return 0;

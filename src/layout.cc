@@ -35,13 +35,13 @@ std::string describe(const Layout& layout) {
 
 }  // namespace
 
-bool Layout::validate(std::error_code& ec, std::string* message) const noexcept {
+bool Layout::validate(Status& status) const noexcept {
   const char* empty_field = timestamp_bits < 1  ? "timestamp"
                             : slot_bits < 1     ? "slot"
                             : sequence_bits < 1 ? "sequence"
                                                 : nullptr;
   if (empty_field != nullptr) {
-    return fail(errc::layout_field_empty, ec, message,
+    return fail(status, errc::layout_field_empty,
                 "layout " + describe(*this) + ": the " + empty_field +
                     " field needs at least 1 bit; give every field 1 bit or more");
   }
@@ -50,14 +50,14 @@ bool Layout::validate(std::error_code& ec, std::string* message) const noexcept 
   // armhf, where three huge fields would wrap the sum (Layout.AtMost63Bits).
   const std::int64_t total = std::int64_t{timestamp_bits} + slot_bits + sequence_bits;
   if (total > kMaxIdBits) {
-    return fail(errc::layout_too_wide, ec, message,
+    return fail(status, errc::layout_too_wide,
                 "layout " + describe(*this) + " uses " + std::to_string(total) +
                     " bits; an id has 63 (the sign bit stays 0): take " +
                     std::to_string(total - kMaxIdBits) + " bits from a field");
   }
   // Slots and sequences are 32-bit values in IdParts and the generator.
   if (slot_bits > 32 || sequence_bits > 32) {
-    return fail(errc::layout_too_wide, ec, message,
+    return fail(status, errc::layout_too_wide,
                 "layout " + describe(*this) + ": the " + (slot_bits > 32 ? "slot" : "sequence") +
                     " field has more than 32 bits; use at most 32 and give the rest to another "
                     "field");
@@ -67,7 +67,7 @@ bool Layout::validate(std::error_code& ec, std::string* message) const noexcept 
   const std::int64_t per_tick = unit_ms(unit);
   const std::int64_t max_ms = std::numeric_limits<std::int64_t>::max();
   if (epoch < 0 || epoch > max_ms / per_tick || max_timestamp() + 1 > max_ms / per_tick - epoch) {
-    return fail(errc::layout_epoch_invalid, ec, message,
+    return fail(status, errc::layout_epoch_invalid,
                 "layout " + describe(*this) +
                     ": the epoch must be at or after 1970-01-01 (0) and the layout's last "
                     "timestamp must fit in 64-bit milliseconds; use an epoch in " +
@@ -75,15 +75,14 @@ bool Layout::validate(std::error_code& ec, std::string* message) const noexcept 
                     std::to_string(unit == TimeUnit::kSecond ? layouts::kSeconds.epoch
                                                              : layouts::kDefault.epoch));
   }
-  ec.clear();
+  status.clear();
   return true;
 }
 
-bool Layout::validate_at(std::int64_t now_unix_ms, std::error_code& ec,
-                         std::string* message) const noexcept {
-  if (!validate(ec, message)) return false;
+bool Layout::validate_at(std::int64_t now_unix_ms, Status& status) const noexcept {
+  if (!validate(status)) return false;
   if (epoch_ms() > now_unix_ms) {
-    return fail(errc::layout_epoch_in_future, ec, message,
+    return fail(status, errc::layout_epoch_in_future,
                 "layout " + describe(*this) + " starts at " + detail::format_instant(epoch_ms()) +
                     ", after the clock's now " + detail::format_instant(now_unix_ms) +
                     ": choose an epoch in the past (check the unit: ms or s)");
@@ -91,14 +90,14 @@ bool Layout::validate_at(std::int64_t now_unix_ms, std::error_code& ec,
   return true;
 }
 
-Layout layout_preset(std::string_view name, std::error_code& ec, std::string* message) noexcept {
+Layout layout_preset(std::string_view name, Status& status) noexcept {
   for (const Preset& preset : kPresets) {
     if (name == preset.name) {
-      ec.clear();
+      status.clear();
       return preset.layout;
     }
   }
-  fail(errc::unknown_layout, ec, message,
+  fail(status, errc::unknown_layout,
        "unknown layout \"" + std::string(name.substr(0, 40)) + "\": use one of " +
            layout_preset_names());
   return layouts::kDefault;

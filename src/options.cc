@@ -110,7 +110,9 @@ bool resolve_slot(const OptionSources& sources, const EnvLookup& env, const RawS
   if (options.slot_source == SlotSource::kExplicit) {
     if (!slot.given) return detail::fail(errc::no_slot_configured, ec, message, kNoSlot);
     origin = slot.origin;
-    return parse_slot(slot.text, slot.origin, options.layout.slot_bits, options.slot, ec, message);
+    Status parsed;  // seam: parse_slot() reports in a Status
+    (void)parse_slot(slot.text, slot.origin, options.layout.slot_bits, options.slot, parsed);
+    return detail::to_legacy(parsed, ec, message);
   }
   if (slot.given) {
     return detail::fail(errc::invalid_value, ec, message,
@@ -126,15 +128,17 @@ bool resolve_slot(const OptionSources& sources, const EnvLookup& env, const RawS
     if (value != nullptr && *value != '\0') {
       hostname = value;
       hostname_origin = "env HOSTNAME";
-    } else if (!local_hostname(hostname, ec, message)) {
-      return false;
+    } else if (Status found; !local_hostname(hostname, found)) {  // seam: reports in a Status
+      return detail::to_legacy(found, ec, message);
     } else {
       hostname_origin = "gethostname()";
     }
   }
   origin = "host name " + hostname + " (" + hostname_origin + ")";
-  return slot_from_hostname(hostname, hostname_origin, options.layout.slot_bits, options.slot, ec,
-                            message);
+  Status taken;  // seam: slot_from_hostname() reports in a Status
+  (void)slot_from_hostname(hostname, hostname_origin, options.layout.slot_bits, options.slot,
+                           taken);
+  return detail::to_legacy(taken, ec, message);
 }
 
 // "KEY = "TEXT" (ORIGIN)" of a raw value, for messages about two keys.
@@ -202,8 +206,9 @@ bool build_distributor(const RawSettings& raw, Options& options, std::error_code
   const RawValue& preferred = raw[detail::kPreferredSlot];
   if (preferred.given) {
     std::uint32_t slot = 0;
-    if (!parse_slot(preferred.text, preferred.origin, options.layout.slot_bits, slot, ec,
-                    message)) {
+    Status parsed;  // seam: parse_slot() reports in a Status
+    if (!parse_slot(preferred.text, preferred.origin, options.layout.slot_bits, slot, parsed)) {
+      detail::to_legacy(parsed, ec, message);
       if (message != nullptr)
         *message = std::string(kConfigKeys[detail::kPreferredSlot]) + ": " + *message;
       return false;
@@ -319,6 +324,11 @@ bool validate_store_options(const Options& options, std::error_code& ec, std::st
                             " but a state file is set as well: a leased slot keeps its window in "
                             "the store; clear Options::state_file and require_state_file");
   }
+  Status preferred_status;  // seam: check_slot() reports in a Status
+  if (options.preferred_slot) {
+    (void)check_slot(*options.preferred_slot, "Options::preferred_slot", options.layout.slot_bits,
+                     preferred_status);
+  }
   if (!detail::check_store_slot_bits(options.layout, ec, message) ||
       !detail::check_ttl(options.ttl, options.layout, shown(detail::format_duration(options.ttl)),
                          ec, message) ||
@@ -327,8 +337,7 @@ bool validate_store_options(const Options& options, std::error_code& ec, std::st
                                message) ||
       (!options.owner_key.empty() &&
        !detail::check_owner_key(options.owner_key, shown(options.owner_key), ec, message)) ||
-      (options.preferred_slot && !check_slot(*options.preferred_slot, "Options::preferred_slot",
-                                             options.layout.slot_bits, ec, message)) ||
+      (options.preferred_slot && !detail::to_legacy(preferred_status, ec, message)) ||
       (!options.store_directory.empty() &&
        !detail::check_store_directory(options.store_directory, shown(options.store_directory), ec,
                                       message))) {
@@ -379,10 +388,15 @@ bool resolve_options(const OptionSources& sources, Options& out, std::vector<Set
 
 bool validate_options(const Options& options, std::error_code& ec, std::string* message) noexcept {
   const auto shown = [](std::string text) { return RawValue{true, std::move(text), "in code"}; };
-  if (!options.layout.validate(ec, message) ||
+  // seam: validate() and check_slot() report in a Status
+  Status layout_status;
+  (void)options.layout.validate(layout_status);
+  Status slot_status;
+  (void)check_slot(options.slot, "in code", options.layout.slot_bits, slot_status);
+  if (!detail::to_legacy(layout_status, ec, message) ||
       !detail::check_namespace(options.namespace_name, shown(options.namespace_name), ec,
                                message) ||
-      !check_slot(options.slot, "in code", options.layout.slot_bits, ec, message) ||
+      !detail::to_legacy(slot_status, ec, message) ||
       (!options.state_file.empty() &&
        !detail::check_state_file(options.state_file, shown(options.state_file), ec, message)) ||
       !detail::check_ahead(options.ahead, options.layout,

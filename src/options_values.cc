@@ -59,9 +59,9 @@ bool resolve_layout(const RawSettings& raw, Layout& layout, std::error_code& ec,
                     std::string* message) {
   Layout result = layouts::kDefault;
   if (raw[kPreset].given) {
-    std::string why;
-    result = layout_preset(raw[kPreset].text, ec, &why);
-    if (ec) {
+    Status found;  // seam: layout_preset() reports in a Status
+    result = layout_preset(raw[kPreset].text, found);
+    if (!found.ok()) {
       return fail_value(errc::unknown_layout, kPreset, raw[kPreset],
                         std::string("not a layout: use one of ") + layout_preset_names(), ec,
                         message);
@@ -113,9 +113,10 @@ bool resolve_layout(const RawSettings& raw, Layout& layout, std::error_code& ec,
       !apply_bits(raw, kSequenceBits, result.sequence_bits, ec, message)) {
     return false;
   }
-  std::string why;
-  if (!result.validate(ec, &why)) {
-    if (message != nullptr) *message = why + layout_origins(raw);
+  Status valid;  // seam: validate() reports in a Status
+  if (!result.validate(valid)) {
+    ec = valid.code();
+    if (message != nullptr) *message = valid.message() + layout_origins(raw);
     return false;
   }
   layout = result;

@@ -56,10 +56,8 @@ class COSID_NO_EXPORT Runtime::Impl final {
   bool start(Status& status) {
     std::error_code ec;
     std::string why;
-    if (!validate_options(options_, ec, &why) ||
-        !options_.layout.validate_at(clock_.now_ms(), ec, &why)) {
-      return detail::fail(status, ec, why);
-    }
+    if (!validate_options(options_, ec, &why)) return detail::fail(status, ec, why);
+    if (!options_.layout.validate_at(clock_.now_ms(), status)) return false;
     detail::KeeperLoop* loop = environment_.background_thread ? &loop_ : nullptr;
     if (options_.uses_store()) {
       keeper_ = lease::LeaseKeeper::for_runtime(options_, environment_, clock_, loop, status);
@@ -98,10 +96,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
       return nullptr;
     }
     (void)name;  // every name shares the one generator: see runtime.h
-    std::error_code ec;
-    Generator* generator = generator_locked(ec);
-    if (generator == nullptr) detail::fail(status, ec, failure_message(ec));
-    return generator;
+    return generator_locked(status);
   }
 
   bool maintain(Status& status) {
@@ -208,26 +203,30 @@ class COSID_NO_EXPORT Runtime::Impl final {
   // lease. The one it replaces is kept, closed at close(): a caller may still hold it (it fails
   // with slot_lost). REQUIRES: generators_mutex_ held. The keeper's binding() takes no lock, so
   // generators_mutex_ is never held while a sync or a store call runs.
-  Generator* generator_locked(std::error_code& ec) {
+  Generator* generator_locked(Status& status) {
     std::uint64_t generation = 0;
+    std::error_code ec;
     Binding* current = keeper_->binding(generation, ec);
-    if (current == nullptr) return nullptr;
+    if (current == nullptr) {
+      detail::fail(status, ec, failure_message(ec));
+      return nullptr;
+    }
     // A binding the keeper is losing right now (it invalidates the binding, then publishes that
     // none is current) is no generator to hand out: one over it would fail at once, and a caller
     // told "call generator() again after slot_lost" would take that for the new slot's. A binding
     // invalidated for another reason (a replaced state file) stays current: its generator reports
     // that reason.
     if (!current->valid() && current->invalid_reason() == errc::slot_lost) {
-      ec = make_error_code(errc::slot_lost);
+      detail::fail(status, make_error_code(errc::slot_lost), failure_message(errc::slot_lost));
       return nullptr;
     }
     latest_.store(current, std::memory_order_relaxed);
     if (generator_ && generation == generator_generation_) {
-      ec.clear();
+      status.clear();
       return generator_.get();
     }
     std::unique_ptr<Generator> made =
-        Generator::create(options_.layout, *current, clock_, environment_.generator, ec);
+        Generator::create(options_.layout, *current, clock_, environment_.generator, status);
     if (!made) return nullptr;
     if (generator_) retired_.emplace_back(generator_binding_, std::move(generator_));
     generator_ = std::move(made);

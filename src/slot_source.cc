@@ -55,48 +55,48 @@ bool parse_slot_source(std::string_view text, SlotSource& source) noexcept {
   return true;
 }
 
-bool check_slot(std::uint64_t slot, std::string_view origin, int slot_bits, std::error_code& ec,
-                std::string* message) noexcept {
+bool check_slot(std::uint64_t slot, std::string_view origin, int slot_bits,
+                Status& status) noexcept {
   const std::uint64_t limit = slot_limit(slot_bits);
   if (slot >= limit) {
-    return fail(errc::slot_out_of_range, ec, message,
+    return fail(status, errc::slot_out_of_range,
                 "slot " + std::to_string(slot) + with_origin(origin) + " does not fit the " +
                     "layout's " + std::to_string(slot_bits) + " slot bits, which hold slots 0 to " +
                     std::to_string(limit - 1) +
                     ": give a slot in that range, or a layout with more slot bits");
   }
-  ec.clear();
+  status.clear();
   return true;
 }
 
 bool parse_slot(std::string_view text, std::string_view origin, int slot_bits, std::uint32_t& slot,
-                std::error_code& ec, std::string* message) noexcept {
+                Status& status) noexcept {
   std::uint64_t value = 0;
   std::string why;
   if (!all_digits(text)) {
-    return fail(errc::invalid_slot, ec, message,
+    return fail(status, errc::invalid_slot,
                 "slot " + detail::quote(text) + with_origin(origin) +
                     " is not a whole number: give ASCII digits only, without sign or spaces, "
                     "such as 3");
   }
   if (!detail::parse_uint(text, std::numeric_limits<std::uint64_t>::max(), value, &why)) {
     // Only digits here: a leading zero, or too many digits for any number.
-    return fail(errc::invalid_slot, ec, message,
+    return fail(status, errc::invalid_slot,
                 "slot " + detail::quote(text) + with_origin(origin) + ": " +
                     (text[0] == '0' ? why : "too many digits for a slot") +
                     "; give a slot from 0 to " + std::to_string(slot_limit(slot_bits) - 1));
   }
-  if (!check_slot(value, origin, slot_bits, ec, message)) return false;
+  if (!check_slot(value, origin, slot_bits, status)) return false;
   slot = static_cast<std::uint32_t>(value);
   return true;
 }
 
 bool slot_from_hostname(std::string_view hostname, std::string_view origin, int slot_bits,
-                        std::uint32_t& slot, std::error_code& ec, std::string* message) noexcept {
+                        std::uint32_t& slot, Status& status) noexcept {
   const std::string_view name = hostname.substr(0, hostname.find('.'));
   const std::string shown = "host name " + detail::quote(hostname) + with_origin(origin);
   if (name.size() > kMaxLabelBytes) {
-    return fail(errc::no_hostname_ordinal, ec, message,
+    return fail(status, errc::no_hostname_ordinal,
                 shown + " is " + std::to_string(name.size()) +
                     " bytes, longer than a DNS label (63): Kubernetes cuts such pod names, and "
                     "the ordinal at the end may be another pod's; give the slot with --slot or "
@@ -106,7 +106,7 @@ bool slot_from_hostname(std::string_view hostname, std::string_view origin, int 
   const std::string_view ordinal =
       dash == std::string_view::npos ? std::string_view() : name.substr(dash + 1);
   if (!all_digits(ordinal) || (ordinal.size() > 1 && ordinal[0] == '0')) {
-    return fail(errc::no_hostname_ordinal, ec, message,
+    return fail(status, errc::no_hostname_ordinal,
                 shown +
                     " does not end in a StatefulSet ordinal such as \"-3\" (digits after the "
                     "last '-', no leading zero): run as a StatefulSet pod, or give the slot with "
@@ -115,7 +115,7 @@ bool slot_from_hostname(std::string_view hostname, std::string_view origin, int 
   std::uint64_t value = 0;
   if (!detail::parse_uint(ordinal, kMaxSlot, value, nullptr)) value = kMaxSlot + 1;
   if (value >= slot_limit(slot_bits)) {
-    return fail(errc::slot_out_of_range, ec, message,
+    return fail(status, errc::slot_out_of_range,
                 "the ordinal " + std::string(ordinal.substr(0, 20)) + " of the " + shown +
                     " does not fit the layout's " + std::to_string(slot_bits) +
                     " slot bits, which hold slots 0 to " +
@@ -123,26 +123,26 @@ bool slot_from_hostname(std::string_view hostname, std::string_view origin, int 
                     ": use a layout with more slot bits, or fewer replicas");
   }
   slot = static_cast<std::uint32_t>(value);
-  ec.clear();
+  status.clear();
   return true;
 }
 
-bool local_hostname(std::string& name, std::error_code& ec, std::string* message) noexcept {
+bool local_hostname(std::string& name, Status& status) noexcept {
   char buf[kHostNameBuffer] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0) {
     const int error = errno;
-    return fail(errc::no_hostname_ordinal, ec, message,
+    return fail(status, errc::no_hostname_ordinal,
                 std::string("gethostname() failed: ") + std::strerror(error) +
                     ": set HOSTNAME, or give the slot with --slot or COSID_SLOT");
   }
   buf[sizeof buf - 1] = '\0';
   name = buf;
   if (name.empty()) {
-    return fail(errc::no_hostname_ordinal, ec, message,
+    return fail(status, errc::no_hostname_ordinal,
                 "gethostname() returned an empty name: set HOSTNAME, or give the slot with --slot "
                 "or COSID_SLOT");
   }
-  ec.clear();
+  status.clear();
   return true;
 }
 

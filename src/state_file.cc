@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "fail.h"
 #include "state_record.h"
 #include "time_format.h"
 
@@ -16,12 +17,7 @@ namespace {
 using detail::kStateBlockSize;
 using detail::kStateFileSize;
 
-bool fail(std::error_code& ec, std::string* message, std::error_code code,
-          const std::string& text) {
-  ec = code;
-  if (message != nullptr) *message = text;
-  return false;
-}
+using detail::fail;
 
 // Splits "dir/name" into its directory ("." when there is none) and its last component.
 bool split_path(const std::string& path, std::string& dir, std::string& name) {
@@ -68,7 +64,7 @@ StateRecord record_for(const StateFileOwner& owner, std::uint64_t generation,
 // and without ever replacing an existing file. EEXIST when another creator won the race.
 bool create_in(FileSystem& fs, Clock& clock, int dir_fd, const std::string& name,
                const std::string& path, const StateFileOwner& owner, std::int64_t floor_ms,
-               std::error_code& ec, std::string* message) {
+               Status& status) {
   // A name no other creator uses and no reader mistakes for the state file. A temporary left by a
   // creator that crashed (after a reboot the same pid and clock reading can recur) may hold the
   // name: then take the next one, since EEXIST from here would read as "another creator
@@ -84,7 +80,7 @@ bool create_in(FileSystem& fs, Clock& clock, int dir_fd, const std::string& name
     created = fs.create_exclusive(dir_fd, temp, raw_fd);
   }
   if (std::error_code io = created) {
-    return fail(ec, message, io,
+    return fail(status, io,
                 "cannot create state file " + path + " (temporary " + temp + "): " + io.message() +
                     ": make its directory writable by this user");
   }
@@ -103,31 +99,30 @@ bool create_in(FileSystem& fs, Clock& clock, int dir_fd, const std::string& name
   if (!io) io = fs.rename_noreplace(dir_fd, temp, name);
   if (io) {
     (void)fs.unlink(dir_fd, temp);
-    if (io == std::errc::file_exists)
-      return fail(ec, message, io, "state file " + path + " exists");
-    return fail(ec, message, io,
+    if (io == std::errc::file_exists) return fail(status, io, "state file " + path + " exists");
+    return fail(status, io,
                 "cannot create state file " + path + ": " + io.message() +
                     ": check free space and permissions of its directory");
   }
   // The directory entry must be durable too, or a power loss could make the file vanish and the
   // next start fall back to not-before.
   if (std::error_code dir_io = fs.sync(dir_fd)) {
-    return fail(ec, message, dir_io,
+    return fail(status, dir_io,
                 "cannot sync the directory of new state file " + path + ": " + dir_io.message());
   }
-  ec.clear();
+  status.clear();
   return true;
 }
 
 bool open_directory(FileSystem& fs, const std::string& path, std::string& name, int& dir_fd,
-                    std::error_code& ec, std::string* message) {
+                    Status& status) {
   std::string dir;
   if (!split_path(path, dir, name)) {
-    return fail(ec, message, make_error_code(errc::invalid_argument),
+    return fail(status, make_error_code(errc::invalid_argument),
                 "state file path \"" + path + "\" does not name a file");
   }
   if (std::error_code io = fs.open_directory(dir, dir_fd)) {
-    return fail(ec, message, io,
+    return fail(status, io,
                 "cannot open directory " + dir + " of state file " + path + ": " + io.message() +
                     ": create it and make it writable by this user");
   }
@@ -183,18 +178,17 @@ Choice choose_record(const unsigned char* image, const StateRecord records[2],
 
 // Fails unless `choice` names a record a restart may rely on, saying why and what to do.
 bool refuse_unusable(const Choice& choice, const StateRecord records[2],
-                     const detail::BlockStatus status[2], const std::string& path,
-                     std::error_code& ec, std::string* message) {
+                     const detail::BlockStatus blocks[2], const std::string& path, Status& status) {
   const std::string repair = "`cosid state repair " + path +
                              " --slot N --not-before TIME` with a TIME after the last id this "
                              "slot issued (`cosid not-before --from-id ID` gives it)";
   if (choice.current < 0) {
-    return fail(ec, message, make_error_code(errc::state_file_corrupt),
-                "state file " + path + " has no valid record (block A: " + to_string(status[0]) +
-                    "; block B: " + to_string(status[1]) + "): run " + repair);
+    return fail(status, make_error_code(errc::state_file_corrupt),
+                "state file " + path + " has no valid record (block A: " + to_string(blocks[0]) +
+                    "; block B: " + to_string(blocks[1]) + "): run " + repair);
   }
   if (choice.two_writers) {
-    return fail(ec, message, make_error_code(errc::state_file_corrupt),
+    return fail(status, make_error_code(errc::state_file_corrupt),
                 "state file " + path + " has two different records of generation " +
                     std::to_string(records[0].generation) +
                     ": it was written by two writers; make sure one process alone uses it, then "
@@ -203,9 +197,9 @@ bool refuse_unusable(const Choice& choice, const StateRecord records[2],
   }
   if (!choice.provable) {
     const int valid = choice.current;
-    return fail(ec, message, make_error_code(errc::state_file_corrupt),
+    return fail(status, make_error_code(errc::state_file_corrupt),
                 "state file " + path + ": block " + std::string(1, block_name(1 - valid)) +
-                    " is damaged (" + to_string(status[1 - valid]) + ") and block " +
+                    " is damaged (" + to_string(blocks[1 - valid]) + ") and block " +
                     block_name(valid) + " (ceiling " +
                     detail::format_instant(records[valid].ceiling_ms) +
                     ") was written by cosid 0.1 (format 1), which does not prove that it covers "
@@ -219,17 +213,17 @@ bool refuse_unusable(const Choice& choice, const StateRecord records[2],
 }  // namespace
 
 bool create_state_file(FileSystem& fs, Clock& clock, const std::string& path,
-                       const StateFileOwner& owner, std::int64_t floor_ms, std::error_code& ec,
-                       std::string* message) {
+                       const StateFileOwner& owner, std::int64_t floor_ms, Status& status) {
   std::string name;
   int dir_fd = -1;
-  if (!open_directory(fs, path, name, dir_fd, ec, message)) return false;
+  if (!open_directory(fs, path, name, dir_fd, status)) return false;
   FdGuard dir(fs, dir_fd);
-  if (!create_in(fs, clock, dir_fd, name, path, owner, floor_ms, ec, message)) {
-    if (ec == std::errc::file_exists && message != nullptr) {
-      *message = "state file " + path +
-                 " already exists: it is never replaced, since that could roll its ceiling "
-                 "back; remove it first only if no process uses it and you know why";
+  if (!create_in(fs, clock, dir_fd, name, path, owner, floor_ms, status)) {
+    if (status.code() == std::errc::file_exists) {
+      return fail(status, status.code(),
+                  "state file " + path +
+                      " already exists: it is never replaced, since that could roll its ceiling "
+                      "back; remove it first only if no process uses it and you know why");
     }
     return false;
   }
@@ -244,32 +238,32 @@ StateFile::~StateFile() {
   if (dir_fd_ >= 0) fs_.close(dir_fd_);
 }
 
-bool StateFile::open_and_lock(const StateFileOpenOptions& options, std::error_code& ec,
-                              std::string* message) {
+bool StateFile::open_and_lock(const StateFileOpenOptions& options, Status& status) {
   std::string name;
-  if (!open_directory(fs_, path_, name, dir_fd_, ec, message)) return false;
+  if (!open_directory(fs_, path_, name, dir_fd_, status)) return false;
 
   // Open without following a symbolic link; create first if missing and allowed.
   std::error_code io = fs_.open_existing(dir_fd_, name, fd_);
   if (io == std::errc::no_such_file_or_directory) {
     if (!options.create_if_missing) {
-      return fail(ec, message, make_error_code(errc::state_file_missing),
+      return fail(status, make_error_code(errc::state_file_missing),
                   "state file " + path_ +
                       " does not exist and require-state-file is set: restore it, "
                       "or create it with `cosid state init " +
                       path_ + " --slot " + std::to_string(owner_.slot) +
                       " --not-before TIME` after the last id ever issued");
     }
-    if (!create_in(fs_, clock_, dir_fd_, name, path_, owner_, options.not_before_ms, ec,
-                   message) &&
-        ec != std::errc::file_exists) {
+    // EEXIST: another creator won the race, and the file it published is opened below.
+    if (!create_in(fs_, clock_, dir_fd_, name, path_, owner_, options.not_before_ms, status) &&
+        status.code() != std::errc::file_exists) {
       return false;
     }
-    created_ = ec != std::errc::file_exists;
+    created_ = status.ok();
+    status.clear();
     io = fs_.open_existing(dir_fd_, name, fd_);
   }
   if (io) {
-    return fail(ec, message, io,
+    return fail(status, io,
                 "cannot open state file " + path_ + ": " + io.message() +
                     (io == std::errc::too_many_symbolic_link_levels
                          ? ": it is a symbolic link; point state-file at the real file"
@@ -279,21 +273,21 @@ bool StateFile::open_and_lock(const StateFileOpenOptions& options, std::error_co
   // The lock keeps a second process, or a second runtime in this process, away.
   io = fs_.lock(fd_);
   if (io == std::errc::resource_unavailable_try_again || io == std::errc::permission_denied) {
-    return fail(ec, message, make_error_code(errc::state_file_locked),
+    return fail(status, make_error_code(errc::state_file_locked),
                 "state file " + path_ +
                     " is in use by another process or runtime: each running "
                     "instance needs its own slot and its own state file");
   }
-  if (io) return fail(ec, message, io, "cannot lock state file " + path_ + ": " + io.message());
+  if (io) return fail(status, io, "cannot lock state file " + path_ + ": " + io.message());
 
   // A regular file of the right size, with one name, which is the name we opened.
   FileInfo info;
   FileInfo named;
   if ((io = fs_.stat(fd_, info)) || (io = fs_.stat_at(dir_fd_, name, named))) {
-    return fail(ec, message, io, "cannot stat state file " + path_ + ": " + io.message());
+    return fail(status, io, "cannot stat state file " + path_ + ": " + io.message());
   }
   if (!is_state_file_shaped(info)) {
-    return fail(ec, message, make_error_code(errc::state_file_corrupt),
+    return fail(status, make_error_code(errc::state_file_corrupt),
                 not_state_file_shaped(info, path_) +
                     (info.regular ? "; move it aside and start with `cosid state init` and a "
                                     "not-before after the last id issued (`cosid not-before "
@@ -301,7 +295,7 @@ bool StateFile::open_and_lock(const StateFileOpenOptions& options, std::error_co
                                   : ""));
   }
   if (info.links != 1 || named.device != info.device || named.inode != info.inode) {
-    return fail(ec, message, make_error_code(errc::state_file_replaced),
+    return fail(status, make_error_code(errc::state_file_replaced),
                 "state file " + path_ + " was replaced or has another name (" +
                     std::to_string(info.links) +
                     " links) while it was opened: give each instance "
@@ -314,10 +308,9 @@ bool StateFile::open_and_lock(const StateFileOpenOptions& options, std::error_co
 
 std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const std::string& path,
                                            const StateFileOwner& owner,
-                                           const StateFileOpenOptions& options, std::error_code& ec,
-                                           std::string* message) {
+                                           const StateFileOpenOptions& options, Status& status) {
   std::unique_ptr<StateFile> file(new StateFile(fs, clock, path, owner));
-  if (!file->open_and_lock(options, ec, message)) return nullptr;
+  if (!file->open_and_lock(options, status)) return nullptr;
 
   // Read both blocks and pick the valid record with the highest generation.
   unsigned char image[kStateFileSize];
@@ -335,24 +328,24 @@ std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const s
   // dirty, unless a journal commit sends it for them). DURABILITY.md, "Open".
   if (direct && !io) io = fs.sync_data(file->fd_);
   if (io) {
-    fail(ec, message, io, "cannot read state file " + path + ": " + io.message());
+    fail(status, io, "cannot read state file " + path + ": " + io.message());
     return nullptr;
   }
   StateRecord records[2];
-  detail::BlockStatus status[2];
+  detail::BlockStatus blocks[2];
   for (std::size_t b = 0; b < 2; ++b) {
-    status[b] = detail::decode_block(image + b * kStateBlockSize, records[b]);
+    blocks[b] = detail::decode_block(image + b * kStateBlockSize, records[b]);
   }
-  const Choice choice = choose_record(image, records, status);
-  if (!refuse_unusable(choice, records, status, path, ec, message)) return nullptr;
+  const Choice choice = choose_record(image, records, blocks);
+  if (!refuse_unusable(choice, records, blocks, path, status)) return nullptr;
   const auto current = static_cast<std::size_t>(choice.current);
   const StateRecord& record = records[current];
 
-  if (!state_record_belongs_to(record, owner, path, ec, message)) return nullptr;
+  if (!state_record_belongs_to(record, owner, path, status)) return nullptr;
   if (choice.damaged >= 0) {
     file->damaged_block_ =
         "block " + std::string(1, block_name(choice.damaged)) + " of state file " + path +
-        " is damaged (" + to_string(status[choice.damaged]) + "); the start goes on with block " +
+        " is damaged (" + to_string(blocks[choice.damaged]) + "); the start goes on with block " +
         block_name(choice.current) + " (generation " + std::to_string(record.generation) +
         ", ceiling " + detail::format_instant(record.ceiling_ms) +
         "), which covers every id issued, and the next write rewrites the damaged one: if this "
@@ -373,7 +366,7 @@ std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const s
   }
   if (!io) io = fs.sync(file->dir_fd_);
   if (io) {
-    fail(ec, message, io,
+    fail(status, io,
          "cannot rewrite state file " + path + ": " + io.message() +
              ": check the disk and free space; nothing was issued");
     return nullptr;
@@ -388,11 +381,11 @@ std::unique_ptr<StateFile> StateFile::open(FileSystem& fs, Clock& clock, const s
   // highest valid generation by construction.
   file->last_generation_ = record.generation;
   file->newest_block_ = choice.current;
-  ec.clear();
+  status.clear();
   return file;
 }
 
-std::error_code StateFile::advance(std::int64_t ceiling_ms, std::string* message) {
+bool StateFile::advance(std::int64_t ceiling_ms, Status& status) {
   if (ceiling_ms > max_attempted_ms_) max_attempted_ms_ = ceiling_ms;
   // Both blocks, one after the other, each synced before the next is touched: while the first
   // is written the second still holds every ceiling published so far, and while the second is
@@ -400,42 +393,40 @@ std::error_code StateFile::advance(std::int64_t ceiling_ms, std::string* message
   // always covers every id issued (DURABILITY.md, "Advance"). A retry after a failure starts with
   // the block that failed, which write_block() targets because newest_block_ did not move.
   for (int copy = 0; copy < 2; ++copy) {
-    if (std::error_code io = write_block(max_attempted_ms_, false, message)) return io;
+    if (!write_block(max_attempted_ms_, false, status)) return false;
   }
   if (max_attempted_ms_ > durable_ceiling_ms_) durable_ceiling_ms_ = max_attempted_ms_;
-  return {};
+  status.clear();
+  return true;
 }
 
-std::error_code StateFile::write_clean_shutdown(std::int64_t last_issued_ms, std::string* message) {
+bool StateFile::write_clean_shutdown(std::int64_t last_issued_ms, Status& status) {
   // Every id of this term lies after the floor, so a lower value can only come from a caller that
   // lost track of what was issued; writing it would roll the ceiling back.
   if (last_issued_ms < floor_ms_) {
-    if (message != nullptr) {
-      *message = "refusing to record last timestamp " + detail::format_instant(last_issued_ms) +
-                 " below the floor " + detail::format_instant(floor_ms_) + " of state file " +
-                 path_;
-    }
-    return make_error_code(errc::invalid_argument);
+    return fail(status, errc::invalid_argument,
+                "refusing to record last timestamp " + detail::format_instant(last_issued_ms) +
+                    " below the floor " + detail::format_instant(floor_ms_) + " of state file " +
+                    path_);
   }
   // One block: the other keeps a ceiling at or past every id issued, so whichever of the two a
   // restart finds valid covers them (DURABILITY.md, "Clean close").
-  if (std::error_code io = write_block(last_issued_ms, true, message)) return io;
+  if (!write_block(last_issued_ms, true, status)) return false;
   durable_ceiling_ms_ = last_issued_ms;
-  return {};
+  status.clear();
+  return true;
 }
 
-std::error_code StateFile::write_block(std::int64_t ceiling_ms, bool clean, std::string* message) {
+bool StateFile::write_block(std::int64_t ceiling_ms, bool clean, Status& status) {
   // The generation must never wrap: a record of generation 0 written next to one of 2^64 - 1
   // would lose to it on the next open, which would then read the older, lower ceiling. No real
   // file gets there (one write per second for 5 * 10^11 years); a damaged or forged one can.
   if (last_generation_ == std::numeric_limits<std::uint64_t>::max()) {
-    if (message != nullptr) {
-      *message = "state file " + path_ +
-                 " has used up its generation counter (it holds generation 2^64 - 1, so it was "
-                 "damaged or forged): nothing more can be written; move it aside and create a new "
-                 "one with `cosid state init` and a not-before after the last id issued";
-    }
-    return std::make_error_code(std::errc::value_too_large);
+    return fail(status, std::make_error_code(std::errc::value_too_large),
+                "state file " + path_ +
+                    " has used up its generation counter (it holds generation 2^64 - 1, so it was "
+                    "damaged or forged): nothing more can be written; move it aside and create a "
+                    "new one with `cosid state init` and a not-before after the last id issued");
   }
   // A generation is never reused, even after a failed write that may have reached the disk.
   const StateRecord record =
@@ -450,23 +441,21 @@ std::error_code StateFile::write_block(std::int64_t ceiling_ms, bool clean, std:
   // The record counts only once fdatasync has returned success.
   if (!io) io = fs_.sync_data(fd_);
   if (io) {
-    if (message != nullptr) {
-      *message = clean ? "recording the clean shutdown in state file " + path_ +
-                             " failed: " + io.message() +
-                             "; harmless: the file keeps a ceiling at or past every id issued, "
-                             "so the next start waits until the clock passes it"
-                       : "writing state file " + path_ + " failed: " + io.message() +
-                             "; ids continue up to the durable ceiling " +
-                             detail::format_instant(durable_ceiling_ms_) +
-                             " and then stop: free space or fix the disk (the write is retried)";
-    }
-    return io;
+    return fail(status, io,
+                clean ? "recording the clean shutdown in state file " + path_ +
+                            " failed: " + io.message() +
+                            "; harmless: the file keeps a ceiling at or past every id issued, "
+                            "so the next start waits until the clock passes it"
+                      : "writing state file " + path_ + " failed: " + io.message() +
+                            "; ids continue up to the durable ceiling " +
+                            detail::format_instant(durable_ceiling_ms_) +
+                            " and then stop: free space or fix the disk (the write is retried)");
   }
   newest_block_ = target;
-  return {};
+  return true;
 }
 
-std::error_code StateFile::check_identity(std::string* message) {
+bool StateFile::check_identity(Status& status) {
   std::string dir;
   std::string name;
   split_path(path_, dir, name);
@@ -476,18 +465,14 @@ std::error_code StateFile::check_identity(std::string* message) {
   // about the file and is returned as it is, for the caller to retry.
   const std::error_code named_io = fs_.stat_at(dir_fd_, name, named);
   if (named_io && named_io != std::errc::no_such_file_or_directory) {
-    if (message != nullptr) {
-      *message = "cannot check that state file " + path_ + " is still the file in use: stat of " +
-                 "its path failed: " + named_io.message();
-    }
-    return named_io;
+    return fail(status, named_io,
+                "cannot check that state file " + path_ + " is still the file in use: stat of " +
+                    "its path failed: " + named_io.message());
   }
   if (const std::error_code io = fs_.stat(fd_, info)) {
-    if (message != nullptr) {
-      *message = "cannot check that state file " + path_ +
-                 " is still the file in use: stat of the open file failed: " + io.message();
-    }
-    return io;
+    return fail(status, io,
+                "cannot check that state file " + path_ +
+                    " is still the file in use: stat of the open file failed: " + io.message());
   }
   std::string change;
   if (named_io) {
@@ -499,93 +484,92 @@ std::error_code StateFile::check_identity(std::string* message) {
   } else if (info.size != static_cast<std::int64_t>(kStateFileSize)) {
     change = " is " + std::to_string(info.size) + " bytes now, not 8192 (appended to or truncated)";
   } else {
-    return {};
+    status.clear();
+    return true;
   }
-  if (message != nullptr) {
-    *message = "state file " + path_ + change +
-               " while in use, so the ceilings written to it no longer protect a restart";
-  }
-  return make_error_code(errc::state_file_replaced);
+  return fail(status, errc::state_file_replaced,
+              "state file " + path_ + change +
+                  " while in use, so the ceilings written to it no longer protect a restart");
 }
 
 bool state_record_belongs_to(const StateRecord& record, const StateFileOwner& owner,
-                             const std::string& path, std::error_code& ec, std::string* message) {
+                             const std::string& path, Status& status) {
   if (record.slot != owner.slot) {
-    return fail(ec, message, make_error_code(errc::state_file_mismatch),
+    return fail(status, make_error_code(errc::state_file_mismatch),
                 "state file " + path + " was written for slot " + std::to_string(record.slot) +
                     ", configured slot is " + std::to_string(owner.slot) +
                     ": point each slot at its own file");
   }
   if (record.layout_fingerprint != detail::layout_fingerprint(owner.layout)) {
-    return fail(ec, message, make_error_code(errc::state_file_mismatch),
+    return fail(status, make_error_code(errc::state_file_mismatch),
                 "state file " + path +
                     " was written for another layout (epoch, unit or bits differ): use the layout "
                     "it was written with, or a new file whose not-before lies after every id "
                     "issued with the old layout");
   }
   if (record.namespace_hash != detail::namespace_hash(owner.namespace_name)) {
-    return fail(ec, message, make_error_code(errc::state_file_mismatch),
+    return fail(status, make_error_code(errc::state_file_mismatch),
                 "state file " + path + " was written for another namespace than \"" +
                     owner.namespace_name + "\": give each namespace its own file");
   }
-  ec.clear();
+  status.clear();
   return true;
 }
 
-bool read_state_file(FileSystem& fs, const std::string& path, StateFileView& view,
-                     std::error_code& ec, std::string* message) {
+bool read_state_file(FileSystem& fs, const std::string& path, StateFileView& view, Status& status) {
   std::string name;
   int dir_fd = -1;
-  if (!open_directory(fs, path, name, dir_fd, ec, message)) return false;
+  if (!open_directory(fs, path, name, dir_fd, status)) return false;
   FdGuard dir(fs, dir_fd);
   int raw_fd = -1;
   if (std::error_code io = fs.open_for_reading(dir_fd, name, raw_fd)) {
-    return fail(ec, message, io, "cannot open state file " + path + ": " + io.message());
+    return fail(status, io, "cannot open state file " + path + ": " + io.message());
   }
   FdGuard fd(fs, raw_fd);
   FileInfo info;
   if (std::error_code io = fs.stat(raw_fd, info)) {
-    return fail(ec, message, io, "cannot stat state file " + path + ": " + io.message());
+    return fail(status, io, "cannot stat state file " + path + ": " + io.message());
   }
   if (!is_state_file_shaped(info)) {
-    return fail(ec, message, make_error_code(errc::state_file_corrupt),
+    return fail(status, make_error_code(errc::state_file_corrupt),
                 not_state_file_shaped(info, path));
   }
   unsigned char image[kStateFileSize];
   if (std::error_code io = fs.read_at(raw_fd, image, sizeof image, 0)) {
-    return fail(ec, message, io, "cannot read state file " + path + ": " + io.message());
+    return fail(status, io, "cannot read state file " + path + ": " + io.message());
   }
   view = StateFileView{};
-  detail::BlockStatus status[2];
+  detail::BlockStatus blocks[2];
   for (std::size_t b = 0; b < 2; ++b) {
-    status[b] = detail::decode_block(image + b * kStateBlockSize, view.records[b]);
-    view.valid[b] = status[b] == detail::BlockStatus::kValid;
-    view.problem[b] = view.valid[b] ? "" : detail::to_string(status[b]);
+    blocks[b] = detail::decode_block(image + b * kStateBlockSize, view.records[b]);
+    view.valid[b] = blocks[b] == detail::BlockStatus::kValid;
+    view.problem[b] = view.valid[b] ? "" : detail::to_string(blocks[b]);
   }
-  const Choice choice = choose_record(image, view.records, status);
+  const Choice choice = choose_record(image, view.records, blocks);
   view.current = choice.current;
   view.provable = choice.provable;
-  ec.clear();
+  status.clear();
   return true;
 }
 
 bool repair_state_file(FileSystem& fs, Clock& clock, const std::string& path,
                        const StateFileOwner& owner, std::int64_t not_before_ms,
-                       std::int64_t* floor_ms, std::error_code& ec, std::string* message) {
+                       std::int64_t* floor_ms, Status& status) {
   std::unique_ptr<StateFile> file(new StateFile(fs, clock, path, owner));
   StateFileOpenOptions no_create;
   no_create.create_if_missing = false;
-  if (!file->open_and_lock(no_create, ec, message)) {
-    if (ec == errc::state_file_missing && message != nullptr) {
-      *message = "there is no state file " + path +
-                 " to repair: create one with `cosid state init " + path +
-                 " --slot N --not-before TIME`";
+  if (!file->open_and_lock(no_create, status)) {
+    if (status.code() == errc::state_file_missing) {
+      return fail(status, errc::state_file_missing,
+                  "there is no state file " + path +
+                      " to repair: create one with `cosid state init " + path +
+                      " --slot N --not-before TIME`");
     }
     return false;
   }
   unsigned char image[kStateFileSize];
   if (std::error_code io = fs.read_at(file->fd_, image, sizeof image, 0)) {
-    return fail(ec, message, io, "cannot read state file " + path + ": " + io.message());
+    return fail(status, io, "cannot read state file " + path + ": " + io.message());
   }
   // The new floor: the operator's not-before, and never below a ceiling a valid block holds, so a
   // repair of a file that was fine (or whose valid block was the newest) loses nothing.
@@ -593,7 +577,7 @@ bool repair_state_file(FileSystem& fs, Clock& clock, const std::string& path,
   const detail::StateImage decoded = detail::decode_image(image);
   for (int b = 0; b < 2; ++b) {
     if (!decoded.valid(b)) continue;
-    if (!state_record_belongs_to(decoded.records[b], owner, path, ec, message)) return false;
+    if (!state_record_belongs_to(decoded.records[b], owner, path, status)) return false;
     ceiling = std::max(ceiling, decoded.records[b].ceiling_ms);
   }
   const int newest = decoded.current < 0 ? 0 : decoded.current;
@@ -603,19 +587,19 @@ bool repair_state_file(FileSystem& fs, Clock& clock, const std::string& path,
   file->last_generation_ = generation;
   file->newest_block_ = newest;
   file->floor_ms_ = ceiling;
-  std::string why;
-  if (std::error_code io = file->advance(ceiling, &why)) {
-    return fail(ec, message, io,
+  if (!file->advance(ceiling, status)) {
+    const std::error_code io = status.code();
+    return fail(status, io,
                 "repairing state file " + path + " failed: " + io.message() +
                     ": fix the disk and run the repair again");
   }
   if (std::error_code io = fs.sync(file->dir_fd_)) {
-    return fail(ec, message, io,
+    return fail(status, io,
                 "cannot sync the directory of state file " + path + ": " + io.message() +
                     ": fix the disk and run the repair again");
   }
   if (floor_ms != nullptr) *floor_ms = ceiling;
-  ec.clear();
+  status.clear();
   return true;
 }
 

@@ -36,12 +36,10 @@ bool StateFileKeeper::start(const FloorWait& wait_for_floor, Status& status) {
     StateFileOpenOptions open_options;
     open_options.create_if_missing = !options_.require_state_file;
     open_options.not_before_ms = options_.not_before_ms;
-    std::error_code ec;
-    std::string why;
     file_ = StateFile::open(fs_, clock_, options_.state_file,
                             StateFileOwner{options_.slot, options_.layout, options_.namespace_name},
-                            open_options, ec, &why);
-    if (!file_) return fail(status, ec, why);
+                            open_options, status);
+    if (!file_) return false;
     floor = file_->floor_ms();
     if (file_->created()) {
       emit(EventKind::kStateFileCreated, {},
@@ -136,10 +134,7 @@ bool StateFileKeeper::close(const std::function<std::int64_t(const Binding&)>& l
   // The exact last timestamp, flagged clean: the next start need not wait out `ahead`.
   const std::int64_t last = std::max(binding_->floor_ms(), last_issued(*binding_));
   bool ok = true;
-  if (!replaced_) {
-    std::string why;
-    if (std::error_code io = file_->write_clean_shutdown(last, &why)) ok = fail(status, io, why);
-  }
+  if (!replaced_) ok = file_->write_clean_shutdown(last, status);
   // Closing the file releases its lock.
   file_.reset();
   return ok;
@@ -189,24 +184,25 @@ void StateFileKeeper::on_ceiling_wanted(std::int64_t needed_ms) noexcept {
 // the write fails. REQUIRES: file_, and no other thread yet.
 bool StateFileKeeper::write_first_ceiling(std::int64_t floor, Status& status) {
   const std::int64_t wanted = std::max(floor, clock_.now_ms()) + options_.ahead.count();
-  std::string why;
+  Status problem;
   // Like every write (advance_locked()): a ceiling written into a file that a restart will not
   // read covers nothing.
-  if (std::error_code problem = file_->check_identity(&why)) {
-    return fail(status, problem,
-                why + ": nothing was issued and the start failed; " +
-                    (problem == errc::state_file_replaced
+  if (!file_->check_identity(problem)) {
+    return fail(status, problem.code(),
+                problem.message() + ": nothing was issued and the start failed; " +
+                    (problem.code() == errc::state_file_replaced
                          ? "undo the change, and start again"
                          : "check the disk and the kernel log, then start again"));
   }
-  if (std::error_code io = file_->advance(wanted, &why)) {
+  if (!file_->advance(wanted, problem)) {
     // The advance's own message speaks of a runtime that runs on up to its ceiling; at the start
     // there is none, so only its cause is passed on (or all of it, for the one failure that is
     // not a disk's: the generation counter used up, whose remedy it states).
+    const std::error_code io = problem.code();
     return fail(status, io,
                 "state file " + options_.state_file + ": the first ceiling " +
                     format_instant(wanted) + " could not be made durable: " +
-                    (io == std::errc::value_too_large ? why : io.message()) +
+                    (io == std::errc::value_too_large ? problem.message() : io.message()) +
                     "; nothing was issued and the start failed: free space or fix the disk "
                     "(see the kernel log), then start again");
   }
@@ -225,12 +221,11 @@ bool StateFileKeeper::advance_locked(Status& status) {
   if (!check_identity_locked(status)) return false;
   const std::int64_t wanted =
       std::max(binding_->floor_ms(), clock_.now_ms()) + options_.ahead.count();
-  std::string why;
-  if (std::error_code io = file_->advance(wanted, &why)) {
+  if (!file_->advance(wanted, status)) {
     ++failures_;
     state_write_failures_.fetch_add(1, std::memory_order_relaxed);  // see state_writes_
-    emit(EventKind::kStateWriteFailed, io, why);
-    return fail(status, io, why);
+    emit(EventKind::kStateWriteFailed, status.code(), status.message());
+    return false;
   }
   // Durable now: publish it (release, see Binding::ceiling_ms()).
   binding_->raise_ceiling(file_->durable_ceiling_ms());
@@ -254,9 +249,10 @@ bool StateFileKeeper::advance_locked(Status& status) {
 // state_file_replaced; a failed stat is only a failed attempt, reported and retried like a failed
 // write. REQUIRES: mutex_ held, !replaced_.
 bool StateFileKeeper::check_identity_locked(Status& status) {
-  std::string why;
-  const std::error_code problem = file_->check_identity(&why);
-  if (!problem) return true;
+  Status checked;
+  if (file_->check_identity(checked)) return true;
+  const std::error_code problem = checked.code();
+  std::string why = checked.message();
   if (problem == errc::state_file_replaced) {
     replaced_ = true;
     replaced_why_ = why;

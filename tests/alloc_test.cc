@@ -179,9 +179,10 @@ TEST(Alloc, NextAndNextBatchAllocateNothing) {
   cosid::SystemClock clock;
   cosid::Binding binding(0, layout.epoch_ms() - 1, layout.end_ms() - 1);
   std::error_code ec;
+  cosid::Status status;
   const std::unique_ptr<cosid::Generator> generator =
-      cosid::Generator::create(layout, binding, clock, {}, ec);
-  ASSERT_TRUE(generator) << ec.message();
+      cosid::Generator::create(layout, binding, clock, {}, status);
+  ASSERT_TRUE(generator) << status.message();
   std::vector<std::uint64_t> ids(kIds);
   std::vector<std::uint64_t> batch(kBatchSize);
   ASSERT_NE(generator->next(ec), 0u) << ec.message();  // warm up

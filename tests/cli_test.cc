@@ -1337,9 +1337,9 @@ TEST(CliInputs, TheLibraryGetsEfbigUnderAFileSizeLimitWithoutIgnoringSigxfsz) {
   cosid::SystemClock clock;
   const cosid::StateFileOwner owner{1, cosid::layouts::kDefault, "cosid"};
   const auto create = [&] {
-    std::error_code ec;
-    (void)cosid::create_state_file(cosid::posix_file_system(), clock, path, owner, 0, ec);
-    return ec;
+    cosid::Status status;
+    (void)cosid::create_state_file(cosid::posix_file_system(), clock, path, owner, 0, status);
+    return status.code();
   };
   // 0: the creation's one write would start at the limit. 4096: the kernel would cut it there.
   EXPECT_EQ(in_child(0, create), 0);

@@ -44,11 +44,10 @@ std::string encode_checked(std::uint64_t id, IdFormat format,
 // Decodes, starting from a set error code, and expects success.
 std::uint64_t decode_ok(std::string_view text, IdFormat format,
                         const Layout& layout = layouts::kDefault) {
-  std::error_code ec = make_error_code(errc::closed);
-  std::string message = "untouched";
-  const std::uint64_t id = decode(text, format, layout, ec, &message);
-  EXPECT_NO_ERROR(ec) << " decoding " << testing::PrintToString(std::string(text)) << ": "
-                      << message;
+  Status status(make_error_code(errc::closed), "untouched");
+  const std::uint64_t id = decode(text, format, layout, status);
+  EXPECT_NO_ERROR(status.code()) << " decoding " << testing::PrintToString(std::string(text))
+                                 << ": " << status.message();
   return id;
 }
 
@@ -74,18 +73,18 @@ std::string message_quote(std::string_view text) {
 void expect_error(IdFormat format, std::string_view text, errc code,
                   const Layout& layout = layouts::kDefault) {
   SCOPED_TRACE(std::string(to_string(format)) + " " + testing::PrintToString(std::string(text)));
-  std::error_code ec;
+  Status status;
   std::string message;
-  EXPECT_EQ(decode(text, format, layout, ec, &message), 0u);
-  EXPECT_ERRC(ec, code);
-  EXPECT_NE(message.find(std::string(to_string(format)) + " id " + message_quote(text)),
+  EXPECT_EQ(decode(text, format, layout, status), 0u);
+  EXPECT_ERRC(status.code(), code);
+  EXPECT_NE(status.message().find(std::string(to_string(format)) + " id " + message_quote(text)),
             std::string::npos)
-      << message;
-  EXPECT_LT(message.size(), 400u) << message;
+      << status.message();
+  EXPECT_LT(status.message().size(), 400u) << status.message();
 
-  std::error_code bare_ec;
-  EXPECT_EQ(decode(text, format, layout, bare_ec), 0u);
-  EXPECT_ERRC(bare_ec, code);
+  Status again;
+  EXPECT_EQ(decode(text, format, layout, again), 0u);
+  EXPECT_ERRC(again.code(), code);
 }
 
 std::string with_nul() {
@@ -150,9 +149,9 @@ TEST(Codec, RandomIdsRoundTripInEveryCodec) {
     for (const IdFormat format : kAllFormats) {
       char buf[kMaxEncodedChars];
       const std::string_view text(buf, encode(id, format, layouts::kDefault, buf));
-      std::error_code ec;
-      const std::uint64_t decoded = decode(text, format, layouts::kDefault, ec);
-      ASSERT_NO_ERROR(ec) << to_string(format) << " " << text;
+      Status status;
+      const std::uint64_t decoded = decode(text, format, layouts::kDefault, status);
+      ASSERT_NO_ERROR(status.code()) << to_string(format) << " " << text;
       ASSERT_EQ(decoded, id) << to_string(format) << " " << text;
       // Every encoding is recognised, but a fixed-width one of digits only reads as decimal.
       const bool all_digits = text.find_first_not_of("0123456789") == std::string_view::npos;
@@ -251,45 +250,45 @@ TEST(Codec, Radix36Errors) {
 }
 
 TEST(Codec, MessagesSayWhatIsWrongAndWhatIsExpected) {
-  std::error_code ec;
-  std::string message;
-  (void)decode_radix62("ABC", ec, &message);
-  EXPECT_EQ(message,
+  Status status;
+  (void)decode_radix62("ABC", status);
+  EXPECT_EQ(status.message(),
             "radix62 id \"ABC\" has 3 characters; a radix62 id has exactly 11 characters "
             "(0-9A-Za-z, zero-padded)");
-  (void)decode_radix36("1Y2P0IJ32E8E7", ec, &message);
-  EXPECT_EQ(message,
+  (void)decode_radix36("1Y2P0IJ32E8E7", status);
+  EXPECT_EQ(status.message(),
             "radix36 id \"1Y2P0IJ32E8E7\" has 'Y' at position 2; a radix36 id has exactly 13 "
             "characters (0-9a-z, lower case only, zero-padded)");
-  (void)decode_decimal("12\xC3", ec, &message);
-  EXPECT_NE(message.find("'\\xc3' at position 3"), std::string::npos) << message;
-  (void)decode_decimal("9223372036854775808", ec, &message);
-  EXPECT_NE(message.find("9223372036854775807"), std::string::npos) << message;
-  (void)decode_radix62("AzL8n0Y58m8", ec, &message);
-  EXPECT_NE(message.find("AzL8n0Y58m7"), std::string::npos) << message;
-  (void)decode_friendly("20260230022258123-3-17", layouts::kDefault, ec, &message);
-  EXPECT_NE(message.find("day 30"), std::string::npos) << message;
-  (void)decode_friendly("20261130022258123-1024-17", layouts::kDefault, ec, &message);
-  EXPECT_NE(message.find("slot 1024"), std::string::npos) << message;
-  EXPECT_NE(message.find("1023"), std::string::npos) << message;
-  (void)decode_friendly("20191224155959999-0-0", layouts::kDefault, ec, &message);
-  EXPECT_NE(message.find("2019-12-24T16:00:00.000Z"), std::string::npos) << message;
+  (void)decode_decimal("12\xC3", status);
+  EXPECT_NE(status.message().find("'\\xc3' at position 3"), std::string::npos) << status.message();
+  (void)decode_decimal("9223372036854775808", status);
+  EXPECT_NE(status.message().find("9223372036854775807"), std::string::npos) << status.message();
+  (void)decode_radix62("AzL8n0Y58m8", status);
+  EXPECT_NE(status.message().find("AzL8n0Y58m7"), std::string::npos) << status.message();
+  (void)decode_friendly("20260230022258123-3-17", layouts::kDefault, status);
+  EXPECT_NE(status.message().find("day 30"), std::string::npos) << status.message();
+  (void)decode_friendly("20261130022258123-1024-17", layouts::kDefault, status);
+  EXPECT_NE(status.message().find("slot 1024"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("1023"), std::string::npos) << status.message();
+  (void)decode_friendly("20191224155959999-0-0", layouts::kDefault, status);
+  EXPECT_NE(status.message().find("2019-12-24T16:00:00.000Z"), std::string::npos)
+      << status.message();
 
   // A long input is cut short in the message; quotes and backslashes are escaped.
   const std::string long_input(1000, 'x');
-  (void)decode_radix62(long_input, ec, &message);
-  EXPECT_NE(message.find(message_quote(long_input)), std::string::npos) << message;
-  EXPECT_LT(message.size(), 200u);
-  (void)decode_decimal("1\"\\", ec, &message);
-  EXPECT_NE(message.find("\"1\\x22\\x5c\""), std::string::npos) << message;
+  (void)decode_radix62(long_input, status);
+  EXPECT_NE(status.message().find(message_quote(long_input)), std::string::npos)
+      << status.message();
+  EXPECT_LT(status.message().size(), 200u);
+  (void)decode_decimal("1\"\\", status);
+  EXPECT_NE(status.message().find("\"1\\x22\\x5c\""), std::string::npos) << status.message();
 }
 
-TEST(Codec, SuccessClearsTheErrorAndLeavesTheMessage) {
-  std::error_code ec = make_error_code(errc::id_empty);
-  std::string message = "before";
-  EXPECT_EQ(decode_radix62("00000000010", ec, &message), 62u);
-  EXPECT_NO_ERROR(ec);
-  EXPECT_EQ(message, "before");
+TEST(Codec, SuccessClearsTheStatus) {
+  Status status(make_error_code(errc::id_empty), "before");
+  EXPECT_EQ(decode_radix62("00000000010", status), 62u);
+  EXPECT_NO_ERROR(status.code());
+  EXPECT_EQ(status.message(), "");
 }
 
 TEST(Codec, FriendlyKnownVector) {
@@ -391,8 +390,8 @@ TEST(Codec, FriendlyBeyondYear9999ShowsTheWholeYear) {
   // A valid custom layout whose range passes 9999-12-31: the year keeps all its digits (a
   // 17-digit time cannot hold it, so the decoder refuses it by length rather than misread it).
   const Layout wide{1577203200000, TimeUnit::kMillisecond, 50, 6, 7};
-  std::error_code ec;
-  ASSERT_TRUE(wide.validate(ec)) << ec.message();
+  Status status;
+  ASSERT_TRUE(wide.validate(status)) << status.message();
   const std::int64_t year_10000 = detail::unix_ms_from_civil({10000, 1, 1, 0, 0, 0, 0});
   const std::uint64_t id = wide.compose(wide.tick_of(year_10000 + 1), 2, 5);
   EXPECT_EQ(encode_checked(id, IdFormat::kFriendly, wide), "100000101000000001-2-5");

@@ -525,7 +525,8 @@ TEST(ForkTest, ChildOfAProcessWithARuntimeCannotIssueOrWrite) {
   EXPECT_NE(generator->next(ec), 0u);
   EXPECT_FALSE(ec) << ec.message();
   StateFileView view;
-  ASSERT_TRUE(read_state_file(posix_file_system(), options.state_file, view, ec));
+  Status read;
+  ASSERT_TRUE(read_state_file(posix_file_system(), options.state_file, view, read));
   EXPECT_FALSE(view.records[view.current].clean_shutdown);
   EXPECT_FALSE(cosid::testing::close_runtime(*runtime));
   (void)std::system(("rm -rf " + dir).c_str());

@@ -308,13 +308,13 @@ class DamagedFile : public ::testing::Test {
   // Builds a valid file whose two blocks hold distinct records, and keeps for each block the
   // content it had before its last write (the "older content" a torn write leaves behind).
   DamagedFile() {
-    std::error_code ec;
-    auto file = StateFile::open(fs_, clock_, kPath, owner(), {}, ec);
-    EXPECT_TRUE(file) << ec.message();
+    Status status;
+    auto file = StateFile::open(fs_, clock_, kPath, owner(), {}, status);
+    EXPECT_TRUE(file) << status.message();
     std::vector<std::vector<unsigned char>> images{fs_.durable(kPath)};
     for (int i = 1; i <= 4; ++i) {
       clock_.advance(milliseconds(10));
-      EXPECT_FALSE(file->advance(kNow + 100 * i));
+      EXPECT_TRUE(file->advance(kNow + 100 * i, status)) << status.message();
       images.push_back(fs_.durable(kPath));
     }
     file.reset();
@@ -357,14 +357,14 @@ class DamagedFile : public ::testing::Test {
     fs_.set_both(kPath, image);
     StateFileOpenOptions options;
     options.create_if_missing = false;
-    std::error_code ec;
-    auto file = StateFile::open(fs_, clock_, kPath, owner(), options, ec);
+    Status status;
+    auto file = StateFile::open(fs_, clock_, kPath, owner(), options, status);
     if (expected < 0) {
       ASSERT_FALSE(file) << what;
-      ASSERT_ERRC(ec, errc::state_file_corrupt) << what;
+      ASSERT_ERRC(status.code(), errc::state_file_corrupt) << what;
       return;
     }
-    ASSERT_TRUE(file) << what << ": " << ec.message();
+    ASSERT_TRUE(file) << what << ": " << status.message();
     ASSERT_EQ(file->floor_ms(), records[expected].ceiling_ms) << what;
   }
 

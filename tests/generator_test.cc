@@ -28,10 +28,9 @@ class RecordingListener : public CeilingListener {
 
 std::unique_ptr<Generator> make_generator(const Layout& layout, Binding& binding, Clock& clock,
                                           const GeneratorOptions& bounds = kShortBounds) {
-  std::error_code ec;
-  std::string message;
-  auto generator = Generator::create(layout, binding, clock, bounds, ec, &message);
-  EXPECT_TRUE(generator) << message;
+  Status status;
+  auto generator = Generator::create(layout, binding, clock, bounds, status);
+  EXPECT_TRUE(generator) << status.message();
   return generator;
 }
 
@@ -103,29 +102,28 @@ TEST(Generator, StatsCountCeilingAndFloorWaits) {
 TEST(Generator, CreateRefusesASlotOutsideTheLayout) {
   ManualClock clock(kNow);
   Binding binding(8, kNow - 1, kNow + 1000);
-  std::error_code ec;
-  std::string message;
-  EXPECT_FALSE(Generator::create(layouts::kJsSafe, binding, clock, {}, ec, &message));
-  EXPECT_ERRC(ec, errc::slot_out_of_range);
-  EXPECT_NE(message.find("slot 8"), std::string::npos) << message;
-  EXPECT_NE(message.find("3 slot bits"), std::string::npos) << message;
+  Status status;
+  EXPECT_FALSE(Generator::create(layouts::kJsSafe, binding, clock, {}, status));
+  EXPECT_ERRC(status.code(), errc::slot_out_of_range);
+  EXPECT_NE(status.message().find("slot 8"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("3 slot bits"), std::string::npos) << status.message();
 }
 
 TEST(Generator, CreateRefusesAnInvalidLayout) {
   ManualClock clock(kNow);
   Binding binding(0, kNow - 1, kNow + 1000);
-  std::error_code ec;
+  Status status;
   EXPECT_FALSE(
-      Generator::create(Layout{0, TimeUnit::kMillisecond, 42, 10, 12}, binding, clock, {}, ec));
-  EXPECT_ERRC(ec, errc::layout_too_wide);
+      Generator::create(Layout{0, TimeUnit::kMillisecond, 42, 10, 12}, binding, clock, {}, status));
+  EXPECT_ERRC(status.code(), errc::layout_too_wide);
 }
 
 TEST(Generator, CreateRefusesAnEpochInTheFuture) {
   ManualClock clock(layouts::kDefault.epoch_ms() - 1);
   Binding binding(0, 0, kNow);
-  std::error_code ec;
-  EXPECT_FALSE(Generator::create(layouts::kDefault, binding, clock, {}, ec));
-  EXPECT_ERRC(ec, errc::layout_epoch_in_future);
+  Status status;
+  EXPECT_FALSE(Generator::create(layouts::kDefault, binding, clock, {}, status));
+  EXPECT_ERRC(status.code(), errc::layout_epoch_in_future);
 }
 
 // The window (floor, ceiling]: t = floor refused, floor + 1 issued, ceiling issued, ceiling + 1
@@ -137,11 +135,12 @@ TEST(Generator, WindowBoundaries) {
   Binding binding(1, floor, ceiling);
   auto generator = make_generator(layouts::kDefault, binding, clock);
   std::error_code ec;
-  std::string message;
+  Status status;
 
-  EXPECT_EQ(generator->next(ec, &message), 0u);
-  EXPECT_ERRC(ec, errc::clock_behind_floor);
-  EXPECT_NE(message.find("floor 2026-11-30T02:22:58.123Z"), std::string::npos) << message;
+  EXPECT_EQ(generator->next(status), 0u);
+  EXPECT_ERRC(status.code(), errc::clock_behind_floor);
+  EXPECT_NE(status.message().find("floor 2026-11-30T02:22:58.123Z"), std::string::npos)
+      << status.message();
 
   clock.set_ms(floor + 1);
   std::uint64_t id = generator->next(ec);
@@ -154,9 +153,10 @@ TEST(Generator, WindowBoundaries) {
   EXPECT_EQ(unix_ms_of(layouts::kDefault, id), ceiling);
 
   clock.set_ms(ceiling + 1);
-  EXPECT_EQ(generator->next(ec, &message), 0u);
-  EXPECT_ERRC(ec, errc::ceiling_reached);
-  EXPECT_NE(message.find("ceiling 2026-11-30T02:22:58.133Z"), std::string::npos) << message;
+  EXPECT_EQ(generator->next(status), 0u);
+  EXPECT_ERRC(status.code(), errc::ceiling_reached);
+  EXPECT_NE(status.message().find("ceiling 2026-11-30T02:22:58.133Z"), std::string::npos)
+      << status.message();
 
   binding.raise_ceiling(ceiling + 1);
   id = generator->next(ec);
@@ -279,12 +279,12 @@ TEST(Generator, FrozenClockFailsAfterTheBoundWithoutDuplicates) {
   Binding binding(3, kNow - 1, kNow + 1000);
   auto generator = make_generator(layout, binding, clock);
   std::error_code ec;
-  std::string message;
+  Status status;
   std::set<std::uint64_t> ids;
   for (int i = 0; i < 16; ++i) ASSERT_TRUE(ids.insert(generator->next(ec)).second);
-  EXPECT_EQ(generator->next(ec, &message), 0u);
-  EXPECT_ERRC(ec, errc::clock_stalled);
-  EXPECT_NE(message.find("frozen"), std::string::npos) << message;
+  EXPECT_EQ(generator->next(status), 0u);
+  EXPECT_ERRC(status.code(), errc::clock_stalled);
+  EXPECT_NE(status.message().find("frozen"), std::string::npos) << status.message();
   // The wait was bounded on the monotonic clock: the bound plus one tick, and no more than a
   // few sleep steps beyond.
   EXPECT_GE(clock.monotonic_ns(), 21000000);
@@ -303,7 +303,7 @@ TEST(Generator, ClockSetBackWhileRunning) {
         make_generator(layout, binding, clock,
                        GeneratorOptions{milliseconds(50), milliseconds(50), milliseconds(50)});
     std::error_code ec;
-    std::string message;
+    Status status;
     const std::uint64_t first = generator->next(ec);
     ASSERT_NO_ERROR(ec);
     clock.step_ms(-back_ms);
@@ -316,19 +316,20 @@ TEST(Generator, ClockSetBackWhileRunning) {
       EXPECT_GT(id, previous);
       previous = id;
     }
-    const std::uint64_t id = generator->next(ec, &message);
+    const std::uint64_t id = generator->next(status);
     if (back_ms < 50) {
       // The clock comes back within the bound (sleeping advances it): issuing goes on.
-      ASSERT_NO_ERROR(ec);
+      ASSERT_NO_ERROR(status.code());
       EXPECT_EQ(unix_ms_of(layout, id), kNow + 1);
       EXPECT_GT(id, previous);
     } else {
       EXPECT_EQ(id, 0u);
-      EXPECT_ERRC(ec, errc::clock_backwards);
-      EXPECT_NE(message.find("moved back by"), std::string::npos) << message;
+      EXPECT_ERRC(status.code(), errc::clock_backwards);
+      EXPECT_NE(status.message().find("moved back by"), std::string::npos) << status.message();
       // The size of the jump (less the 50 ms waited) is in the message, and that the call failed.
-      EXPECT_NE(message.find("by 59 min 59 s"), std::string::npos) << message;
-      EXPECT_NE(message.find("this call issued no id"), std::string::npos) << message;
+      EXPECT_NE(status.message().find("by 59 min 59 s"), std::string::npos) << status.message();
+      EXPECT_NE(status.message().find("this call issued no id"), std::string::npos)
+          << status.message();
     }
   }
 }
@@ -339,10 +340,11 @@ TEST(Generator, TimestampOverflowNamesTheDateTheLayoutRunsOut) {
   Binding binding(0, layout.end_ms() - 10, layout.end_ms() + 1000);
   auto generator = make_generator(layout, binding, clock);
   std::error_code ec;
-  std::string message;
-  EXPECT_EQ(generator->next(ec, &message), 0u);
-  EXPECT_ERRC(ec, errc::timestamp_overflow);
-  EXPECT_NE(message.find("2089-08-30T07:47:35.552Z"), std::string::npos) << message;
+  Status status;
+  EXPECT_EQ(generator->next(status), 0u);
+  EXPECT_ERRC(status.code(), errc::timestamp_overflow);
+  EXPECT_NE(status.message().find("2089-08-30T07:47:35.552Z"), std::string::npos)
+      << status.message();
   // The last millisecond of the layout still works.
   clock.set_ms(layout.end_ms() - 1);
   const std::uint64_t id = generator->next(ec);
@@ -366,15 +368,15 @@ TEST(Generator, CloseReportsTheLastTimestampAndRefusesLaterCalls) {
   Binding binding(0, kNow - 1, kNow + 1000);
   auto generator = make_generator(layouts::kDefault, binding, clock);
   std::error_code ec;
+  Status status;
   (void)generator->next(ec);
   clock.advance(milliseconds(7));
   (void)generator->next(ec);
   EXPECT_EQ(generator->close(), kNow + 7);
   EXPECT_EQ(generator->close(), kNow + 7);  // idempotent
-  std::string message;
-  EXPECT_EQ(generator->next(ec, &message), 0u);
-  EXPECT_ERRC(ec, errc::closed);
-  EXPECT_FALSE(message.empty());
+  EXPECT_EQ(generator->next(status), 0u);
+  EXPECT_ERRC(status.code(), errc::closed);
+  EXPECT_FALSE(status.message().empty());
 }
 
 // next() clears `ec` only when it holds an error (see clear() in generator.cc): a code left over

@@ -18,9 +18,9 @@ TEST(GeneratorThreads, FourThreadsAMillionIdsEachAreUniqueAndOrderedPerThread) {
   SystemClock clock;
   const std::int64_t now = clock.now_ms();
   Binding binding(7, now - 1, now + kDay);
-  std::error_code ec;
-  auto generator = Generator::create(layouts::kDefault, binding, clock, {}, ec);
-  ASSERT_TRUE(generator) << ec.message();
+  Status status;
+  auto generator = Generator::create(layouts::kDefault, binding, clock, {}, status);
+  ASSERT_TRUE(generator) << status.message();
 
   constexpr int kThreads = 4;
   constexpr int kIdsPerThread = 1000000;
@@ -64,9 +64,9 @@ TEST(GeneratorThreads, BatchesAndSingleIdsFromFourThreadsAreUnique) {
   SystemClock clock;
   const std::int64_t now = clock.now_ms();
   Binding binding(7, now - 1, now + kDay);
-  std::error_code ec;
-  auto generator = Generator::create(layouts::kDefault, binding, clock, {}, ec);
-  ASSERT_TRUE(generator) << ec.message();
+  Status status;
+  auto generator = Generator::create(layouts::kDefault, binding, clock, {}, status);
+  ASSERT_TRUE(generator) << status.message();
   std::vector<std::vector<std::uint64_t>> ids(4);
   std::atomic<bool> issuing{true};
   std::uint64_t stats_reads = 0;
@@ -118,9 +118,9 @@ TEST(GeneratorThreads, CloseRacingFourThreadsCoversEveryIssuedId) {
   for (int round = 0; round < 50; ++round) {
     const std::int64_t now = clock.now_ms();
     Binding binding(1, now - 1, now + kDay);
-    std::error_code ec;
-    auto generator = Generator::create(layouts::kDefault, binding, clock, {}, ec);
-    ASSERT_TRUE(generator) << ec.message();
+    Status status;
+    auto generator = Generator::create(layouts::kDefault, binding, clock, {}, status);
+    ASSERT_TRUE(generator) << status.message();
 
     std::atomic<bool> closed_returned{false};
     std::atomic<int> started{0};

@@ -20,8 +20,8 @@ Layout make(int timestamp_bits, int slot_bits, int sequence_bits,
 
 TEST(Layout, PresetsAreValidAndAsSpecified) {
   for (const Layout& layout : kPresets) {
-    std::error_code ec;
-    EXPECT_TRUE(layout.validate(ec)) << ec.message();
+    Status status;
+    EXPECT_TRUE(layout.validate(status)) << status.message();
   }
   EXPECT_EQ(layouts::kDefault, make(41, 10, 12));
   EXPECT_EQ(layouts::kSeconds, make(31, 10, 22, TimeUnit::kSecond, 1577203200));
@@ -36,92 +36,89 @@ TEST(Layout, JsSafePresetsStayBelowTwoToThe53) {
 }
 
 TEST(Layout, PresetByName) {
-  std::error_code ec;
-  EXPECT_EQ(layout_preset("default", ec), layouts::kDefault);
-  EXPECT_EQ(layout_preset("seconds", ec), layouts::kSeconds);
-  EXPECT_EQ(layout_preset("js-safe", ec), layouts::kJsSafe);
-  EXPECT_EQ(layout_preset("js-safe-seconds", ec), layouts::kJsSafeSeconds);
-  EXPECT_NO_ERROR(ec);
+  Status status;
+  EXPECT_EQ(layout_preset("default", status), layouts::kDefault);
+  EXPECT_EQ(layout_preset("seconds", status), layouts::kSeconds);
+  EXPECT_EQ(layout_preset("js-safe", status), layouts::kJsSafe);
+  EXPECT_EQ(layout_preset("js-safe-seconds", status), layouts::kJsSafeSeconds);
+  EXPECT_NO_ERROR(status.code());
 }
 
 TEST(Layout, UnknownPresetNamesTheChoices) {
-  std::error_code ec;
-  std::string message;
-  (void)layout_preset("js_safe", ec, &message);
-  EXPECT_ERRC(ec, errc::unknown_layout);
-  EXPECT_NE(message.find("\"js_safe\""), std::string::npos) << message;
-  EXPECT_NE(message.find("js-safe-seconds"), std::string::npos) << message;
+  Status status;
+  (void)layout_preset("js_safe", status);
+  EXPECT_ERRC(status.code(), errc::unknown_layout);
+  EXPECT_NE(status.message().find("\"js_safe\""), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("js-safe-seconds"), std::string::npos) << status.message();
 }
 
 TEST(Layout, EveryFieldNeedsOneBit) {
   for (const Layout& layout :
        {make(0, 10, 12), make(41, 0, 12), make(41, 10, 0), make(-1, 10, 12)}) {
-    std::error_code ec;
-    std::string message;
-    EXPECT_FALSE(layout.validate(ec, &message));
-    EXPECT_ERRC(ec, errc::layout_field_empty);
-    EXPECT_NE(message.find("at least 1 bit"), std::string::npos) << message;
+    Status status;
+    EXPECT_FALSE(layout.validate(status));
+    EXPECT_ERRC(status.code(), errc::layout_field_empty);
+    EXPECT_NE(status.message().find("at least 1 bit"), std::string::npos) << status.message();
   }
 }
 
 TEST(Layout, AtMost63Bits) {
-  std::error_code ec;
-  std::string message;
-  EXPECT_TRUE(make(41, 10, 12).validate(ec));
-  EXPECT_TRUE(make(41, 11, 11).validate(ec));
-  EXPECT_FALSE(make(41, 10, 13).validate(ec, &message));
-  EXPECT_ERRC(ec, errc::layout_too_wide);
-  EXPECT_NE(message.find("64 bits"), std::string::npos) << message;
-  EXPECT_FALSE(make(61, 61, 61).validate(ec));
-  EXPECT_ERRC(ec, errc::layout_too_wide);
+  Status status;
+  EXPECT_TRUE(make(41, 10, 12).validate(status));
+  EXPECT_TRUE(make(41, 11, 11).validate(status));
+  EXPECT_FALSE(make(41, 10, 13).validate(status));
+  EXPECT_ERRC(status.code(), errc::layout_too_wide);
+  EXPECT_NE(status.message().find("64 bits"), std::string::npos) << status.message();
+  EXPECT_FALSE(make(61, 61, 61).validate(status));
+  EXPECT_ERRC(status.code(), errc::layout_too_wide);
   // A huge field must not overflow the sum.
-  EXPECT_FALSE(make(2147483647, 1, 1).validate(ec));
-  EXPECT_ERRC(ec, errc::layout_too_wide);
+  EXPECT_FALSE(make(2147483647, 1, 1).validate(status));
+  EXPECT_ERRC(status.code(), errc::layout_too_wide);
 }
 
 TEST(Layout, SlotAndSequenceHoldAtMost32Bits) {
-  std::error_code ec;
-  std::string message;
-  EXPECT_TRUE(make(29, 2, 32).validate(ec)) << ec.message();
-  EXPECT_FALSE(make(28, 2, 33).validate(ec, &message));
-  EXPECT_ERRC(ec, errc::layout_too_wide);
-  EXPECT_NE(message.find("sequence field has more than 32 bits"), std::string::npos) << message;
-  EXPECT_FALSE(make(28, 33, 2).validate(ec));
-  EXPECT_ERRC(ec, errc::layout_too_wide);
+  Status status;
+  EXPECT_TRUE(make(29, 2, 32).validate(status)) << status.message();
+  EXPECT_FALSE(make(28, 2, 33).validate(status));
+  EXPECT_ERRC(status.code(), errc::layout_too_wide);
+  EXPECT_NE(status.message().find("sequence field has more than 32 bits"), std::string::npos)
+      << status.message();
+  EXPECT_FALSE(make(28, 33, 2).validate(status));
+  EXPECT_ERRC(status.code(), errc::layout_too_wide);
 }
 
 TEST(Layout, EpochBefore1970IsRefused) {
-  std::error_code ec;
-  std::string message;
-  EXPECT_FALSE(make(41, 10, 12, TimeUnit::kMillisecond, -1).validate(ec, &message));
-  EXPECT_ERRC(ec, errc::layout_epoch_invalid);
-  EXPECT_NE(message.find("1970"), std::string::npos) << message;
+  Status status;
+  EXPECT_FALSE(make(41, 10, 12, TimeUnit::kMillisecond, -1).validate(status));
+  EXPECT_ERRC(status.code(), errc::layout_epoch_invalid);
+  EXPECT_NE(status.message().find("1970"), std::string::npos) << status.message();
 }
 
 TEST(Layout, LastTimestampMustFitIn64BitMilliseconds) {
-  std::error_code ec;
+  Status status;
   // 61 timestamp bits of seconds overflow int64 milliseconds.
-  EXPECT_FALSE(make(61, 1, 1, TimeUnit::kSecond, 0).validate(ec));
-  EXPECT_ERRC(ec, errc::layout_epoch_invalid);
+  EXPECT_FALSE(make(61, 1, 1, TimeUnit::kSecond, 0).validate(status));
+  EXPECT_ERRC(status.code(), errc::layout_epoch_invalid);
   // 53 bits of seconds fit (2^53 s is about 9e18 ms).
-  EXPECT_TRUE(make(53, 1, 1, TimeUnit::kSecond, 0).validate(ec)) << ec.message();
+  EXPECT_TRUE(make(53, 1, 1, TimeUnit::kSecond, 0).validate(status)) << status.message();
   // An epoch so late that the range runs past int64.
-  EXPECT_FALSE(make(61, 1, 1, TimeUnit::kMillisecond, 9000000000000000000).validate(ec));
-  EXPECT_ERRC(ec, errc::layout_epoch_invalid);
+  EXPECT_FALSE(make(61, 1, 1, TimeUnit::kMillisecond, 9000000000000000000).validate(status));
+  EXPECT_ERRC(status.code(), errc::layout_epoch_invalid);
 }
 
 TEST(Layout, EpochInTheFutureOfTheClockIsRefused) {
-  std::error_code ec;
-  std::string message;
+  Status status;
   const Layout layout = layouts::kDefault;
-  EXPECT_TRUE(layout.validate_at(layout.epoch_ms(), ec));
-  EXPECT_FALSE(layout.validate_at(layout.epoch_ms() - 1, ec, &message));
-  EXPECT_ERRC(ec, errc::layout_epoch_in_future);
-  EXPECT_NE(message.find("2019-12-24T16:00:00.000Z"), std::string::npos) << message;
+  EXPECT_TRUE(layout.validate_at(layout.epoch_ms(), status));
+  EXPECT_FALSE(layout.validate_at(layout.epoch_ms() - 1, status));
+  EXPECT_ERRC(status.code(), errc::layout_epoch_in_future);
+  EXPECT_NE(status.message().find("2019-12-24T16:00:00.000Z"), std::string::npos)
+      << status.message();
   // An epoch in seconds mistaken for milliseconds is far in the past, but one in ms given to a
   // second-unit layout is far in the future.
-  EXPECT_FALSE(make(31, 10, 22, TimeUnit::kSecond, 1577203200000).validate_at(1796005378123, ec));
-  EXPECT_ERRC(ec, errc::layout_epoch_in_future);
+  EXPECT_FALSE(
+      make(31, 10, 22, TimeUnit::kSecond, 1577203200000).validate_at(1796005378123, status));
+  EXPECT_ERRC(status.code(), errc::layout_epoch_in_future);
 }
 
 TEST(Layout, ComposeAndParseBoundaries) {

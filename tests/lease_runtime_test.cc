@@ -70,10 +70,9 @@ class LeaseRuntimeTest : public ::testing::Test {
   }
 
   std::uint64_t next(Generator& generator) {
-    std::error_code ec;
-    std::string message;
-    const std::uint64_t id = generator.next(ec, &message);
-    EXPECT_NO_ERROR(ec) << message;
+    Status status;
+    const std::uint64_t id = generator.next(status);
+    EXPECT_NO_ERROR(status.code()) << status.message();
     return id;
   }
 

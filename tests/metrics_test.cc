@@ -68,7 +68,7 @@ class RuntimeMetricsTest : public ::testing::Test {
     int issued = 0;
     for (; issued < count; ++issued) {
       clock_.advance(step);
-      (void)generator->next(ec_, &message_);
+      (void)next_into(*generator, ec_, message_);
       if (ec_) break;
     }
     return issued;

@@ -564,8 +564,8 @@ TEST(Options, ThrowingOverloads) {
 
 TEST(SlotSource, LocalHostnameIsNotEmpty) {
   std::string name;
-  std::error_code ec;
-  ASSERT_TRUE(local_hostname(name, ec));
+  Status status;
+  ASSERT_TRUE(local_hostname(name, status));
   EXPECT_FALSE(name.empty());
 }
 

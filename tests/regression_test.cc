@@ -181,7 +181,7 @@ TEST_F(RuntimeRegression, FailedStartMustNotRollTheCeilingBackWithACleanShutdown
     ASSERT_NE(generator, nullptr);
     for (int i = 0; i < 30; ++i) {
       clock_.advance(milliseconds(1));
-      const std::uint64_t id = generator->next(ec_, &message_);
+      const std::uint64_t id = next_into(*generator, ec_, message_);
       ASSERT_NO_ERROR(ec_) << message_;
       if (first_id == 0) first_id = id;
       last_issued = time_of(layouts::kDefault, id);
@@ -326,15 +326,14 @@ TEST(GeneratorRegression, BehindFloorMessageInSecondsLayoutStatesNoNegativeGap) 
   const std::int64_t second = 1796005378000;  // a whole second
   ManualClock clock(second + 700, ManualClock::OnSleep::kAdvanceMonotonic);
   Binding binding(1, second + 500, second + 10000);  // floor mid-second, clock 200 ms after it
-  std::error_code ec;
-  auto generator =
-      Generator::create(layout, binding, clock,
-                        GeneratorOptions{milliseconds(5), milliseconds(5), milliseconds(5)}, ec);
+  Status status;
+  auto generator = Generator::create(
+      layout, binding, clock, GeneratorOptions{milliseconds(5), milliseconds(5), milliseconds(5)},
+      status);
   ASSERT_TRUE(generator);
-  std::string message;
-  EXPECT_EQ(generator->next(ec, &message), 0u);
-  EXPECT_ERRC(ec, errc::clock_behind_floor);
-  EXPECT_EQ(message.find(" -"), std::string::npos) << message;
+  EXPECT_EQ(generator->next(status), 0u);
+  EXPECT_ERRC(status.code(), errc::clock_behind_floor);
+  EXPECT_EQ(status.message().find(" -"), std::string::npos) << status.message();
 }
 
 // runtime.cc:286-300: the same negative gap in Runtime::open's wait for the floor.

@@ -66,7 +66,7 @@ class RuntimeTest : public ::testing::Test {
     EXPECT_NE(generator, nullptr);
     for (int i = 0; i < count; ++i) {
       clock_.advance(step);
-      const std::uint64_t id = generator->next(ec_, &message_);
+      const std::uint64_t id = next_into(*generator, ec_, message_);
       if (ec_) break;
       ids.push_back(id);
     }
@@ -212,7 +212,7 @@ TEST_F(RuntimeTest, NoIdAboveTheDurableCeilingWhenWritesFail) {
   std::uint64_t last = 0;
   for (int i = 0; i < 400; ++i) {
     clock_.advance(milliseconds(1));
-    const std::uint64_t id = generator->next(ec_, &message_);
+    const std::uint64_t id = next_into(*generator, ec_, message_);
     if (ec_) break;
     EXPECT_LE(time_of(id), durable_ceiling(fs_));  // the auditor: against the disk, not a cache
     last = id;
@@ -222,7 +222,7 @@ TEST_F(RuntimeTest, NoIdAboveTheDurableCeilingWhenWritesFail) {
   EXPECT_GT(listener_.count(EventKind::kStateWriteFailed), 0);
   // The disk recovers: issuing resumes past the old ceiling.
   fs_.clear_faults();
-  const std::uint64_t id = generator->next(ec_, &message_);
+  const std::uint64_t id = next_into(*generator, ec_, message_);
   ASSERT_NO_ERROR(ec_) << message_;
   EXPECT_GT(time_of(id), ceiling);
   EXPECT_EQ(listener_.count(EventKind::kStateWriteRecovered), 1);
@@ -335,7 +335,7 @@ TEST_F(RuntimeTest, GeneratorPastTheCeilingGetsANewOneFromTheBackgroundThread) {
   ASSERT_TRUE(runtime) << message_;
   clock_.advance(milliseconds(101));  // past the ceiling at once
   Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
-  const std::uint64_t id = generator->next(ec_, &message_);
+  const std::uint64_t id = next_into(*generator, ec_, message_);
   ASSERT_NO_ERROR(ec_) << message_;
   EXPECT_EQ(time_of(id), kNow + 101);
   EXPECT_GT(runtime->ceiling_ms(), kNow + 101);
@@ -465,7 +465,7 @@ TEST_F(RuntimeTest, FailedStatInTheBackgroundIsRetriedAndTheWaitingGeneratorGoes
   clock_.advance(milliseconds(101));  // past the ceiling
   std::uint64_t id = 0;
   finish_within_guard(
-      "next()", [&] { id = generator->next(ec_, &message_); },
+      "next()", [&] { id = next_into(*generator, ec_, message_); },
       [this] { clock_.advance(milliseconds(10000)); });
   ASSERT_NO_ERROR(ec_) << message_;
   EXPECT_EQ(time_of(id), kNow + 101);
@@ -491,7 +491,7 @@ TEST_F(RuntimeTest, NoCeilingIsWrittenIntoARemovedFileAndGeneratorsFailAtOnce) {
   fs_.remove(kPath);
   clock_.advance(milliseconds(101));  // past the ceiling: the generator asks for the next one
   finish_within_guard(
-      "next()", [&] { (void)generator->next(ec_, &message_); },
+      "next()", [&] { (void)next_into(*generator, ec_, message_); },
       [this] { clock_.advance(milliseconds(10000)); });
   EXPECT_ERRC(ec_, errc::state_file_replaced);
   EXPECT_NE(message_.find("no more ids are issued on slot 3: its state file was removed or "
@@ -502,7 +502,7 @@ TEST_F(RuntimeTest, NoCeilingIsWrittenIntoARemovedFileAndGeneratorsFailAtOnce) {
   EXPECT_EQ(listener_.count(EventKind::kCeilingAdvanced), 0);
   EXPECT_EQ(listener_.count(EventKind::kStateFileReplaced), 1);
   clock_.step_ms(-101);  // back below the durable ceiling: still no id
-  EXPECT_EQ(generator->next(ec_, &message_), 0u);
+  EXPECT_EQ(next_into(*generator, ec_, message_), 0u);
   EXPECT_ERRC(ec_, errc::state_file_replaced);
   finish_within_guard(
       "close()", [&] { EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime)); }, nullptr);
@@ -532,7 +532,7 @@ TEST_F(RuntimeTest, ReplacedFileMakesTheWriterSleepAndCloseReturn) {
   }
   ASSERT_EQ(listener_.count(EventKind::kStateFileReplaced), 1);
   clock_.advance(milliseconds(101));  // past the ceiling
-  EXPECT_EQ(generator->next(ec_, &message_), 0u);
+  EXPECT_EQ(next_into(*generator, ec_, message_), 0u);
   EXPECT_ERRC(ec_, errc::state_file_replaced);
   // Nothing happens now, so no thread has a reason to read the clock.
   const std::int64_t reads = counting.reads();

@@ -37,22 +37,20 @@ class StateFileTest : public ::testing::Test {
  protected:
   std::unique_ptr<StateFile> open(const StateFileOwner& who = owner(),
                                   StateFileOpenOptions options = {}) {
-    ec_.clear();
-    message_.clear();
-    return StateFile::open(fs_, clock_, kPath, who, options, ec_, &message_);
+    status_.clear();
+    return StateFile::open(fs_, clock_, kPath, who, options, status_);
   }
 
   MemoryFs fs_;
   ManualClock clock_{kNow};
-  std::error_code ec_;
-  std::string message_;
+  Status status_;
 };
 
 TEST_F(StateFileTest, MissingFileIsCreatedWithFloorNotBefore) {
   StateFileOpenOptions options;
   options.not_before_ms = kNow - 5000;
   auto file = open(owner(), options);
-  ASSERT_TRUE(file) << message_;
+  ASSERT_TRUE(file) << status_.message();
   EXPECT_TRUE(file->created());
   EXPECT_EQ(file->floor_ms(), kNow - 5000);
   // Durable before open returns: the name and both blocks.
@@ -71,12 +69,13 @@ TEST_F(StateFileTest, CreationInterruptedAtAnyStepRecovers) {
     for (int nth = 1; nth <= 2; ++nth) {
       MemoryFs fs;
       fs.fail(op, EIO, nth);
-      std::error_code ec;
-      { auto first = StateFile::open(fs, clock_, kPath, owner(), {}, ec); }
+      Status status;
+      { auto first = StateFile::open(fs, clock_, kPath, owner(), {}, status); }
       fs.crash();
       fs.clear_faults();
-      auto file = StateFile::open(fs, clock_, kPath, owner(), {}, ec, &message_);
-      ASSERT_TRUE(file) << "op " << static_cast<int>(op) << " #" << nth << ": " << message_;
+      auto file = StateFile::open(fs, clock_, kPath, owner(), {}, status_);
+      ASSERT_TRUE(file) << "op " << static_cast<int>(op) << " #" << nth << ": "
+                        << status_.message();
       EXPECT_EQ(fs.names("state"), std::vector<std::string>{"cosid.state"})
           << "op " << static_cast<int>(op) << " #" << nth;
     }
@@ -91,12 +90,12 @@ TEST_F(StateFileTest, OpenMakesTheDirectoryEntryDurable) {
   fs_.fail(Op::kSync, EIO, 2);  // 1: the temporary file, 2: the directory after the rename
   EXPECT_FALSE(open());
   auto file = open();  // the file is there now, in the page cache only
-  ASSERT_TRUE(file) << message_;
-  ASSERT_FALSE(file->advance(kNow + 5000));
+  ASSERT_TRUE(file) << status_.message();
+  ASSERT_TRUE(file->advance(kNow + 5000, status_)) << status_.message();
   file.reset();
   fs_.crash();
   file = open();
-  ASSERT_TRUE(file) << message_;
+  ASSERT_TRUE(file) << status_.message();
   EXPECT_FALSE(file->created());
   EXPECT_EQ(file->floor_ms(), kNow + 5000);
 }
@@ -105,21 +104,21 @@ TEST_F(StateFileTest, RequireStateFileRefusesToCreate) {
   StateFileOpenOptions options;
   options.create_if_missing = false;
   EXPECT_FALSE(open(owner(), options));
-  EXPECT_ERRC(ec_, errc::state_file_missing);
-  EXPECT_NE(message_.find("cosid state init"), std::string::npos) << message_;
+  EXPECT_ERRC(status_.code(), errc::state_file_missing);
+  EXPECT_NE(status_.message().find("cosid state init"), std::string::npos) << status_.message();
   EXPECT_FALSE(fs_.exists(kPath));
 }
 
 TEST_F(StateFileTest, RestartFloorIsTheLastDurableCeiling) {
   {
     auto file = open();
-    ASSERT_TRUE(file) << message_;
-    ASSERT_FALSE(file->advance(kNow + 10000));
+    ASSERT_TRUE(file) << status_.message();
+    ASSERT_TRUE(file->advance(kNow + 10000, status_)) << status_.message();
     EXPECT_EQ(file->durable_ceiling_ms(), kNow + 10000);
   }
   fs_.crash();
   auto file = open();
-  ASSERT_TRUE(file) << message_;
+  ASSERT_TRUE(file) << status_.message();
   EXPECT_FALSE(file->created());
   EXPECT_EQ(file->floor_ms(), kNow + 10000);
   EXPECT_FALSE(file->opened_after_clean_shutdown());
@@ -130,7 +129,7 @@ TEST_F(StateFileTest, NotBeforeRaisesTheFloorOfAnExistingFile) {
   StateFileOpenOptions options;
   options.not_before_ms = kNow + 777;
   auto file = open(owner(), options);
-  ASSERT_TRUE(file) << message_;
+  ASSERT_TRUE(file) << status_.message();
   EXPECT_EQ(file->floor_ms(), kNow + 777);
 }
 
@@ -139,11 +138,12 @@ TEST_F(StateFileTest, AdvancesWriteBothBlocksAndNeverLowerTheCeiling) {
   ASSERT_TRUE(file);
   const int writes_before = fs_.calls(Op::kWrite);
   const int syncs_before = fs_.calls(Op::kSyncData);
-  ASSERT_FALSE(file->advance(kNow + 100));
+  ASSERT_TRUE(file->advance(kNow + 100, status_)) << status_.message();
   // Two copies, each synced before the next is written.
   EXPECT_EQ(fs_.calls(Op::kWrite), writes_before + 2);
   EXPECT_EQ(fs_.calls(Op::kSyncData), syncs_before + 2);
-  ASSERT_FALSE(file->advance(kNow + 50));  // a smaller request still writes the largest
+  ASSERT_TRUE(file->advance(kNow + 50, status_))
+      << status_.message();  // a smaller request still writes the largest
   EXPECT_EQ(file->durable_ceiling_ms(), kNow + 100);
   StateRecord a;
   StateRecord b;
@@ -165,16 +165,15 @@ TEST_F(StateFileTest, AdvancesWriteBothBlocksAndNeverLowerTheCeiling) {
 TEST_F(StateFileTest, FailedSyncKeepsTheOldCeilingAndRetriesTheWholeRecord) {
   auto file = open();
   ASSERT_TRUE(file);
-  ASSERT_FALSE(file->advance(kNow + 100));  // B then A
+  ASSERT_TRUE(file->advance(kNow + 100, status_)) << status_.message();  // B then A
   const int writes_before = fs_.calls(Op::kWrite);
   fs_.fail(Op::kSyncData, EIO);
-  std::string message;
-  const std::error_code io = file->advance(kNow + 200, &message);  // B: its sync fails
-  EXPECT_EQ(io, std::errc::io_error);
+  EXPECT_FALSE(file->advance(kNow + 200, status_));  // B: its sync fails
+  EXPECT_EQ(status_.code(), std::errc::io_error);
   EXPECT_EQ(file->durable_ceiling_ms(), kNow + 100);
-  EXPECT_NE(message.find("durable ceiling"), std::string::npos) << message;
+  EXPECT_NE(status_.message().find("durable ceiling"), std::string::npos) << status_.message();
   // The retry writes again before it syncs, B first.
-  ASSERT_FALSE(file->advance(kNow + 200));
+  ASSERT_TRUE(file->advance(kNow + 200, status_)) << status_.message();
   EXPECT_EQ(fs_.calls(Op::kWrite), writes_before + 3);
   EXPECT_EQ(file->durable_ceiling_ms(), kNow + 200);
   StateRecord a;
@@ -194,27 +193,28 @@ TEST_F(StateFileTest, FailedSyncKeepsTheOldCeilingAndRetriesTheWholeRecord) {
 TEST_F(StateFileTest, ACeilingInOneBlockOnlyIsNotReportedDurable) {
   auto file = open();
   ASSERT_TRUE(file);
-  ASSERT_FALSE(file->advance(kNow + 100));
+  ASSERT_TRUE(file->advance(kNow + 100, status_)) << status_.message();
   fs_.fail(Op::kSyncData, EIO, /*nth=*/2);  // the second copy of the next advance
-  EXPECT_EQ(file->advance(kNow + 200), std::errc::io_error);
+  EXPECT_FALSE(file->advance(kNow + 200, status_));
+  EXPECT_EQ(status_.code(), std::errc::io_error);
   EXPECT_EQ(file->durable_ceiling_ms(), kNow + 100);
   file.reset();
   fs_.crash();
   auto reopened = open();
-  ASSERT_TRUE(reopened) << message_;
+  ASSERT_TRUE(reopened) << status_.message();
   EXPECT_GE(reopened->floor_ms(), kNow + 100);
 }
 
 TEST_F(StateFileTest, FailedSyncThenCrashRecoversThePreviousCeiling) {
   auto file = open();
   ASSERT_TRUE(file);
-  ASSERT_FALSE(file->advance(kNow + 100));
+  ASSERT_TRUE(file->advance(kNow + 100, status_)) << status_.message();
   fs_.fail(Op::kSyncData, EIO);
-  EXPECT_TRUE(file->advance(kNow + 200));
+  EXPECT_FALSE(file->advance(kNow + 200, status_));
   file.reset();
   fs_.crash();
   auto reopened = open();
-  ASSERT_TRUE(reopened) << message_;
+  ASSERT_TRUE(reopened) << status_.message();
   EXPECT_EQ(reopened->floor_ms(), kNow + 100);
 }
 
@@ -222,12 +222,16 @@ TEST_F(StateFileTest, NoSpaceOnWriteAndPersistentErrors) {
   auto file = open();
   ASSERT_TRUE(file);
   fs_.fail(Op::kWrite, ENOSPC);
-  EXPECT_EQ(file->advance(kNow + 100), std::errc::no_space_on_device);
+  EXPECT_FALSE(file->advance(kNow + 100, status_));
+  EXPECT_EQ(status_.code(), std::errc::no_space_on_device);
   fs_.fail(Op::kSyncData, EIO, 1, /*persistent=*/true);
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(file->advance(kNow + 100), std::errc::io_error);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_FALSE(file->advance(kNow + 100, status_));
+    EXPECT_EQ(status_.code(), std::errc::io_error);
+  }
   EXPECT_EQ(file->durable_ceiling_ms(), 0);  // the creation floor: not-before 0
   fs_.clear_faults();
-  EXPECT_FALSE(file->advance(kNow + 100));
+  EXPECT_TRUE(file->advance(kNow + 100, status_)) << status_.message();
   EXPECT_EQ(file->durable_ceiling_ms(), kNow + 100);
 }
 
@@ -240,16 +244,16 @@ TEST_F(StateFileTest, ARecordOnlyInThePageCacheIsNeverReliedOn) {
   {
     auto file = open();
     ASSERT_TRUE(file);
-    ASSERT_FALSE(file->advance(kNow + 100));  // block B, durable
+    ASSERT_TRUE(file->advance(kNow + 100, status_)) << status_.message();  // block B, durable
     fs_.fail(Op::kSyncData, EIO);
-    EXPECT_TRUE(file->advance(kNow + 200));  // block A, only in "current"
+    EXPECT_FALSE(file->advance(kNow + 200, status_));  // block A, only in "current"
   }
   const int writes = fs_.calls(Op::kWrite);
   auto file = open();  // no crash, no reboot
-  ASSERT_TRUE(file) << message_;
+  ASSERT_TRUE(file) << status_.message();
   EXPECT_EQ(file->floor_ms(), kNow + 100);  // every id issued lies at or below it
   EXPECT_EQ(fs_.calls(Op::kWrite), writes);
-  ASSERT_FALSE(file->advance(kNow + 300));
+  ASSERT_TRUE(file->advance(kNow + 300, status_)) << status_.message();
   fs_.crash();
   EXPECT_EQ(ceiling_in(fs_.durable(kPath)), kNow + 300);
 }
@@ -261,12 +265,12 @@ TEST_F(StateFileTest, ConfirmWriteMakesTheRecordReadAtOpenDurable) {
   {
     auto file = open();
     ASSERT_TRUE(file);
-    ASSERT_FALSE(file->advance(kNow + 100));
+    ASSERT_TRUE(file->advance(kNow + 100, status_)) << status_.message();
     fs_.fail(Op::kSyncData, EIO);
-    EXPECT_TRUE(file->advance(kNow + 200));  // only in "current"
+    EXPECT_FALSE(file->advance(kNow + 200, status_));  // only in "current"
   }
   auto file = open();  // no crash: reads the page cache
-  ASSERT_TRUE(file) << message_;
+  ASSERT_TRUE(file) << status_.message();
   EXPECT_EQ(file->floor_ms(), kNow + 200);
   fs_.crash();
   EXPECT_EQ(ceiling_in(fs_.durable(kPath)), kNow + 200);
@@ -277,16 +281,16 @@ TEST_F(StateFileTest, ConfirmWriteFailureRefusesToStart) {
   { ASSERT_TRUE(open()); }
   fs_.fail(Op::kSyncData, EIO);
   EXPECT_FALSE(open());
-  EXPECT_EQ(ec_, std::errc::io_error);
-  EXPECT_NE(message_.find("nothing was issued"), std::string::npos) << message_;
+  EXPECT_EQ(status_.code(), std::errc::io_error);
+  EXPECT_NE(status_.message().find("nothing was issued"), std::string::npos) << status_.message();
 }
 
 TEST_F(StateFileTest, TornBlockFallsBackToTheOtherOneWithoutLoweringTheFloor) {
   {
     auto file = open();
     ASSERT_TRUE(file);
-    ASSERT_FALSE(file->advance(kNow + 100));
-    ASSERT_FALSE(file->advance(kNow + 200));
+    ASSERT_TRUE(file->advance(kNow + 100, status_)) << status_.message();
+    ASSERT_TRUE(file->advance(kNow + 200, status_)) << status_.message();
   }
   for (const std::size_t torn_block : {std::size_t{0}, std::size_t{1}}) {
     auto image = fs_.durable(kPath);
@@ -295,10 +299,9 @@ TEST_F(StateFileTest, TornBlockFallsBackToTheOtherOneWithoutLoweringTheFloor) {
               image.begin() + static_cast<long>(torn_block * detail::kStateBlockSize + 64), 0);
     MemoryFs copy;
     copy.set_both(kPath, image);
-    std::error_code ec;
-    std::string message;
-    auto file = StateFile::open(copy, clock_, kPath, owner(), {}, ec, &message);
-    ASSERT_TRUE(file) << message;
+    Status status;
+    auto file = StateFile::open(copy, clock_, kPath, owner(), {}, status);
+    ASSERT_TRUE(file) << status.message();
     EXPECT_EQ(file->floor_ms(), kNow + 200);
     EXPECT_NE(file->damaged_block().find(torn_block == 0 ? "block A" : "block B"),
               std::string::npos)
@@ -316,11 +319,12 @@ TEST_F(StateFileTest, NoDamageToOneBlockLowersTheFloor) {
   {
     auto file = open();
     ASSERT_TRUE(file);
-    ASSERT_FALSE(file->advance(kNow + 100));
-    ASSERT_FALSE(file->advance(kNow + 10000));
+    ASSERT_TRUE(file->advance(kNow + 100, status_)) << status_.message();
+    ASSERT_TRUE(file->advance(kNow + 10000, status_)) << status_.message();
     published = file->durable_ceiling_ms();
     fs_.fail(Op::kWrite, EIO, 1, /*persistent=*/true);  // every renewal from now on fails
-    EXPECT_EQ(file->advance(kNow + 20000), std::errc::io_error);
+    EXPECT_FALSE(file->advance(kNow + 20000, status_));
+    EXPECT_EQ(status_.code(), std::errc::io_error);
     EXPECT_EQ(file->durable_ceiling_ms(), published);
   }
   fs_.clear_faults();
@@ -334,10 +338,9 @@ TEST_F(StateFileTest, NoDamageToOneBlockLowersTheFloor) {
       bad[offset] = static_cast<unsigned char>(bad[offset] ^ flip);
       MemoryFs copy;
       copy.set_both(kPath, bad);
-      std::error_code ec;
-      std::string message;
-      auto file = StateFile::open(copy, clock_, kPath, owner(), {}, ec, &message);
-      ASSERT_TRUE(file) << "offset " << offset << ": " << message;
+      Status status;
+      auto file = StateFile::open(copy, clock_, kPath, owner(), {}, status);
+      ASSERT_TRUE(file) << "offset " << offset << ": " << status.message();
       ASSERT_GE(file->floor_ms(), published) << "offset " << offset;
       ASSERT_FALSE(file->damaged_block().empty()) << "offset " << offset;
       ++damaged;
@@ -354,12 +357,12 @@ TEST_F(StateFileTest, EveryValidBlockCoversEveryPublishedCeiling) {
       MemoryFs fs;
       std::int64_t published = 0;
       {
-        std::error_code ec;
-        auto file = StateFile::open(fs, clock_, kPath, owner(), {}, ec);
+        Status status;
+        auto file = StateFile::open(fs, clock_, kPath, owner(), {}, status);
         ASSERT_TRUE(file);
         fs.fail(op, EIO, fault_at);
         for (int i = 1; i <= 8; ++i) {
-          if (!file->advance(kNow + 1000 * i)) published = file->durable_ceiling_ms();
+          if (file->advance(kNow + 1000 * i, status)) published = file->durable_ceiling_ms();
         }
       }
       fs.crash();
@@ -369,10 +372,9 @@ TEST_F(StateFileTest, EveryValidBlockCoversEveryPublishedCeiling) {
         bad[block * detail::kStateBlockSize + 20] ^= std::uint8_t{0x10};  // in the generation
         MemoryFs copy;
         copy.set_both(kPath, bad);
-        std::error_code ec;
-        std::string message;
-        auto file = StateFile::open(copy, clock_, kPath, owner(), {}, ec, &message);
-        ASSERT_TRUE(file) << message;
+        Status status;
+        auto file = StateFile::open(copy, clock_, kPath, owner(), {}, status);
+        ASSERT_TRUE(file) << status.message();
         EXPECT_GE(file->floor_ms(), published)
             << "fault at call " << fault_at << ", damaged block " << block;
       }
@@ -399,7 +401,7 @@ TEST_F(StateFileTest, LegacyFileWithADamagedBlockIsRefusedUntilRepaired) {
   fs_.set_both(kPath, image);
   {
     auto file = open();
-    ASSERT_TRUE(file) << message_;
+    ASSERT_TRUE(file) << status_.message();
     EXPECT_EQ(file->floor_ms(), kNow + 200);
     EXPECT_TRUE(file->damaged_block().empty());
   }
@@ -408,12 +410,12 @@ TEST_F(StateFileTest, LegacyFileWithADamagedBlockIsRefusedUntilRepaired) {
     bad[damaged * detail::kStateBlockSize + 30] ^= 0x04;
     fs_.set_both(kPath, bad);
     EXPECT_FALSE(open());
-    EXPECT_ERRC(ec_, errc::state_file_corrupt);
-    EXPECT_NE(message_.find("format 1"), std::string::npos) << message_;
-    EXPECT_NE(message_.find("cosid state repair " + std::string(kPath)), std::string::npos)
-        << message_;
+    EXPECT_ERRC(status_.code(), errc::state_file_corrupt);
+    EXPECT_NE(status_.message().find("format 1"), std::string::npos) << status_.message();
+    EXPECT_NE(status_.message().find("cosid state repair " + std::string(kPath)), std::string::npos)
+        << status_.message();
     StateFileView view;
-    ASSERT_TRUE(read_state_file(fs_, kPath, view, ec_, &message_)) << message_;
+    ASSERT_TRUE(read_state_file(fs_, kPath, view, status_)) << status_.message();
     EXPECT_FALSE(view.provable);
     EXPECT_EQ(view.current, damaged == 0 ? 1 : 0);
   }
@@ -423,41 +425,40 @@ TEST_F(StateFileTest, RepairGivesTheFloorAndNeverLowersAValidCeiling) {
   {
     auto file = open();
     ASSERT_TRUE(file);
-    ASSERT_FALSE(file->advance(kNow + 5000));
+    ASSERT_TRUE(file->advance(kNow + 5000, status_)) << status_.message();
   }
   auto image = fs_.durable(kPath);
   image[7] ^= 0x01;                               // block A: bad magic
   image[detail::kStateBlockSize + 61] ^= 0x01;  // block B: bad checksum
   fs_.set_both(kPath, image);
   EXPECT_FALSE(open());
-  EXPECT_ERRC(ec_, errc::state_file_corrupt);
-  EXPECT_NE(message_.find("no valid record"), std::string::npos) << message_;
+  EXPECT_ERRC(status_.code(), errc::state_file_corrupt);
+  EXPECT_NE(status_.message().find("no valid record"), std::string::npos) << status_.message();
 
   std::int64_t floor = 0;
-  ASSERT_TRUE(repair_state_file(fs_, clock_, kPath, owner(), kNow + 9000, &floor, ec_, &message_))
-      << message_;
+  ASSERT_TRUE(repair_state_file(fs_, clock_, kPath, owner(), kNow + 9000, &floor, status_))
+      << status_.message();
   EXPECT_EQ(floor, kNow + 9000);
   fs_.crash();  // what the repair reported is durable
   {
     auto file = open();
-    ASSERT_TRUE(file) << message_;
+    ASSERT_TRUE(file) << status_.message();
     EXPECT_EQ(file->floor_ms(), kNow + 9000);
     EXPECT_TRUE(file->damaged_block().empty());
     // A repair while the file is in use is refused.
-    EXPECT_FALSE(repair_state_file(fs_, clock_, kPath, owner(), kNow, &floor, ec_, &message_));
-    EXPECT_ERRC(ec_, errc::state_file_locked);
+    EXPECT_FALSE(repair_state_file(fs_, clock_, kPath, owner(), kNow, &floor, status_));
+    EXPECT_ERRC(status_.code(), errc::state_file_locked);
   }
   // A not-before below what a valid block proves never lowers it.
-  ASSERT_TRUE(repair_state_file(fs_, clock_, kPath, owner(), kNow, &floor, ec_, &message_))
-      << message_;
+  ASSERT_TRUE(repair_state_file(fs_, clock_, kPath, owner(), kNow, &floor, status_))
+      << status_.message();
   EXPECT_EQ(floor, kNow + 9000);
   // Another slot's file is not repaired into this slot's.
-  EXPECT_FALSE(repair_state_file(fs_, clock_, kPath, owner(4), kNow, &floor, ec_, &message_));
-  EXPECT_ERRC(ec_, errc::state_file_mismatch);
-  EXPECT_FALSE(
-      repair_state_file(fs_, clock_, "state/none", owner(), kNow, &floor, ec_, &message_));
-  EXPECT_ERRC(ec_, errc::state_file_missing);
-  EXPECT_NE(message_.find("cosid state init"), std::string::npos) << message_;
+  EXPECT_FALSE(repair_state_file(fs_, clock_, kPath, owner(4), kNow, &floor, status_));
+  EXPECT_ERRC(status_.code(), errc::state_file_mismatch);
+  EXPECT_FALSE(repair_state_file(fs_, clock_, "state/none", owner(), kNow, &floor, status_));
+  EXPECT_ERRC(status_.code(), errc::state_file_missing);
+  EXPECT_NE(status_.message().find("cosid state init"), std::string::npos) << status_.message();
 }
 
 // A direct read of a range that a killed writer left dirty writes it back without a device cache
@@ -467,70 +468,71 @@ TEST_F(StateFileTest, WhatADirectReadSawIsSyncedBeforeTheOpenReturns) {
   const int reads = fs_.calls(Op::kReadDurable);
   const int syncs = fs_.calls(Op::kSyncData);
   const int writes = fs_.calls(Op::kWrite);
-  ASSERT_TRUE(open()) << message_;
+  ASSERT_TRUE(open()) << status_.message();
   EXPECT_EQ(fs_.calls(Op::kReadDurable), reads + 1);
   EXPECT_EQ(fs_.calls(Op::kSyncData), syncs + 1);
   EXPECT_EQ(fs_.calls(Op::kWrite), writes);  // a sync, never a rewrite
   // And a start whose sync fails relies on nothing it read.
   fs_.fail(Op::kSyncData, EIO);
   EXPECT_FALSE(open());
-  EXPECT_EQ(ec_, std::errc::io_error);
+  EXPECT_EQ(status_.code(), std::errc::io_error);
 }
 
 TEST_F(StateFileTest, NoValidRecordIsCorrupt) {
   fs_.set_both(kPath, std::vector<unsigned char>(detail::kStateFileSize, 0xff));
   EXPECT_FALSE(open());
-  EXPECT_ERRC(ec_, errc::state_file_corrupt);
-  EXPECT_NE(message_.find("no valid record"), std::string::npos) << message_;
+  EXPECT_ERRC(status_.code(), errc::state_file_corrupt);
+  EXPECT_NE(status_.message().find("no valid record"), std::string::npos) << status_.message();
 }
 
 TEST_F(StateFileTest, WrongSizeIsCorrupt) {
   fs_.set_both(kPath, std::vector<unsigned char>(100, 0));
   EXPECT_FALSE(open());
-  EXPECT_ERRC(ec_, errc::state_file_corrupt);
-  EXPECT_NE(message_.find("100 bytes"), std::string::npos) << message_;
+  EXPECT_ERRC(status_.code(), errc::state_file_corrupt);
+  EXPECT_NE(status_.message().find("100 bytes"), std::string::npos) << status_.message();
 }
 
 TEST_F(StateFileTest, FileOfAnotherSlotLayoutOrNamespaceIsRefused) {
   { ASSERT_TRUE(open(owner(4))); }
   EXPECT_FALSE(open(owner(3)));
-  EXPECT_ERRC(ec_, errc::state_file_mismatch);
-  EXPECT_NE(message_.find("written for slot 4, configured slot is 3"), std::string::npos)
-      << message_;
+  EXPECT_ERRC(status_.code(), errc::state_file_mismatch);
+  EXPECT_NE(status_.message().find("written for slot 4, configured slot is 3"), std::string::npos)
+      << status_.message();
 
   StateFileOwner other_layout = owner(4);
   other_layout.layout = layouts::kJsSafe;
   EXPECT_FALSE(open(other_layout));
-  EXPECT_ERRC(ec_, errc::state_file_mismatch);
-  EXPECT_NE(message_.find("another layout"), std::string::npos) << message_;
+  EXPECT_ERRC(status_.code(), errc::state_file_mismatch);
+  EXPECT_NE(status_.message().find("another layout"), std::string::npos) << status_.message();
 
   EXPECT_FALSE(open(owner(4, "billing")));
-  EXPECT_ERRC(ec_, errc::state_file_mismatch);
-  EXPECT_NE(message_.find("another namespace"), std::string::npos) << message_;
+  EXPECT_ERRC(status_.code(), errc::state_file_mismatch);
+  EXPECT_NE(status_.message().find("another namespace"), std::string::npos) << status_.message();
 }
 
 // The same check, on a record read without opening the file (as `cosid state check` does).
 TEST_F(StateFileTest, RecordBelongsToItsOwnerOnly) {
   { ASSERT_TRUE(open(owner(4))); }
   StateFileView view;
-  ASSERT_TRUE(read_state_file(fs_, kPath, view, ec_, &message_)) << message_;
+  ASSERT_TRUE(read_state_file(fs_, kPath, view, status_)) << status_.message();
   ASSERT_GE(view.current, 0);
   const StateRecord& record = view.records[view.current];
-  EXPECT_TRUE(state_record_belongs_to(record, owner(4), kPath, ec_, &message_)) << message_;
-  EXPECT_FALSE(ec_);
+  EXPECT_TRUE(state_record_belongs_to(record, owner(4), kPath, status_)) << status_.message();
+  EXPECT_FALSE(status_.code());
 
-  EXPECT_FALSE(state_record_belongs_to(record, owner(3), kPath, ec_, &message_));
-  EXPECT_ERRC(ec_, errc::state_file_mismatch);
-  EXPECT_EQ(message_, std::string("state file ") + kPath +
-                          " was written for slot 4, configured slot is 3: point each slot at its "
-                          "own file");
+  EXPECT_FALSE(state_record_belongs_to(record, owner(3), kPath, status_));
+  EXPECT_ERRC(status_.code(), errc::state_file_mismatch);
+  EXPECT_EQ(status_.message(),
+            std::string("state file ") + kPath +
+                " was written for slot 4, configured slot is 3: point each slot at its "
+                "own file");
   StateFileOwner other_layout = owner(4);
   other_layout.layout = layouts::kSeconds;
-  EXPECT_FALSE(state_record_belongs_to(record, other_layout, kPath, ec_, &message_));
-  EXPECT_ERRC(ec_, errc::state_file_mismatch);
-  EXPECT_NE(message_.find("another layout"), std::string::npos) << message_;
-  EXPECT_FALSE(state_record_belongs_to(record, owner(4, "billing"), kPath, ec_));
-  EXPECT_ERRC(ec_, errc::state_file_mismatch);
+  EXPECT_FALSE(state_record_belongs_to(record, other_layout, kPath, status_));
+  EXPECT_ERRC(status_.code(), errc::state_file_mismatch);
+  EXPECT_NE(status_.message().find("another layout"), std::string::npos) << status_.message();
+  EXPECT_FALSE(state_record_belongs_to(record, owner(4, "billing"), kPath, status_));
+  EXPECT_ERRC(status_.code(), errc::state_file_mismatch);
 }
 
 // Found by fuzz/state_record_fuzzer (corpus regression-generation-wrap): a record of generation
@@ -548,13 +550,14 @@ TEST_F(StateFileTest, GenerationNeverWraps) {
   fs_.set_both(kPath, image);
 
   auto file = open();
-  ASSERT_TRUE(file) << message_;
+  ASSERT_TRUE(file) << status_.message();
   EXPECT_EQ(file->floor_ms(), kNow);
-  std::string why;
-  EXPECT_EQ(file->advance(kNow + 1000, &why), std::errc::value_too_large);
-  EXPECT_NE(why.find("generation"), std::string::npos) << why;
+  EXPECT_FALSE(file->advance(kNow + 1000, status_));
+  EXPECT_EQ(status_.code(), std::errc::value_too_large);
+  EXPECT_NE(status_.message().find("generation"), std::string::npos) << status_.message();
   EXPECT_EQ(file->durable_ceiling_ms(), kNow);
-  EXPECT_EQ(file->write_clean_shutdown(kNow, &why), std::errc::value_too_large);
+  EXPECT_FALSE(file->write_clean_shutdown(kNow, status_));
+  EXPECT_EQ(status_.code(), std::errc::value_too_large);
   file.reset();
   EXPECT_EQ(fs_.durable(kPath), image);
 
@@ -563,12 +566,13 @@ TEST_F(StateFileTest, GenerationNeverWraps) {
   detail::encode_block(record, image.data());
   fs_.set_both(kPath, image);
   file = open();
-  ASSERT_TRUE(file) << message_;
-  EXPECT_FALSE(file->advance(kNow + 1000, &why)) << why;
-  EXPECT_EQ(file->advance(kNow + 2000, &why), std::errc::value_too_large);
+  ASSERT_TRUE(file) << status_.message();
+  EXPECT_TRUE(file->advance(kNow + 1000, status_)) << status_.message();
+  EXPECT_FALSE(file->advance(kNow + 2000, status_));
+  EXPECT_EQ(status_.code(), std::errc::value_too_large);
   file.reset();
   file = open();
-  ASSERT_TRUE(file) << message_;
+  ASSERT_TRUE(file) << status_.message();
   EXPECT_EQ(file->floor_ms(), kNow + 1000);
 }
 
@@ -576,22 +580,23 @@ TEST_F(StateFileTest, SecondOpenIsRefusedWhileTheFirstHoldsTheLock) {
   auto first = open();
   ASSERT_TRUE(first);
   EXPECT_FALSE(open());
-  EXPECT_ERRC(ec_, errc::state_file_locked);
+  EXPECT_ERRC(status_.code(), errc::state_file_locked);
   first.reset();
-  EXPECT_TRUE(open()) << message_;
+  EXPECT_TRUE(open()) << status_.message();
 }
 
 TEST_F(StateFileTest, RemovedOrReplacedWhileRunningIsDetected) {
   auto file = open();
   ASSERT_TRUE(file);
-  EXPECT_FALSE(file->check_identity());
+  EXPECT_TRUE(file->check_identity(status_)) << status_.message();
   fs_.remove(kPath);
-  std::string message;
-  EXPECT_ERRC(file->check_identity(&message), errc::state_file_replaced);
-  EXPECT_NE(message.find("removed"), std::string::npos) << message;
+  EXPECT_FALSE(file->check_identity(status_));
+  EXPECT_ERRC(status_.code(), errc::state_file_replaced);
+  EXPECT_NE(status_.message().find("removed"), std::string::npos) << status_.message();
   fs_.set_both(kPath, std::vector<unsigned char>(detail::kStateFileSize, 0));
-  EXPECT_ERRC(file->check_identity(&message), errc::state_file_replaced);
-  EXPECT_EQ(message,
+  EXPECT_FALSE(file->check_identity(status_));
+  EXPECT_ERRC(status_.code(), errc::state_file_replaced);
+  EXPECT_EQ(status_.message(),
             "state file state/cosid.state names another file now (it was replaced, as by a rename "
             "over it) while in use, so the ceilings written to it no longer protect a restart");
 }
@@ -602,12 +607,13 @@ TEST_F(StateFileTest, AppendedToWhileRunningIsDetected) {
   std::vector<unsigned char> bytes = fs_.current(kPath);
   bytes.push_back('x');
   fs_.set_both(kPath, bytes);  // the same file, one byte longer
-  std::string message;
-  EXPECT_ERRC(file->check_identity(&message), errc::state_file_replaced);
-  EXPECT_NE(message.find("state file state/cosid.state is 8193 bytes now, not 8192 (appended to "
-                         "or truncated) while in use"),
+  EXPECT_FALSE(file->check_identity(status_));
+  EXPECT_ERRC(status_.code(), errc::state_file_replaced);
+  EXPECT_NE(status_.message().find(
+                "state file state/cosid.state is 8193 bytes now, not 8192 (appended to "
+                "or truncated) while in use"),
             std::string::npos)
-      << message;
+      << status_.message();
 }
 
 // A stat that fails says nothing about the file: its own error, for the caller to retry, not
@@ -615,24 +621,26 @@ TEST_F(StateFileTest, AppendedToWhileRunningIsDetected) {
 TEST_F(StateFileTest, FailedStatOfTheIdentityCheckIsItsOwnError) {
   auto file = open();
   ASSERT_TRUE(file);
-  std::string message;
   fs_.fail(MemoryFs::Op::kStat, EIO);  // the path's
-  EXPECT_EQ(file->check_identity(&message), std::errc::io_error);
-  EXPECT_EQ(message,
+  EXPECT_FALSE(file->check_identity(status_));
+  EXPECT_EQ(status_.code(), std::errc::io_error);
+  EXPECT_EQ(status_.message(),
             "cannot check that state file state/cosid.state is still the file in use: stat of its "
             "path failed: Input/output error");
   fs_.fail(MemoryFs::Op::kStat, ENOMEM, 2);  // the open file's
-  EXPECT_EQ(file->check_identity(&message), std::errc::not_enough_memory);
-  EXPECT_NE(message.find("stat of the open file failed"), std::string::npos) << message;
-  EXPECT_FALSE(file->check_identity());  // nothing changed
+  EXPECT_FALSE(file->check_identity(status_));
+  EXPECT_EQ(status_.code(), std::errc::not_enough_memory);
+  EXPECT_NE(status_.message().find("stat of the open file failed"), std::string::npos)
+      << status_.message();
+  EXPECT_TRUE(file->check_identity(status_)) << status_.message();  // nothing changed
 }
 
 TEST_F(StateFileTest, CleanShutdownRecordsTheExactLastTimestamp) {
   {
     auto file = open();
     ASSERT_TRUE(file);
-    ASSERT_FALSE(file->advance(kNow + 10000));
-    ASSERT_FALSE(file->write_clean_shutdown(kNow + 42));
+    ASSERT_TRUE(file->advance(kNow + 10000, status_)) << status_.message();
+    ASSERT_TRUE(file->write_clean_shutdown(kNow + 42, status_)) << status_.message();
   }
   auto file = open();
   ASSERT_TRUE(file);
@@ -641,10 +649,11 @@ TEST_F(StateFileTest, CleanShutdownRecordsTheExactLastTimestamp) {
 }
 
 TEST_F(StateFileTest, CreateStateFileNeverReplacesOne) {
-  ASSERT_TRUE(create_state_file(fs_, clock_, kPath, owner(), kNow + 5, ec_, &message_)) << message_;
-  EXPECT_FALSE(create_state_file(fs_, clock_, kPath, owner(), 0, ec_, &message_));
-  EXPECT_EQ(ec_, std::errc::file_exists);
-  EXPECT_NE(message_.find("never replaced"), std::string::npos) << message_;
+  ASSERT_TRUE(create_state_file(fs_, clock_, kPath, owner(), kNow + 5, status_))
+      << status_.message();
+  EXPECT_FALSE(create_state_file(fs_, clock_, kPath, owner(), 0, status_));
+  EXPECT_EQ(status_.code(), std::errc::file_exists);
+  EXPECT_NE(status_.message().find("never replaced"), std::string::npos) << status_.message();
   auto file = open();
   ASSERT_TRUE(file);
   EXPECT_EQ(file->floor_ms(), kNow + 5);
@@ -654,10 +663,10 @@ TEST_F(StateFileTest, ReadStateFileShowsBothBlocks) {
   {
     auto file = open();
     ASSERT_TRUE(file);
-    ASSERT_FALSE(file->advance(kNow + 100));
+    ASSERT_TRUE(file->advance(kNow + 100, status_)) << status_.message();
   }
   StateFileView view;
-  ASSERT_TRUE(read_state_file(fs_, kPath, view, ec_, &message_)) << message_;
+  ASSERT_TRUE(read_state_file(fs_, kPath, view, status_)) << status_.message();
   EXPECT_TRUE(view.valid[0]);
   EXPECT_TRUE(view.valid[1]);
   EXPECT_TRUE(view.provable);
@@ -681,8 +690,8 @@ class PosixStateFileTest : public ::testing::Test {
   }
   void TearDown() override { (void)std::system(("rm -rf " + dir_).c_str()); }
 
-  std::unique_ptr<StateFile> open(std::error_code& ec, std::string* message = nullptr) {
-    return StateFile::open(posix_file_system(), clock_, path_, owner(), {}, ec, message);
+  std::unique_ptr<StateFile> open(Status& status) {
+    return StateFile::open(posix_file_system(), clock_, path_, owner(), {}, status);
   }
 
   SystemClock clock_;
@@ -691,23 +700,23 @@ class PosixStateFileTest : public ::testing::Test {
 };
 
 TEST_F(PosixStateFileTest, SecondRuntimeInTheSameProcessIsRefused) {
-  std::error_code ec;
-  auto first = open(ec);
-  ASSERT_TRUE(first) << ec.message();
-  EXPECT_FALSE(open(ec));
-  EXPECT_ERRC(ec, errc::state_file_locked);
+  Status result;
+  auto first = open(result);
+  ASSERT_TRUE(first) << result.message();
+  EXPECT_FALSE(open(result));
+  EXPECT_ERRC(result.code(), errc::state_file_locked);
 }
 
 TEST_F(PosixStateFileTest, SecondProcessIsRefused) {
-  std::error_code ec;
-  auto first = open(ec);
-  ASSERT_TRUE(first) << ec.message();
+  Status result;
+  auto first = open(result);
+  ASSERT_TRUE(first) << result.message();
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    std::error_code child_ec;
-    auto second = open(child_ec);
-    _exit(!second && child_ec == errc::state_file_locked ? 0 : 1);
+    Status child_status;
+    auto second = open(child_status);
+    _exit(!second && child_status.code() == errc::state_file_locked ? 0 : 1);
   }
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
@@ -715,23 +724,21 @@ TEST_F(PosixStateFileTest, SecondProcessIsRefused) {
 }
 
 TEST_F(PosixStateFileTest, SymbolicLinkIsRefused) {
-  std::error_code ec;
-  { ASSERT_TRUE(open(ec)) << ec.message(); }
+  Status result;
+  { ASSERT_TRUE(open(result)) << result.message(); }
   ASSERT_EQ(::rename(path_.c_str(), (dir_ + "/real").c_str()), 0);
   ASSERT_EQ(::symlink((dir_ + "/real").c_str(), path_.c_str()), 0);
-  std::string message;
-  EXPECT_FALSE(open(ec, &message));
-  EXPECT_EQ(ec, std::errc::too_many_symbolic_link_levels);
-  EXPECT_NE(message.find("symbolic link"), std::string::npos) << message;
+  EXPECT_FALSE(open(result));
+  EXPECT_EQ(result.code(), std::errc::too_many_symbolic_link_levels);
+  EXPECT_NE(result.message().find("symbolic link"), std::string::npos) << result.message();
 }
 
 TEST_F(PosixStateFileTest, MissingDirectoryIsAClearError) {
   path_ = dir_ + "/no/such/dir/state";
-  std::error_code ec;
-  std::string message;
-  EXPECT_FALSE(open(ec, &message));
-  EXPECT_EQ(ec, std::errc::no_such_file_or_directory);
-  EXPECT_NE(message.find("cannot open directory"), std::string::npos) << message;
+  Status result;
+  EXPECT_FALSE(open(result));
+  EXPECT_EQ(result.code(), std::errc::no_such_file_or_directory);
+  EXPECT_NE(result.message().find("cannot open directory"), std::string::npos) << result.message();
 }
 
 }  // namespace

@@ -5,9 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <string>
 #include <system_error>
 
 #include "cosid/error.h"
+#include "cosid/generator.h"
 
 // Expects `ec` to hold exactly `code` of cosid's category.
 #define EXPECT_ERRC(ec, code) EXPECT_EQ((ec), ::cosid::make_error_code(code)) << (ec).message()
@@ -53,5 +56,17 @@ inline const char* file_size_limit_kills_the_runtime() {
 #endif
   return nullptr;
 }
+
+namespace cosid {
+// Generator::next() for a fixture that keeps every call's failure in one `ec` and `message`, the
+// shape the runtime's calls report in: the code always, the message only on failure.
+inline std::uint64_t next_into(Generator& generator, std::error_code& ec, std::string& message) {
+  Status status;
+  const std::uint64_t id = generator.next(status);
+  ec = status.code();
+  if (!status.ok()) message = status.message();
+  return id;
+}
+}  // namespace cosid
 
 #endif  // COSID_TESTS_TEST_UTIL_H_

@@ -26,18 +26,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   cosid::Generator* ids = runtime->generator("default", status);
-  std::error_code ec = status.code();
-  std::string message = status.message();
-  for (int i = 0; ids != nullptr && !ec && i < 5; ++i) {
-    const std::uint64_t id = ids->next(ec, &message);
-    if (!ec) {
-      std::printf("%s %s\n", cosid::to_string(id).c_str(),
-                  cosid::to_string(id, cosid::IdFormat::kRadix62).c_str());
-    }
+  for (int i = 0; ids != nullptr && i < 5; ++i) {
+    const std::uint64_t id = ids->next(status);
+    if (!status.ok()) break;
+    std::printf("%s %s\n", cosid::to_string(id).c_str(),
+                cosid::to_string(id, cosid::IdFormat::kRadix62).c_str());
   }
-  if (ec)
-    std::fprintf(stderr, "basic: %s\n", message.empty() ? ec.message().c_str() : message.c_str());
+  const bool failed = !status.ok();
+  if (failed) std::fprintf(stderr, "basic: %s\n", status.message().c_str());
   // Writes the exact last timestamp, so the next start issues at once.
-  (void)runtime->close(status);
-  return ec ? 1 : 0;
+  if (!runtime->close(status)) std::fprintf(stderr, "basic: %s\n", status.message().c_str());
+  return failed ? 1 : 0;
 }

@@ -109,20 +109,17 @@ int main(int argc, char** argv) {
     return 1;
   }
   cosid::Generator* ids = runtime->generator("default", status);
-  std::error_code ec = status.code();
-  std::string message = status.message();
-  for (unsigned long i = 0; ids != nullptr && !ec && i < count; ++i) {
-    const std::uint64_t id = ids->next(ec, &message);
-    if (!ec) std::printf("%s\n", cosid::to_string(id).c_str());
+  for (unsigned long i = 0; ids != nullptr && i < count; ++i) {
+    const std::uint64_t id = ids->next(status);
+    if (!status.ok()) break;
+    std::printf("%s\n", cosid::to_string(id).c_str());
   }
-  if (ec) {
-    std::fprintf(stderr, "[error] next: %s\n",
-                 message.empty() ? ec.message().c_str() : message.c_str());
-  }
+  const bool failed = !status.ok();
+  if (failed) std::fprintf(stderr, "[error] %s\n", status.message().c_str());
   if (!runtime->close(status)) {
     std::fprintf(stderr, "[warning] close: %s\n", status.message().c_str());
   }
   // After close() the counts are final. A service would serve this text on its /metrics page.
   std::fputs(cosid::to_prometheus(runtime->metrics()).c_str(), stdout);
-  return ec ? 1 : 0;
+  return failed ? 1 : 0;
 }

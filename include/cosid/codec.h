@@ -55,21 +55,20 @@ COSID_EXPORT std::size_t encode_friendly(std::uint64_t id, const Layout& layout,
 COSID_EXPORT std::size_t encode(std::uint64_t id, IdFormat format, const Layout& layout,
                                 char* out) noexcept;
 
-// Decoders. On success return the id and clear `ec`; on failure return 0 and set `ec`, and when
-// `message` is not null store a sentence that quotes the input and says what is wrong with it.
-[[nodiscard]] COSID_EXPORT std::uint64_t decode_decimal(std::string_view text, std::error_code& ec,
-                                                        std::string* message = nullptr) noexcept;
-[[nodiscard]] COSID_EXPORT std::uint64_t decode_radix62(std::string_view text, std::error_code& ec,
-                                                        std::string* message = nullptr) noexcept;
-[[nodiscard]] COSID_EXPORT std::uint64_t decode_radix36(std::string_view text, std::error_code& ec,
-                                                        std::string* message = nullptr) noexcept;
+// Decoders. On success return the id and leave `status` ok; on failure return 0 and set `status`
+// to the code and a sentence that quotes the input and says what is wrong with it.
+[[nodiscard]] COSID_EXPORT std::uint64_t decode_decimal(std::string_view text,
+                                                        Status& status) noexcept;
+[[nodiscard]] COSID_EXPORT std::uint64_t decode_radix62(std::string_view text,
+                                                        Status& status) noexcept;
+[[nodiscard]] COSID_EXPORT std::uint64_t decode_radix36(std::string_view text,
+                                                        Status& status) noexcept;
 // Also checks that each field fits `layout`; for a second-unit layout the milliseconds must be 000.
 [[nodiscard]] COSID_EXPORT std::uint64_t decode_friendly(std::string_view text,
-                                                         const Layout& layout, std::error_code& ec,
-                                                         std::string* message = nullptr) noexcept;
+                                                         const Layout& layout,
+                                                         Status& status) noexcept;
 [[nodiscard]] COSID_EXPORT std::uint64_t decode(std::string_view text, IdFormat format,
-                                                const Layout& layout, std::error_code& ec,
-                                                std::string* message = nullptr) noexcept;
+                                                const Layout& layout, Status& status) noexcept;
 
 // Guesses the format of `text`: a '-' means friendly; only digits means decimal; otherwise 13
 // characters mean radix36 and anything else radix62 (whose decoder then reports what is wrong).
@@ -86,13 +85,12 @@ COSID_EXPORT std::string to_string(std::uint64_t id, IdFormat format = IdFormat:
                                    const Layout& layout = layouts::kDefault);
 
 #if COSID_HAS_EXCEPTIONS
-// Throwing decoder: throws cosid::Error with the message of the noexcept overload.
+// Throwing decoder: throws cosid::Error with the message of the Status& overload.
 inline std::uint64_t decode(std::string_view text, IdFormat format,
                             const Layout& layout = layouts::kDefault) {
-  std::error_code ec;
-  std::string message;
-  const std::uint64_t id = decode(text, format, layout, ec, &message);
-  if (ec) detail::throw_error(ec, message);
+  Status status;
+  const std::uint64_t id = decode(text, format, layout, status);
+  detail::throw_if_failed(status);
   return id;
 }
 #endif

@@ -80,13 +80,12 @@ class COSID_EXPORT Generator {
  public:
   // Makes a generator over `binding`. Fails with the layout's own error when `layout` is invalid
   // or its epoch lies after clock.now_ms(), and with slot_out_of_range when the binding's slot
-  // does not fit the layout; then returns null and, if `message` is not null, explains.
+  // does not fit the layout; then returns null and sets `status`, whose message explains.
   // REQUIRES: `binding` and `clock` outlive the generator.
   [[nodiscard]] static std::unique_ptr<Generator> create(const Layout& layout, Binding& binding,
                                                          Clock& clock,
                                                          const GeneratorOptions& options,
-                                                         std::error_code& ec,
-                                                         std::string* message = nullptr);
+                                                         Status& status);
 #if COSID_HAS_EXCEPTIONS
   static std::unique_ptr<Generator> create(const Layout& layout, Binding& binding, Clock& clock,
                                            const GeneratorOptions& options = {});
@@ -96,10 +95,12 @@ class COSID_EXPORT Generator {
   Generator(const Generator&) = delete;
   Generator& operator=(const Generator&) = delete;
 
-  // The next id. On failure returns 0 and sets `ec` to one of the codes in the header comment;
-  // when `message` is not null it also receives a sentence with the values (the size of a clock
-  // jump, the floor, the ceiling) and what to do. Only a failure allocates.
-  [[nodiscard]] std::uint64_t next(std::error_code& ec, std::string* message = nullptr) noexcept;
+  // The next id: the hot path. On failure returns 0 and sets `ec` to one of the codes in the
+  // header comment. Never allocates and builds no message.
+  [[nodiscard]] std::uint64_t next(std::error_code& ec) noexcept;
+  // As next(ec), and on failure sets `status` to the code and a sentence with the values (the size
+  // of a clock jump, the floor, the ceiling) and what to do. Only a failure allocates.
+  [[nodiscard]] std::uint64_t next(Status& status) noexcept;
 #if COSID_HAS_EXCEPTIONS
   // Throws cosid::Error with the message on failure.
   std::uint64_t next();
@@ -107,10 +108,13 @@ class COSID_EXPORT Generator {
 
   // Up to `count` consecutive ids of one tick, reserved with one compare-and-swap and written to
   // `ids`: fewer when the tick has fewer sequences left (call again for the rest). Returns how
-  // many were written, at least 1 on success; 0 with `ec` set on the failures of next().
+  // many were written, at least 1 on success; 0 with `ec` set on the failures of next(). Never
+  // allocates and builds no message; the Status& overload gives the message of next(status).
   // REQUIRES: `ids` holds `count` values.
-  [[nodiscard]] std::size_t next_batch(std::uint64_t* ids, std::size_t count, std::error_code& ec,
-                                       std::string* message = nullptr) noexcept;
+  [[nodiscard]] std::size_t next_batch(std::uint64_t* ids, std::size_t count,
+                                       std::error_code& ec) noexcept;
+  [[nodiscard]] std::size_t next_batch(std::uint64_t* ids, std::size_t count,
+                                       Status& status) noexcept;
 
   // Closes the generator: every later next() fails with errc::closed. Returns the last timestamp
   // this generator issued, in Unix ms (for a second-unit layout, the last millisecond of its tick),
@@ -131,6 +135,12 @@ class COSID_EXPORT Generator {
 
   Generator(const Layout& layout, Binding& binding, Clock& clock, const GeneratorOptions& options);
 
+  // The bodies of next() and next_batch(): both overloads of each, inlined into them. `message`
+  // is null for the std::error_code& overloads, so that their failures build no message.
+  std::uint64_t issue(std::error_code& ec, std::string* message) noexcept;
+  std::size_t issue_batch(std::uint64_t* ids, std::size_t count, std::error_code& ec,
+                          std::string* message) noexcept;
+
   // Reserves up to `want` (>= 1) consecutive sequences of one tick; returns the first id and sets
   // `got` to how many. `now` is a fresh clock reading and `word` a fresh load of state_. Every path
   // of next() and next_batch() but next()'s fast one: new ticks, drift, waits and failures.
@@ -142,7 +152,9 @@ class COSID_EXPORT Generator {
   std::uint64_t next_slow(std::int64_t now, std::uint64_t word, std::error_code& ec,
                           std::string* message) noexcept;
 
-  std::uint64_t fail(const Failure& failure, std::error_code& ec, std::string* message) const;
+  // Counts the failure, sets `ec` to its code and, when `message` is not null, writes its
+  // sentence there. Returns the 0 that a failed next() returns.
+  std::uint64_t refuse(const Failure& failure, std::error_code& ec, std::string* message) const;
 
   const Layout layout_;
   Binding& binding_;

@@ -56,14 +56,13 @@ struct COSID_EXPORT Layout {
 
   // Checks the layout: every field at least 1 bit, slot and sequence at most 32 bits each, at most
   // 63 bits in all, the epoch not before
-  // 1970 and the last timestamp representable in int64 milliseconds. On failure sets `ec`
-  // (layout_field_empty, layout_too_wide or layout_epoch_invalid) and, if `message` is not null,
-  // stores a sentence naming the values and the fix. Returns true iff the layout is valid.
-  [[nodiscard]] bool validate(std::error_code& ec, std::string* message = nullptr) const noexcept;
+  // 1970 and the last timestamp representable in int64 milliseconds. On failure sets `status`
+  // (layout_field_empty, layout_too_wide or layout_epoch_invalid, with a sentence naming the
+  // values and the fix). Returns true iff the layout is valid.
+  [[nodiscard]] bool validate(Status& status) const noexcept;
 
   // As validate(), and also refuses an epoch later than `now_unix_ms` (layout_epoch_in_future).
-  [[nodiscard]] bool validate_at(std::int64_t now_unix_ms, std::error_code& ec,
-                                 std::string* message = nullptr) const noexcept;
+  [[nodiscard]] bool validate_at(std::int64_t now_unix_ms, Status& status) const noexcept;
 
   // The largest value of each field.
   constexpr std::int64_t max_timestamp() const noexcept {
@@ -145,9 +144,8 @@ inline constexpr Layout kJsSafeSeconds{1577203200, TimeUnit::kSecond, 31, 3, 19}
 }  // namespace layouts
 
 // The preset called `name`: "default", "seconds", "js-safe" or "js-safe-seconds". On an unknown
-// name sets `ec` to unknown_layout (the message lists the names) and returns kDefault.
-[[nodiscard]] COSID_EXPORT Layout layout_preset(std::string_view name, std::error_code& ec,
-                                                std::string* message = nullptr) noexcept;
+// name sets `status` to unknown_layout (the message lists the names) and returns kDefault.
+[[nodiscard]] COSID_EXPORT Layout layout_preset(std::string_view name, Status& status) noexcept;
 
 // The names accepted by layout_preset, comma separated, for help texts and messages.
 COSID_EXPORT const char* layout_preset_names() noexcept;
@@ -156,17 +154,16 @@ COSID_EXPORT const char* layout_preset_names() noexcept;
 COSID_EXPORT const char* to_string(TimeUnit unit) noexcept;
 
 #if COSID_HAS_EXCEPTIONS
-// Throwing overloads: throw cosid::Error with the message of the noexcept overload.
+// Throwing overloads: throw cosid::Error with the message of the Status& overload.
 inline void validate(const Layout& layout) {
-  std::error_code ec;
-  std::string message;
-  if (!layout.validate(ec, &message)) detail::throw_error(ec, message);
+  Status status;
+  (void)layout.validate(status);
+  detail::throw_if_failed(status);
 }
 inline Layout layout_preset(std::string_view name) {
-  std::error_code ec;
-  std::string message;
-  Layout layout = layout_preset(name, ec, &message);
-  if (ec) detail::throw_error(ec, message);
+  Status status;
+  const Layout layout = layout_preset(name, status);
+  detail::throw_if_failed(status);
   return layout;
 }
 #endif

@@ -42,13 +42,12 @@ COSID_EXPORT const char* to_string(SlotSource source) noexcept;
 // included) and with slot_out_of_range for a number the slot bits cannot hold; the message names
 // the value, its origin, the slot bits and the range.
 [[nodiscard]] COSID_EXPORT bool parse_slot(std::string_view text, std::string_view origin,
-                                           int slot_bits, std::uint32_t& slot, std::error_code& ec,
-                                           std::string* message = nullptr) noexcept;
+                                           int slot_bits, std::uint32_t& slot,
+                                           Status& status) noexcept;
 
 // Checks a slot number against the slot bits: slot_out_of_range unless slot < 2^slot_bits.
 [[nodiscard]] COSID_EXPORT bool check_slot(std::uint64_t slot, std::string_view origin,
-                                           int slot_bits, std::error_code& ec,
-                                           std::string* message = nullptr) noexcept;
+                                           int slot_bits, Status& status) noexcept;
 
 // The StatefulSet ordinal at the end of `hostname`: the digits after its last '-' in the part
 // before the first '.' (so "order-service-3.order-service.ns.svc" works too). The ordinal is
@@ -60,31 +59,27 @@ COSID_EXPORT const char* to_string(SlotSource source) noexcept;
 // HOSTNAME", "gethostname()").
 [[nodiscard]] COSID_EXPORT bool slot_from_hostname(std::string_view hostname,
                                                    std::string_view origin, int slot_bits,
-                                                   std::uint32_t& slot, std::error_code& ec,
-                                                   std::string* message = nullptr) noexcept;
+                                                   std::uint32_t& slot, Status& status) noexcept;
 
 // This machine's host name from gethostname(). Fails with no_hostname_ordinal when the call fails
 // or returns an empty name.
-[[nodiscard]] COSID_EXPORT bool local_hostname(std::string& name, std::error_code& ec,
-                                               std::string* message = nullptr) noexcept;
+[[nodiscard]] COSID_EXPORT bool local_hostname(std::string& name, Status& status) noexcept;
 
 #if COSID_HAS_EXCEPTIONS
-// Throwing overloads: throw cosid::Error with the message of the noexcept overload.
+// Throwing overloads: throw cosid::Error with the message of the Status& overload.
 inline std::uint32_t parse_slot(std::string_view text, std::string_view origin, int slot_bits) {
-  std::error_code ec;
-  std::string message;
+  Status status;
   std::uint32_t slot = 0;
-  if (!parse_slot(text, origin, slot_bits, slot, ec, &message)) detail::throw_error(ec, message);
+  (void)parse_slot(text, origin, slot_bits, slot, status);
+  detail::throw_if_failed(status);
   return slot;
 }
 inline std::uint32_t slot_from_hostname(std::string_view hostname, std::string_view origin,
                                         int slot_bits) {
-  std::error_code ec;
-  std::string message;
+  Status status;
   std::uint32_t slot = 0;
-  if (!slot_from_hostname(hostname, origin, slot_bits, slot, ec, &message)) {
-    detail::throw_error(ec, message);
-  }
+  (void)slot_from_hostname(hostname, origin, slot_bits, slot, status);
+  detail::throw_if_failed(status);
   return slot;
 }
 #endif

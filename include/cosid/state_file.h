@@ -22,6 +22,7 @@
 #include <system_error>
 
 #include "cosid/clock.h"
+#include "cosid/error.h"
 #include "cosid/export.h"
 #include "cosid/fs.h"
 #include "cosid/layout.h"
@@ -82,11 +83,13 @@ class COSID_EXPORT StateFile {
   // errc::state_file_corrupt (`cosid state repair`, repair_state_file(), is the way out).
   // Fails with errc::state_file_missing, state_file_corrupt, state_file_mismatch,
   // state_file_locked, state_file_replaced, or an errno from `fs` (generic category); then returns
-  // null and, if `message` is not null, says which file, what is wrong and what to do.
+  // null and sets `status`, whose message says which file, what is wrong and what to do.
   // REQUIRES: `fs` and `clock` outlive the StateFile.
-  [[nodiscard]] static std::unique_ptr<StateFile> open(
-      FileSystem& fs, Clock& clock, const std::string& path, const StateFileOwner& owner,
-      const StateFileOpenOptions& options, std::error_code& ec, std::string* message = nullptr);
+  [[nodiscard]] static std::unique_ptr<StateFile> open(FileSystem& fs, Clock& clock,
+                                                       const std::string& path,
+                                                       const StateFileOwner& owner,
+                                                       const StateFileOpenOptions& options,
+                                                       Status& status);
   ~StateFile();  // closes the file, which releases the lock
   StateFile(const StateFile&) = delete;
   StateFile& operator=(const StateFile&) = delete;
@@ -113,33 +116,33 @@ class COSID_EXPORT StateFile {
   // and the next call starts again with the whole record into the block that failed (never a sync
   // alone: after a failed sync the kernel may report the next one clean without the data being on
   // disk). Fails with std::errc::value_too_large, writing nothing, once the generation counter is
-  // used up (only a damaged or forged file gets there).
-  std::error_code advance(std::int64_t ceiling_ms, std::string* message = nullptr);
+  // used up (only a damaged or forged file gets there). Returns true on success; else false with
+  // `status` set.
+  [[nodiscard]] bool advance(std::int64_t ceiling_ms, Status& status);
 
   // Clean shutdown: records exactly `last_issued_ms` (which may be below the durable ceiling)
   // with the clean-shutdown flag, so the next start need not wait out the ceiling. One block is
   // enough: the other keeps a ceiling at or past `last_issued_ms`.
   // REQUIRES: no id will be issued under this file any more, and every id issued was at or before
   // `last_issued_ms`. A value below floor_ms() is refused with errc::invalid_argument.
-  std::error_code write_clean_shutdown(std::int64_t last_issued_ms, std::string* message = nullptr);
+  [[nodiscard]] bool write_clean_shutdown(std::int64_t last_issued_ms, Status& status);
 
   // Checks that `path` still names the locked file, which has one name and 8192 bytes. Fails with
   // errc::state_file_replaced when it was removed, renamed, replaced, linked, appended to or
   // truncated; with the errno of a stat that failed otherwise (EIO: nothing is known about the
   // file, and the check can be retried). The message says which.
-  std::error_code check_identity(std::string* message = nullptr);
+  [[nodiscard]] bool check_identity(Status& status);
 
  private:
   friend bool repair_state_file(FileSystem&, Clock&, const std::string&, const StateFileOwner&,
-                                std::int64_t, std::int64_t*, std::error_code&, std::string*);
+                                std::int64_t, std::int64_t*, Status&);
 
   StateFile(FileSystem& fs, Clock& clock, std::string path, const StateFileOwner& owner);
   // Opens `path` (creating it when missing and `options` allow), locks it, checks it is a regular
   // file of 8,192 bytes with one name, and fills fd_, dir_fd_, device_, inode_ and created_.
-  bool open_and_lock(const StateFileOpenOptions& options, std::error_code& ec,
-                     std::string* message);
+  bool open_and_lock(const StateFileOpenOptions& options, Status& status);
   // Writes one record into the block that does not hold the newest one and syncs it.
-  std::error_code write_block(std::int64_t ceiling_ms, bool clean, std::string* message);
+  bool write_block(std::int64_t ceiling_ms, bool clean, Status& status);
 
   FileSystem& fs_;
   Clock& clock_;
@@ -165,8 +168,7 @@ class COSID_EXPORT StateFile {
 [[nodiscard]] COSID_EXPORT bool create_state_file(FileSystem& fs, Clock& clock,
                                                   const std::string& path,
                                                   const StateFileOwner& owner,
-                                                  std::int64_t floor_ms, std::error_code& ec,
-                                                  std::string* message = nullptr);
+                                                  std::int64_t floor_ms, Status& status);
 
 // Gives the state file at `path` the floor max(`not_before_ms`, every valid block's ceiling),
 // rewriting both blocks as format 2 for `owner`, for a file StateFile::open refuses as damaged or
@@ -182,23 +184,19 @@ class COSID_EXPORT StateFile {
                                                   const std::string& path,
                                                   const StateFileOwner& owner,
                                                   std::int64_t not_before_ms,
-                                                  std::int64_t* floor_ms, std::error_code& ec,
-                                                  std::string* message = nullptr);
+                                                  std::int64_t* floor_ms, Status& status);
 
 // Checks that `record` was written for `owner`: the same slot, layout and namespace. Otherwise
-// fails with errc::state_file_mismatch and, if `message` is not null, says what differs in the
+// fails with errc::state_file_mismatch, and the message of `status` says what differs in the
 // file at `path` and what to do. StateFile::open applies this check to the current record; it is
 // public for tools that read a file without opening it (`cosid state check`).
 [[nodiscard]] COSID_EXPORT bool state_record_belongs_to(const StateRecord& record,
                                                         const StateFileOwner& owner,
-                                                        const std::string& path,
-                                                        std::error_code& ec,
-                                                        std::string* message = nullptr);
+                                                        const std::string& path, Status& status);
 
 // Reads both records of the state file at `path` without locking or changing it.
 [[nodiscard]] COSID_EXPORT bool read_state_file(FileSystem& fs, const std::string& path,
-                                                StateFileView& view, std::error_code& ec,
-                                                std::string* message = nullptr);
+                                                StateFileView& view, Status& status);
 
 }  // namespace cosid
 

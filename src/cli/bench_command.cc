@@ -123,11 +123,11 @@ struct FirstError {
   std::mutex mutex;
   std::string message;
   bool set = false;
-  void record(const std::error_code& ec, const std::string& text) {
+  void record(const Status& status) {
     std::lock_guard<std::mutex> lock(mutex);
     if (set) return;
     set = true;
-    message = text.empty() ? ec.message() : text;
+    message = status.message();
   }
 };
 
@@ -140,25 +140,24 @@ void run_worker(Generator& generator, std::uint64_t batch, bool verify, std::ato
                 const std::atomic<bool>& go, const std::atomic<bool>& stop, FirstError& first_error,
                 std::atomic<bool>& failed, Worker& worker) {
   std::vector<std::uint64_t> buffer(static_cast<std::size_t>(batch));
-  std::error_code ec;
-  std::string message;
+  Status status;
   ready.fetch_add(1, std::memory_order_acq_rel);
   while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
   std::uint64_t ids = 0;
   while (!stop.load(std::memory_order_relaxed)) {
     if (batch == 1) {
-      const std::uint64_t id = generator.next(ec, &message);
-      if (ec) {
-        first_error.record(ec, message);
+      const std::uint64_t id = generator.next(status);
+      if (!status.ok()) {
+        first_error.record(status);
         failed.store(true, std::memory_order_relaxed);
         break;
       }
       ++ids;
       if (verify) worker.kept.push_back(id);
     } else {
-      const std::size_t got = generator.next_batch(buffer.data(), buffer.size(), ec, &message);
-      if (ec) {
-        first_error.record(ec, message);
+      const std::size_t got = generator.next_batch(buffer.data(), buffer.size(), status);
+      if (!status.ok()) {
+        first_error.record(status);
         failed.store(true, std::memory_order_relaxed);
         break;
       }
@@ -230,7 +229,7 @@ int run_bench(Invocation& invocation) {
   environment.generator.max_drift = max_drift;
   const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, status);
   if (runtime == nullptr) {
-    return call_failed(invocation.err, kName, status.code(), status.message());
+    return call_failed(invocation.err, kName, status);
   }
   Generator* generator = runtime->generator("default", status);
   if (generator == nullptr) {

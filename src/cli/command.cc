@@ -100,10 +100,9 @@ const char* write_hint(const std::error_code& ec, std::string_view message) noex
              : "; the file size limit (ulimit -f) is below the size of the file written: raise it";
 }
 
-int call_failed(std::FILE* err, std::string_view name, const std::error_code& ec,
-                const std::string& message) {
-  const std::string text = message.empty() ? ec.message() : message;
-  return runtime_error(err, std::string(name) + ": " + text + write_hint(ec, text));
+int call_failed(std::FILE* err, std::string_view name, const Status& status) {
+  const std::string text = status.message();
+  return runtime_error(err, std::string(name) + ": " + text + write_hint(status.code(), text));
 }
 
 int finish_output(int status, std::FILE* out, std::FILE* err) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/args.h"
+#include "cosid/error.h"
 
 namespace cosid {
 namespace cli {
@@ -81,11 +82,10 @@ int runtime_error(std::FILE* err, const std::string& message);
 // nothing, so an event listener may call it.
 const char* write_hint(const std::error_code& ec, std::string_view message) noexcept;
 
-// runtime_error() for a library call that failed: prints "cosid: `name`: " and the call's
-// message, or the code's own text when the call gave none, and its write_hint(). Returns
-// kExitFailure.
-int call_failed(std::FILE* err, std::string_view name, const std::error_code& ec,
-                const std::string& message);
+// runtime_error() for a library call that failed: prints "cosid: `name`: " and the message of
+// `status` (the code's own text when the call gave none), and its write_hint(). The one way a
+// command reports a failed call. Returns kExitFailure.
+int call_failed(std::FILE* err, std::string_view name, const Status& status);
 
 // Flushes `out` and reports a failed write (a full disk, a closed pipe) as a runtime error.
 // Returns `status` if the output reached its destination, else kExitFailure.

@@ -65,7 +65,7 @@ bool resolve_command_options(const Invocation& invocation, const char* name, Opt
                             ? resolve_options(sources, options, *settings, ec, &message)
                             : resolve_options(sources, options, ec, &message);
   if (!resolved) {
-    status = call_failed(invocation.err, name, ec, message);
+    status = call_failed(invocation.err, name, Status(ec, message));
     return false;
   }
   return true;

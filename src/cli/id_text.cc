@@ -4,6 +4,7 @@
 
 #include "cli/args.h"
 #include "cli/layout_flags.h"
+#include "fail.h"
 
 namespace cosid {
 namespace cli {
@@ -27,20 +28,13 @@ bool id_reading_from_flags(const ParsedArgs& args, IdReading& reading, std::stri
   return false;
 }
 
-bool decode_id(std::string_view text, const IdReading& reading, std::uint64_t& id,
-               std::string& message) {
+bool decode_id(std::string_view text, const IdReading& reading, std::uint64_t& id, Status& status) {
   const Layout& layout = reading.layout;
-  std::error_code ec;
-  message.clear();
   const std::uint64_t decoded =
-      decode(text, reading.automatic ? detect_format(text) : reading.format, layout, ec, &message);
-  if (ec) {
-    if (message.empty()) message = ec.message();
-    return false;
-  }
+      decode(text, reading.automatic ? detect_format(text) : reading.format, layout, status);
+  if (!status.ok()) return false;
   if (!layout.fits(decoded)) {
-    message = does_not_fit(decoded, layout);
-    return false;
+    return detail::fail(status, errc::id_field_out_of_range, does_not_fit(decoded, layout));
   }
   id = decoded;
   return true;

@@ -32,9 +32,9 @@ struct IdReading {
 bool id_reading_from_flags(const ParsedArgs& args, IdReading& reading, std::string& error);
 
 // Decodes `text` as `reading` says and checks the id fits its layout. On failure returns false
-// with a message saying why (without the text itself).
-bool decode_id(std::string_view text, const IdReading& reading, std::uint64_t& id,
-               std::string& message);
+// with `status` set: the decoder's code, or id_field_out_of_range for an id above the layout's
+// largest, and a message saying why (without the text itself).
+bool decode_id(std::string_view text, const IdReading& reading, std::uint64_t& id, Status& status);
 
 // The fields of an id: id (decimal, as a string), timestamp_ms (the first millisecond of its
 // tick), time (the same in RFC 3339), slot and sequence.

@@ -130,7 +130,7 @@ int run_lease_list(Invocation& invocation) {
   std::vector<lease::SlotRecord> records;
   std::int64_t store_now = 0;
   if (store == nullptr || !store->scan(options.namespace_name, terms, records, store_now, status)) {
-    return call_failed(invocation.err, kName, status.code(), status.message());
+    return call_failed(invocation.err, kName, status);
   }
   const std::string text = args.has("json")
                                ? to_json_lines(options.namespace_name, records, store_now)

@@ -150,7 +150,7 @@ int run_next(Invocation& invocation) {
   Status opening;
   const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, opening);
   if (runtime == nullptr) {
-    return call_failed(invocation.err, kName, opening.code(), opening.message());
+    return call_failed(invocation.err, kName, opening);
   }
   const bool metrics = args.has("metrics");
   Generator* generator = runtime->generator("default", opening);
@@ -183,22 +183,23 @@ int run_next(Invocation& invocation) {
     status = kExitFailure;
     return false;
   };
+  Status outcome;  // of the last next()
   for (std::uint64_t issued = 0; streaming || issued < count; ++issued) {
     if (streaming && g_stop != 0) break;
-    std::uint64_t id = generator->next(ec, &message);
-    while (ec == errc::slot_lost && options.uses_store()) {
+    std::uint64_t id = generator->next(outcome);
+    while (outcome.code() == errc::slot_lost && options.uses_store()) {
       // The lease was lost (a warning said so): go on over the slot leased in its place. Again if
       // that one is lost too before its first id (each wait is bounded by ttl + tolerance).
       std::error_code replaced;
       Generator* replacement = replacement_generator(*runtime, options, streaming, replaced);
       if (replacement == nullptr) break;
       generator = replacement;
-      id = generator->next(ec, &message);
+      id = generator->next(outcome);
     }
-    if (ec) {
+    if (!outcome.ok()) {
       // The ids issued before the failure are still printed.
       if (flush()) {
-        status = call_failed(invocation.err, kName, ec, message);
+        status = call_failed(invocation.err, kName, outcome);
       }
       break;
     }

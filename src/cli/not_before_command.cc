@@ -46,9 +46,9 @@ int run_not_before(Invocation& invocation) {
   }
   const std::string text = args.value_or("from-id", "");
   std::uint64_t id = 0;
-  std::string message;
-  if (!decode_id(text, reading, id, message)) {
-    return runtime_error(invocation.err, std::string(kName) + ": " + quote(text) + ": " + message);
+  Status status;
+  if (!decode_id(text, reading, id, status)) {
+    return call_failed(invocation.err, std::string(kName) + ": " + quote(text), status);
   }
   const Layout& layout = reading.layout;
   const std::int64_t not_before_ms = layout.tick_end_ms(layout.parse(id).timestamp);

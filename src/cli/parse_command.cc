@@ -56,11 +56,10 @@ int run_parse(Invocation& invocation) {
   const bool json = args.has("json");
   int status = kExitOk;
   for (const std::string& text : args.positionals()) {
-    std::string message;
+    Status decoded;
     std::uint64_t id = 0;
-    if (!decode_id(text, reading, id, message)) {
-      status =
-          runtime_error(invocation.err, std::string(kName) + ": " + quote(text) + ": " + message);
+    if (!decode_id(text, reading, id, decoded)) {
+      status = call_failed(invocation.err, std::string(kName) + ": " + quote(text), decoded);
       continue;
     }
     const std::string line = describe(id, reading.layout, json);

@@ -122,7 +122,7 @@ int run_state_check(Invocation& invocation) {
   std::error_code ec;
   std::string message;
   if (!resolve_options(sources, options, ec, &message)) {
-    return not_ready(invocation, message.empty() ? ec.message() : message);
+    return not_ready(invocation, Status(ec, message).message());
   }
   const std::string& path = options.state_file;
   if (path.empty()) {
@@ -132,8 +132,9 @@ int run_state_check(Invocation& invocation) {
   }
 
   StateFileView view;
-  if (!read_state_file(posix_file_system(), path, view, ec, &message)) {
-    return not_ready(invocation, message.empty() ? ec.message() : message);
+  Status status;
+  if (!read_state_file(posix_file_system(), path, view, status)) {
+    return not_ready(invocation, status.message());
   }
   if (view.current < 0) {
     return not_ready(invocation, "state file " + path +
@@ -141,8 +142,8 @@ int run_state_check(Invocation& invocation) {
   }
   const StateRecord& record = view.records[view.current];
   const StateFileOwner owner{options.slot, options.layout, options.namespace_name};
-  if (!state_record_belongs_to(record, owner, path, ec, &message)) {
-    return not_ready(invocation, message.empty() ? ec.message() : message);
+  if (!state_record_belongs_to(record, owner, path, status)) {
+    return not_ready(invocation, status.message());
   }
   if (record.clean_shutdown) {
     return not_ready(invocation, "state file " + path + " was closed by a clean shutdown at " +

@@ -35,13 +35,11 @@ int run_state_init(Invocation& invocation) {
   std::string path;
   Options options;
   if (const int status = resolve_state_file_args(invocation, kName, path, options)) return status;
-  std::error_code ec;
-  std::string message;
+  Status status;
   const StateFileOwner owner{options.slot, options.layout, options.namespace_name};
   SystemClock clock;
-  if (!create_state_file(posix_file_system(), clock, path, owner, options.not_before_ms, ec,
-                         &message)) {
-    return call_failed(invocation.err, kName, ec, message);
+  if (!create_state_file(posix_file_system(), clock, path, owner, options.not_before_ms, status)) {
+    return call_failed(invocation.err, kName, status);
   }
   std::fprintf(invocation.out, "created %s for slot %u with floor %s\n", path.c_str(),
                static_cast<unsigned>(options.slot), format_time(options.not_before_ms).c_str());

@@ -28,7 +28,7 @@ int resolve_state_file_args(Invocation& invocation, const char* name, std::strin
   std::error_code ec;
   std::string message;
   if (!resolve_options(sources, options, ec, &message)) {
-    return call_failed(invocation.err, name, ec, message);
+    return call_failed(invocation.err, name, Status(ec, message));
   }
   return kExitOk;
 }

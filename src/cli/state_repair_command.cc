@@ -44,11 +44,10 @@ int run_state_repair(Invocation& invocation) {
   const StateFileOwner owner{options.slot, options.layout, options.namespace_name};
   SystemClock clock;
   std::int64_t floor = 0;
-  std::error_code ec;
-  std::string message;
-  if (!repair_state_file(posix_file_system(), clock, path, owner, options.not_before_ms, &floor, ec,
-                         &message)) {
-    return call_failed(invocation.err, kName, ec, message);
+  Status status;
+  if (!repair_state_file(posix_file_system(), clock, path, owner, options.not_before_ms, &floor,
+                         status)) {
+    return call_failed(invocation.err, kName, status);
   }
   std::fprintf(invocation.out, "repaired %s for slot %u: floor %s\n", path.c_str(),
                static_cast<unsigned>(options.slot), format_time(floor).c_str());

@@ -110,10 +110,9 @@ int run_state_show(Invocation& invocation) {
   }
 
   StateFileView view;
-  std::error_code ec;
-  std::string message;
-  if (!read_state_file(posix_file_system(), path, view, ec, &message)) {
-    return call_failed(invocation.err, kName, ec, message);
+  Status status;
+  if (!read_state_file(posix_file_system(), path, view, status)) {
+    return call_failed(invocation.err, kName, status);
   }
   const std::string text = args.has("json") ? to_json(path, view) : to_text(path, view);
   std::fwrite(text.data(), 1, text.size(), invocation.out);

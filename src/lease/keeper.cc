@@ -37,9 +37,7 @@ milliseconds ns_to_ms_ceil(std::int64_t ns) {
 
 bool default_owner_key(std::string& key, Status& status) {
   std::string host;
-  std::error_code ec;
-  std::string why;
-  if (!local_hostname(host, ec, &why)) return detail::fail(status, ec, why);
+  if (!local_hostname(host, status)) return false;
   key = host + ":" + std::to_string(static_cast<long long>(getpid()));
   return true;
 }

@@ -56,9 +56,9 @@ cosid::Generator& generator_for(const cosid::Layout& layout, std::chrono::millis
         : binding(0, l.epoch_ms() - 1, l.end_ms() - 1) {
       cosid::GeneratorOptions options;
       options.max_drift = d;
-      std::error_code ec;
-      generator = cosid::Generator::create(l, binding, system_clock(), options, ec);
-      if (!generator) abort_with("Generator::create", ec);
+      cosid::Status status;
+      generator = cosid::Generator::create(l, binding, system_clock(), options, status);
+      if (!generator) abort_with("Generator::create", status.code());
     }
   };
   if (drift.count() > 0) {
@@ -364,13 +364,13 @@ void BM_Decode(benchmark::State& state, cosid::IdFormat format) {
   char buffer[cosid::kMaxEncodedChars];
   const std::string text(buffer,
                          cosid::encode(sample_id(), format, cosid::layouts::kDefault, buffer));
-  std::error_code ec;
+  cosid::Status status;
   for (auto _ : state) {
     benchmark::DoNotOptimize(text.data());
-    const std::uint64_t id = cosid::decode(text, format, cosid::layouts::kDefault, ec);
+    const std::uint64_t id = cosid::decode(text, format, cosid::layouts::kDefault, status);
     benchmark::DoNotOptimize(id);
   }
-  if (ec) state.SkipWithError(ec.message().c_str());
+  if (status.code()) state.SkipWithError(status.message().c_str());
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK_CAPTURE(BM_Decode, decimal, cosid::IdFormat::kDecimal);

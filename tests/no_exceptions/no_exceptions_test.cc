@@ -44,38 +44,36 @@ void layout_errors() {
   wide.timestamp_bits = 40;
   wide.slot_bits = 20;
   wide.sequence_bits = 10;
-  std::error_code ec;
-  std::string message;
-  CHECK(!wide.validate(ec, &message));
-  CHECK(ec == cosid::errc::layout_too_wide);
-  CHECK(!message.empty());
+  cosid::Status status;
+  CHECK(!wide.validate(status));
+  CHECK(status.code() == cosid::errc::layout_too_wide);
+  CHECK(!status.message().empty());
 
-  ec.clear();
-  CHECK(cosid::layouts::kDefault.validate(ec));
-  CHECK(!ec);
+  status.clear();
+  CHECK(cosid::layouts::kDefault.validate(status));
+  CHECK(!status.code());
 
-  const cosid::Layout preset = cosid::layout_preset("nope", ec);
-  CHECK(ec == cosid::errc::unknown_layout);
+  const cosid::Layout preset = cosid::layout_preset("nope", status);
+  CHECK(status.code() == cosid::errc::unknown_layout);
   CHECK(preset == cosid::layouts::kDefault);
 
-  const cosid::Layout js = cosid::layout_preset("js-safe", ec);
-  CHECK(!ec);
+  const cosid::Layout js = cosid::layout_preset("js-safe", status);
+  CHECK(!status.code());
   CHECK(js == cosid::layouts::kJsSafe);
 }
 
 void codec_errors() {
-  std::error_code ec;
-  std::string message;
-  const std::uint64_t id = cosid::decode_radix62("!!!!!!!!!!!", ec, &message);
+  cosid::Status status;
+  const std::uint64_t id = cosid::decode_radix62("!!!!!!!!!!!", status);
   CHECK(id == 0);
-  CHECK(ec == cosid::errc::id_bad_character);
-  CHECK(!message.empty());
+  CHECK(status.code() == cosid::errc::id_bad_character);
+  CHECK(!status.message().empty());
 
   // And a round trip, so the success path runs too.
   char buffer[cosid::kMaxEncodedChars];
   const std::size_t length = cosid::encode_radix62(123456789, buffer);
-  CHECK(cosid::decode_radix62(std::string_view(buffer, length), ec) == 123456789);
-  CHECK(!ec);
+  CHECK(cosid::decode_radix62(std::string_view(buffer, length), status) == 123456789);
+  CHECK(!status.code());
 }
 
 void generator_issues_and_closes() {
@@ -85,13 +83,12 @@ void generator_issues_and_closes() {
   // moves the clock on.
   cosid::ManualClock clock(now_ms);
   cosid::Binding binding(1, now_ms - 1000, now_ms + 3600 * 1000);
-  std::error_code ec;
-  std::string message;
+  cosid::Status status;
   const std::unique_ptr<cosid::Generator> generator =
-      cosid::Generator::create(layout, binding, clock, cosid::GeneratorOptions{}, ec, &message);
+      cosid::Generator::create(layout, binding, clock, cosid::GeneratorOptions{}, status);
   if (generator == nullptr) {
-    std::fprintf(stderr, "Generator::create failed: %s: %s\n", ec.message().c_str(),
-                 message.c_str());
+    std::fprintf(stderr, "Generator::create failed: %s: %s\n", status.code().message().c_str(),
+                 status.message().c_str());
     ++failures;
     return;
   }
@@ -100,9 +97,10 @@ void generator_issues_and_closes() {
   constexpr int kIds = 10000;
   std::uint64_t last = 0;
   for (int i = 0; i < kIds; ++i) {
-    const std::uint64_t id = generator->next(ec, &message);
-    if (ec) {
-      std::fprintf(stderr, "next() #%d failed: %s: %s\n", i, ec.message().c_str(), message.c_str());
+    const std::uint64_t id = generator->next(status);
+    if (!status.ok()) {
+      std::fprintf(stderr, "next() #%d failed: %s: %s\n", i, status.code().message().c_str(),
+                   status.message().c_str());
       ++failures;
       return;
     }
@@ -121,6 +119,7 @@ void generator_issues_and_closes() {
 
   // close() reports the last timestamp issued; after it every next() fails with closed.
   CHECK(generator->close() == layout.tick_end_ms(parts.timestamp));
+  std::error_code ec;
   CHECK(generator->next(ec) == 0);
   CHECK(ec == cosid::errc::closed);
 }

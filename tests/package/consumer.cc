@@ -62,10 +62,11 @@ std::uint64_t issue_two(const std::string& state_file, std::uint32_t slot,
   std::error_code ec;
   std::string message;
   if (ids == nullptr) return 0;
-  const std::uint64_t first = ids->next(ec, &message);
-  check(!ec && first != 0, "Generator::next issues an id");
-  const std::uint64_t second = ids->next(ec, &message);
-  check(!ec && second > first, "a second id is larger than the first");
+  cosid::Status status;
+  const std::uint64_t first = ids->next(status);
+  check(status.ok() && first != 0, "Generator::next issues an id");
+  const std::uint64_t second = ids->next(status);
+  check(status.ok() && second > first, "a second id is larger than the first");
 
   const cosid::Layout& layout = ids->layout();
   const cosid::IdParts parts = layout.parse(first);
@@ -75,7 +76,7 @@ std::uint64_t issue_two(const std::string& state_file, std::uint32_t slot,
         "the id's timestamp lies inside the runtime's window");
 
   const std::string text = cosid::to_string(first, cosid::IdFormat::kRadix62, layout);
-  check(cosid::decode(text, cosid::IdFormat::kRadix62, layout, ec) == first && !ec,
+  check(cosid::decode(text, cosid::IdFormat::kRadix62, layout, status) == first && status.ok(),
         "radix62 text decodes to the same id");
 
   check(runtime->close(status), "Runtime::close succeeds");

@@ -148,12 +148,11 @@ void paused_holder_past_its_ceiling_cannot_issue(Harness& h) {
   Binding binding_a(lease_a.slot, lease_a.floor, lease_a.ceiling);
   // The holder's own clock is the store's here; every wait is bounded at 10 ms of it.
   const GeneratorOptions options{milliseconds(10), milliseconds(10), milliseconds(10)};
-  std::error_code ec;
-  std::string message;
-  auto generator_a = Generator::create(layout, binding_a, h.clock(), options, ec, &message);
-  ASSERT_NE(generator_a, nullptr) << message;
-  const std::uint64_t id_a = generator_a->next(ec, &message);
-  ASSERT_NE(id_a, 0u) << message;
+  Status status;
+  auto generator_a = Generator::create(layout, binding_a, h.clock(), options, status);
+  ASSERT_NE(generator_a, nullptr) << status.message();
+  const std::uint64_t id_a = generator_a->next(status);
+  ASSERT_NE(id_a, 0u) << status.message();
   const std::int64_t time_a = layout.parse(id_a).timestamp + layout.epoch;
   EXPECT_GT(time_a, lease_a.floor);
   EXPECT_LE(time_a, lease_a.ceiling);
@@ -164,21 +163,20 @@ void paused_holder_past_its_ceiling_cannot_issue(Harness& h) {
   const SlotLease lease_b = h.acquire(2, Harness::owner("b"));
   EXPECT_EQ(lease_b.floor, lease_a.ceiling);
   // The old holder's next timestamps lie past its ceiling: refused, never issued.
-  EXPECT_EQ(generator_a->next(ec, &message), 0u);
-  EXPECT_EQ(ec, make_error_code(errc::ceiling_reached)) << message;
+  EXPECT_EQ(generator_a->next(status), 0u);
+  TCK_EXPECT_ERRC(status, errc::ceiling_reached);
   SlotLease renewed;
-  Status status;
   EXPECT_FALSE(h.store().renew(lease_a, h.terms, h.ttl, renewed, status));
   TCK_EXPECT_ERRC(status, errc::lease_lost);
   binding_a.invalidate();
-  EXPECT_EQ(generator_a->next(ec), 0u);
-  EXPECT_EQ(ec, make_error_code(errc::slot_lost)) << ec.message();
+  EXPECT_EQ(generator_a->next(status), 0u);
+  TCK_EXPECT_ERRC(status, errc::slot_lost);
 
   Binding binding_b(lease_b.slot, lease_b.floor, lease_b.ceiling);
-  auto generator_b = Generator::create(layout, binding_b, h.clock(), options, ec, &message);
-  ASSERT_NE(generator_b, nullptr) << message;
-  const std::uint64_t id_b = generator_b->next(ec, &message);
-  ASSERT_NE(id_b, 0u) << message;
+  auto generator_b = Generator::create(layout, binding_b, h.clock(), options, status);
+  ASSERT_NE(generator_b, nullptr) << status.message();
+  const std::uint64_t id_b = generator_b->next(status);
+  ASSERT_NE(id_b, 0u) << status.message();
   EXPECT_GT(layout.parse(id_b).timestamp + layout.epoch, lease_a.ceiling);
   EXPECT_NE(id_b, id_a);
 }
