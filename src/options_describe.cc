@@ -56,7 +56,7 @@ void describe_settings(const Options& options, const RawSettings& raw,
   settings.clear();
   settings.reserve(kKeyCount);
   const auto add = [&settings](Key key, std::string value, std::string origin) {
-    settings.push_back({kConfigKeys[key], std::move(value), std::move(origin)});
+    settings.push_back({key_name(key), std::move(value), std::move(origin)});
   };
   add(kNamespace, options.namespace_name, origin_of(kNamespace));
   add(kSlot, options.uses_store() ? std::string() : std::to_string(options.slot), slot_origin);

@@ -47,7 +47,11 @@ class COSID_NO_EXPORT Runtime::Impl final : public CeilingListener {
   }
 
   bool start(std::error_code& ec, std::string* message) {
-    if (!validate_options(options_, ec, message)) return false;
+    if (Status status; !validate_options(options_, status)) {
+      ec = status.code();
+      if (message != nullptr) *message = status.message();
+      return false;
+    }
     if (!options_.layout.validate_at(clock_.now_ms(), ec, message)) return false;
     if (options_.uses_store()) return start_leased(ec, message);
     std::int64_t floor = options_.not_before_ms;

@@ -1,0 +1,225 @@
+// Internal: the one table of config keys. Each row gives a key with its flag, its COSID_* variable,
+// its default, its kind of value (which parser reads it), its range and its wording; everything
+// else that names a key derives from the rows:
+//
+//   - the config file reader accepts the rows' keys and lists them in its messages
+//   (config_file.cc);
+//   - resolution layers the rows' variables and flags over the file (options.cc), and refuses a
+//     key of one distributor given with the other by the rows' scope;
+//   - the range checks take their bounds from the rows and quote them (range_text()), so a
+//     message never retypes a range (options_values.cc);
+//   - `cosid config check` prints one setting per row, in row order (options_describe.cc);
+//   - the CLI's config and layout flags, their --help text, the manual page's ENVIRONMENT and
+//     CONFIGURATION sections (src/cli/);
+//   - tests/config_table_test.cc holds README.md's configuration table against the rows.
+//
+// Adding a key is adding its row, and an Options field with the code that applies it when no
+// kind fits. A store's own keys (cosid.machine.distributor.NAME.KEY) are rows of scope kStore
+// whose `store` names the store type they belong to.
+//
+// Thread safety: constant data and pure functions.
+#ifndef COSID_SRC_CONFIG_KEYS_H_
+#define COSID_SRC_CONFIG_KEYS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cosid/options.h"
+
+namespace cosid {
+namespace detail {
+
+// How a key's text is read, and what its min and max bound.
+enum class ValueKind {
+  kName,      // printable ASCII without spaces; min..max bytes
+  kPath,      // a path without control bytes; min..max bytes
+  kDuration,  // "500ms", "10s", "1m", "1h"; min..max milliseconds
+  kInstant,   // Unix milliseconds or RFC 3339
+  kBool,      // true | false
+  kSlot,      // a whole number below 2^slot-bits (slot_source.h)
+  kChoice,    // one of the words the wording names
+  kWhole,     // a whole number, min..max
+};
+
+// Which distributor a key applies to. A key of one given while the other is chosen is refused:
+// it would have no effect, or be ambiguous.
+enum class Scope {
+  kAny,     // both (the namespace, not-before, the distributor type, the layout)
+  kStatic,  // the configured slot (cosid.machine.static.*)
+  kStore,   // a slot leased from a store (cosid.machine.distributor.*)
+};
+
+struct ConfigKey {
+  const char* key;         // "cosid.machine.static.ahead"
+  const char* flag;        // "ahead" for --ahead, or nullptr
+  const char* value_name;  // "DUR" for --ahead DUR; nullptr for a switch
+  const char* implied;     // the value a switch sets ("true"); nullptr for a flag with a value
+  const char* variable;    // "COSID_AHEAD", or nullptr
+  const char* default_text;
+  ValueKind kind;
+  std::int64_t min;  // the bounds of kName, kPath, kDuration (ms) and kWhole; else 0
+  std::int64_t max;
+  Scope scope;
+  const char* summary;  // one line: --help, the README's table
+  const char* wording;  // the full rule: the manual page
+};
+
+inline constexpr std::int64_t kMsPerHour = 3600 * 1000;
+
+inline constexpr ConfigKey kConfigKeyRows[] = {
+    {"cosid.namespace", "namespace", "NS", nullptr, "COSID_NAMESPACE", "cosid", ValueKind::kName, 1,
+     255, Scope::kAny, "namespace of the ids",
+     "The namespace of the ids: 1 to 255 bytes of printable ASCII without spaces. A state file and "
+     "a lease store keep the windows of one namespace apart from another's."},
+    {"cosid.machine.static.slot", "slot", "N", nullptr, "COSID_SLOT", "none: required",
+     ValueKind::kSlot, 0, 0, Scope::kStatic, "the slot this process issues ids on",
+     "The slot: a whole number below 2^slot-bits, without sign or leading zero. There is no "
+     "default slot: give one, take it from the host name, or lease one from a store."},
+    {"cosid.machine.static.slot-source", "slot-from-hostname", nullptr, "stateful-set", nullptr,
+     "explicit", ValueKind::kChoice, 0, 0, Scope::kStatic,
+     "take the slot from the ordinal at the end of the host name",
+     "explicit | stateful-set. stateful-set takes the ordinal at the end of the host name "
+     "(HOSTNAME, else gethostname()): order-service-3 is slot 3; a slot given as well is refused "
+     "as ambiguous."},
+    {"cosid.machine.static.state-file", "state-file", "PATH", nullptr, "COSID_STATE_FILE", "none",
+     ValueKind::kPath, 1, 4095, Scope::kStatic, "state file that keeps the window across restarts",
+     "A path (relative ones are relative to the working directory), no control bytes. Without "
+     "one, nothing protects the ids from a clock set back across a restart."},
+    {"cosid.machine.static.ahead", "ahead", "DUR", nullptr, "COSID_AHEAD", "10s",
+     ValueKind::kDuration, 10, 24 * kMsPerHour, Scope::kStatic,
+     "how far ahead the ceiling is written",
+     "A duration (500ms, 10s, 1m, 1h); at least 2s for a layout that counts seconds, so that a "
+     "window always holds a whole tick. A crash makes the restart wait up to ahead."},
+    {"cosid.machine.static.not-before", "not-before", "TIME", nullptr, "COSID_NOT_BEFORE", "0",
+     ValueKind::kInstant, 0, 0, Scope::kAny,
+     "issue no timestamp at or before TIME, Unix ms or RFC 3339",
+     "Unix milliseconds or RFC 3339 (2026-11-30T02:22:58.123Z, offsets allowed); 0 means none. "
+     "Otherwise it must lie at or after the layout's epoch (a smaller value is usually seconds "
+     "given for milliseconds) and before the layout's end."},
+    {"cosid.machine.static.require-state-file", "require-state-file", nullptr, "true", nullptr,
+     "false", ValueKind::kBool, 0, 0, Scope::kStatic, "refuse to run without a state file",
+     "true | false; true needs a state-file."},
+    {"cosid.machine.distributor.type", "store", "TYPE[:DIR]", nullptr, nullptr, "static",
+     ValueKind::kName, 1, 64, Scope::kAny,
+     "lease the slot: memory, or file:DIR shared by the namespace",
+     "static (the slot is configured: the keys under cosid.machine.static) or the name of a lease "
+     "store: memory, file, or one registered in a lease::StoreRegistry (lower-case letters, "
+     "digits, '-', '_', '.'). With a store the slot is leased at start; a static key given as "
+     "well is refused as ambiguous, and a store key given without a store as having no effect. "
+     "--store file:DIR sets the type and the directory in one flag."},
+    {"cosid.machine.distributor.ttl", "ttl", "DUR", nullptr, nullptr, "30s", ValueKind::kDuration,
+     300, kMsPerHour, Scope::kStore, "how long a lease lasts unless renewed",
+     "How long a lease lasts unless renewed (at least 3s for a layout that counts seconds). It is "
+     "renewed every ttl/3; a crashed holder's slot is free again after ttl + tolerance."},
+    {"cosid.machine.distributor.tolerance", "tolerance", "DUR", nullptr, nullptr, "1s",
+     ValueKind::kDuration, 0, kMsPerHour, Scope::kStore,
+     "how far past expiry a lease may issue, alike in a namespace",
+     "How far past its expiry a holder may still issue. Every runtime of a namespace must give "
+     "the same; the store refuses another."},
+    {"cosid.machine.distributor.owner-key", "owner-key", "KEY", nullptr, "COSID_OWNER_KEY",
+     "HOST:PID", ValueKind::kName, 1, 255, Scope::kStore, "the lease holder's name",
+     "The holder's logical name, printable ASCII without spaces. A live lease of the same key is "
+     "never taken over."},
+    {"cosid.machine.distributor.preferred-slot", "preferred-slot", "N", nullptr,
+     "COSID_PREFERRED_SLOT", "none", ValueKind::kSlot, 0, 0, Scope::kStore,
+     "the slot to lease when it is free",
+     "A whole number below 2^slot-bits: tried first when free."},
+    {"cosid.machine.distributor.file.directory", "store", "file:DIR", nullptr, nullptr, "none",
+     ValueKind::kPath, 1, 4095, Scope::kStore, "the file store's directory",
+     "The file store's directory, shared by every process of the namespace: required by type "
+     "file, refused by memory; checked like state-file."},
+    {"cosid.layout.preset", "layout", "NAME", nullptr, nullptr, "default", ValueKind::kChoice, 0, 0,
+     Scope::kAny, "preset: default (the default), seconds, js-safe or js-safe-seconds",
+     "A layout preset: default, seconds, js-safe or js-safe-seconds. The keys below override its "
+     "fields."},
+    {"cosid.layout.epoch", "epoch", "MS", nullptr, nullptr, "the preset's", ValueKind::kWhole, 0, 0,
+     Scope::kAny, "instant of timestamp 0 in Unix ms; a whole second if the unit is s",
+     "Unix milliseconds, even for a layout that counts seconds (then a whole second). When only "
+     "the unit is changed, the preset's epoch is converted."},
+    {"cosid.layout.unit", "unit", "UNIT", nullptr, nullptr, "the preset's", ValueKind::kChoice, 0,
+     0, Scope::kAny, "unit of the timestamp: ms or s", "ms | s: the unit of the timestamp."},
+    {"cosid.layout.timestamp-bits", "timestamp-bits", "N", nullptr, nullptr, "the preset's",
+     ValueKind::kWhole, 0, 63, Scope::kAny,
+     "bits of the timestamp; the three fields take 63 bits at most",
+     "A whole number; Layout::validate() checks the layout the three bit counts make."},
+    {"cosid.layout.slot-bits", "slot-bits", "N", nullptr, nullptr, "the preset's",
+     ValueKind::kWhole, 0, 63, Scope::kAny, "bits of the slot: 2^N slots",
+     "A whole number; at most 31 with a lease store."},
+    {"cosid.layout.sequence-bits", "sequence-bits", "N", nullptr, nullptr, "the preset's",
+     ValueKind::kWhole, 0, 63, Scope::kAny, "bits of the sequence: 2^N ids per tick and slot",
+     "A whole number."},
+};
+
+// A row's index: what RawSettings and Setting lists are indexed by, in row order.
+using Key = std::size_t;
+inline constexpr Key kKeyCount = std::size(kConfigKeyRows);
+
+void no_such_config_key();  // not constexpr: a key_of() that finds nothing does not compile
+
+// The index of the row of `key`; for the keys the code treats by name.
+constexpr Key key_of(std::string_view key) {
+  for (Key i = 0; i < kKeyCount; ++i) {
+    if (key == kConfigKeyRows[i].key) return i;
+  }
+  return no_such_config_key(), kKeyCount;
+}
+
+inline constexpr Key kNamespace = key_of("cosid.namespace");
+inline constexpr Key kSlot = key_of("cosid.machine.static.slot");
+inline constexpr Key kSlotSource = key_of("cosid.machine.static.slot-source");
+inline constexpr Key kStateFile = key_of("cosid.machine.static.state-file");
+inline constexpr Key kAhead = key_of("cosid.machine.static.ahead");
+inline constexpr Key kNotBefore = key_of("cosid.machine.static.not-before");
+inline constexpr Key kRequireStateFile = key_of("cosid.machine.static.require-state-file");
+inline constexpr Key kStoreType = key_of("cosid.machine.distributor.type");
+inline constexpr Key kTtl = key_of("cosid.machine.distributor.ttl");
+inline constexpr Key kTolerance = key_of("cosid.machine.distributor.tolerance");
+inline constexpr Key kOwnerKey = key_of("cosid.machine.distributor.owner-key");
+inline constexpr Key kPreferredSlot = key_of("cosid.machine.distributor.preferred-slot");
+inline constexpr Key kStoreDirectory = key_of("cosid.machine.distributor.file.directory");
+inline constexpr Key kPreset = key_of("cosid.layout.preset");
+inline constexpr Key kEpoch = key_of("cosid.layout.epoch");
+inline constexpr Key kUnit = key_of("cosid.layout.unit");
+inline constexpr Key kTimestampBits = key_of("cosid.layout.timestamp-bits");
+inline constexpr Key kSlotBits = key_of("cosid.layout.slot-bits");
+inline constexpr Key kSequenceBits = key_of("cosid.layout.sequence-bits");
+
+// The name of a key: its row's key.
+inline const char* key_name(Key key) noexcept { return kConfigKeyRows[key].key; }
+
+// The index of `key`, or kKeyCount when no row has it.
+Key find_key(std::string_view key) noexcept;
+
+// True iff `path` is a mapping above some key ("cosid", "cosid.machine", ...).
+bool is_key_block(std::string_view path) noexcept;
+
+// The names directly under the block `parent` ("" for the top level), comma separated.
+std::string keys_under(std::string_view parent);
+
+// "from 10ms to 24h", "1 to 255 bytes": the range a row's min and max give, as messages quote it.
+std::string range_text(Key key);
+
+// Whether the key is a layout key (cosid.layout.*).
+bool is_layout_key(Key key) noexcept;
+
+// The row of the switch or flag `flag` (without "--"), or nullptr. --store is the type's row.
+const ConfigKey* find_config_flag(std::string_view flag) noexcept;
+
+// The key `flag` sets, or nullptr when it is not a config or layout flag.
+const char* key_for_flag(std::string_view flag) noexcept;
+
+// The settings one --store VALUE gives: the type key with the text before the first ':' (all of
+// it when there is none), and the directory key with the text after it, if any.
+std::vector<KeyValue> split_store_flag(std::string_view value);
+
+// "flag --slot" for a key that arrived as a flag with `value`.
+std::string flag_origin(std::string_view key, std::string_view value);
+
+}  // namespace detail
+}  // namespace cosid
+
+#endif  // COSID_SRC_CONFIG_KEYS_H_
