@@ -256,12 +256,7 @@ bool build(const RawSettings& raw, Options& options, Status& status) {
   if (require.given && !detail::parse_bool(require.text, options.require_state_file, &why)) {
     return detail::fail_value(errc::invalid_value, detail::kRequireStateFile, require, why, status);
   }
-  if (options.require_state_file && options.state_file.empty()) {
-    return detail::fail_value(errc::invalid_value, detail::kRequireStateFile, require,
-                              "a state file is required, but cosid.machine.static.state-file is "
-                              "not set: set it, or drop require-state-file",
-                              status);
-  }
+  if (!detail::check_require_state_file(options, require, status)) return false;
   // With a store, the floor of a slot taken over from a crashed holder lies up to tolerance past
   // the store's clock, and a local clock behind the store's by up to ttl is still waited out.
   options.start_wait = options.uses_store() ? options.ttl + options.tolerance
@@ -370,11 +365,7 @@ bool validate_options(const Options& options, Status& status) noexcept {
                                 shown(detail::format_instant(options.not_before_ms)), status)) {
     return false;
   }
-  if (options.require_state_file && options.state_file.empty()) {
-    return detail::fail(status, errc::invalid_value,
-                        "Options::require_state_file is true but Options::state_file is empty: "
-                        "set a state file, or do not require one");
-  }
+  if (!detail::check_require_state_file(options, shown("true"), status)) return false;
   if (options.start_wait.count() < 0) {
     return detail::fail(status, errc::invalid_value,
                         "Options::start_wait is negative (" +

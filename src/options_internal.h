@@ -50,6 +50,8 @@ bool check_namespace(std::string_view name, const RawValue& shown, Status& statu
 bool check_state_file(std::string_view path, const RawValue& shown, Status& status);
 bool check_ahead(std::chrono::milliseconds ahead, const Layout& layout, const RawValue& shown,
                  Status& status);
+// A required state file must be set.
+bool check_require_state_file(const Options& options, const RawValue& shown, Status& status);
 bool check_not_before(std::int64_t not_before_ms, const Layout& layout, const RawValue& shown,
                       Status& status);
 

@@ -258,6 +258,14 @@ bool check_ahead(std::chrono::milliseconds ahead, const Layout& layout, const Ra
   return true;
 }
 
+bool check_require_state_file(const Options& options, const RawValue& shown, Status& status) {
+  if (!options.require_state_file || !options.state_file.empty()) return true;
+  return fail_value(errc::invalid_value, kRequireStateFile, shown,
+                    std::string("a state file is required, but ") + key_name(kStateFile) +
+                        " is not set: set it, or drop require-state-file",
+                    status);
+}
+
 bool check_not_before(std::int64_t not_before_ms, const Layout& layout, const RawValue& shown,
                       Status& status) {
   if (not_before_ms == 0) return true;
