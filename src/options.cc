@@ -136,6 +136,23 @@ Key given_of_scope(const RawSettings& raw, detail::Scope scope) {
   return detail::kKeyCount;
 }
 
+// Applies the rows that have a parser, those of a store's scope or the others, in row order: each
+// key's text, when given, goes into its field, and the field is checked, its default too (the
+// layout may refuse it) unless it is an empty text, which means none.
+bool apply_rows(const RawSettings& raw, bool store_rows, Options& options, Status& status) {
+  for (Key key = 0; key < detail::kKeyCount; ++key) {
+    const detail::ConfigKey& row = detail::kConfigKeyRows[key];
+    if ((row.scope == detail::Scope::kStore) != store_rows || row.parser.apply == nullptr) continue;
+    if (!row.parser.apply(key, raw[key], options, status)) return false;
+    if (row.parser.check == nullptr) continue;
+    const std::string text = row.parser.text(options);
+    if (!raw[key].given && text.empty()) continue;
+    const RawValue shown = raw[key].given ? raw[key] : RawValue{false, text, "default"};
+    if (!row.parser.check(options, shown, status)) return false;
+  }
+  return true;
+}
+
 // The distributor keys: the type, and for a store its terms. Static keys given with a store, and
 // store keys given with static, are refused: each would be ignored, and an ignored slot or state
 // file is how two processes end up issuing the same ids.
@@ -164,53 +181,11 @@ bool build_distributor(const RawSettings& raw, Options& options, Status& status)
                             " are ambiguous: a static slot and a slot leased from a store "
                             "exclude each other; give only one of them");
   }
-  if (!detail::check_store_slot_bits(options.layout, status)) return false;
-  std::string why;
-  const auto duration = [&](Key key, std::chrono::milliseconds& value) {
-    if (!raw[key].given || detail::parse_duration(raw[key].text, value, &why)) return true;
-    return detail::fail_value(errc::invalid_value, key, raw[key], why, status);
-  };
-  const auto shown = [&raw](Key key, std::chrono::milliseconds value) {
-    return raw[key].given ? raw[key] : RawValue{false, detail::format_duration(value), "default"};
-  };
-  if (!duration(detail::kTtl, options.ttl) ||
-      !detail::check_ttl(options.ttl, options.layout, shown(detail::kTtl, options.ttl), status) ||
-      !duration(detail::kTolerance, options.tolerance) ||
-      !detail::check_tolerance(options.tolerance, shown(detail::kTolerance, options.tolerance),
-                               status)) {
+  if (!detail::check_store_slot_bits(options.layout, status) ||
+      !apply_rows(raw, /*store_rows=*/true, options, status)) {
     return false;
   }
-  const RawValue& owner_key = raw[detail::kOwnerKey];
-  if (owner_key.given) {
-    options.owner_key = owner_key.text;
-    if (!detail::check_owner_key(options.owner_key, owner_key, status)) return false;
-  }
-  const RawValue& preferred = raw[detail::kPreferredSlot];
-  if (preferred.given) {
-    std::uint32_t slot = 0;
-    if (!detail::into_status(status, [&](std::error_code& ec, std::string* message) {
-          return parse_slot(preferred.text, preferred.origin, options.layout.slot_bits, slot, ec,
-                            message);
-        })) {
-      return detail::fail(
-          status, status.code(),
-          std::string(detail::key_name(detail::kPreferredSlot)) + ": " + status.message());
-    }
-    options.preferred_slot = slot;
-  }
-  const RawValue& directory = raw[detail::kStoreDirectory];
-  if (directory.given) {
-    if (options.store_type == "memory") {
-      return detail::fail_value(errc::invalid_value, detail::kStoreDirectory, directory,
-                                "the memory store keeps no files: drop the directory, or use "
-                                "--store file:DIR",
-                                status);
-    }
-    options.store_directory = directory.text;
-    if (!detail::check_store_directory(options.store_directory, directory, status)) {
-      return false;
-    }
-  } else if (options.store_type == "file") {
+  if (!raw[detail::kStoreDirectory].given && options.store_type == "file") {
     return detail::fail(status, errc::invalid_value,
                         describe(detail::kStoreType, type) +
                             " needs a directory for the lease files, shared by every process of "
@@ -224,39 +199,7 @@ bool build_distributor(const RawSettings& raw, Options& options, Status& status)
 bool build(const RawSettings& raw, Options& options, Status& status) {
   // First, so that a static key given with a store is reported as the ambiguity it is.
   if (!build_distributor(raw, options, status)) return false;
-  std::string why;
-  if (raw[detail::kNamespace].given) {
-    options.namespace_name = raw[detail::kNamespace].text;
-    if (!detail::check_namespace(options.namespace_name, raw[detail::kNamespace], status)) {
-      return false;
-    }
-  }
-  if (raw[detail::kStateFile].given) {
-    options.state_file = raw[detail::kStateFile].text;
-    if (!detail::check_state_file(options.state_file, raw[detail::kStateFile], status)) {
-      return false;
-    }
-  }
-  if (raw[detail::kAhead].given &&
-      !detail::parse_duration(raw[detail::kAhead].text, options.ahead, &why)) {
-    return detail::fail_value(errc::invalid_value, detail::kAhead, raw[detail::kAhead], why,
-                              status);
-  }
-  const RawValue default_ahead{false, detail::format_duration(options.ahead), "default"};
-  const RawValue& ahead = raw[detail::kAhead].given ? raw[detail::kAhead] : default_ahead;
-  if (!detail::check_ahead(options.ahead, options.layout, ahead, status)) return false;
-  const RawValue& not_before = raw[detail::kNotBefore];
-  if (not_before.given && (!detail::parse_instant(not_before.text, options.not_before_ms, &why))) {
-    return detail::fail_value(errc::invalid_value, detail::kNotBefore, not_before, why, status);
-  }
-  if (!detail::check_not_before(options.not_before_ms, options.layout, not_before, status)) {
-    return false;
-  }
-  const RawValue& require = raw[detail::kRequireStateFile];
-  if (require.given && !detail::parse_bool(require.text, options.require_state_file, &why)) {
-    return detail::fail_value(errc::invalid_value, detail::kRequireStateFile, require, why, status);
-  }
-  if (!detail::check_require_state_file(options, require, status)) return false;
+  if (!apply_rows(raw, /*store_rows=*/false, options, status)) return false;
   // With a store, the floor of a slot taken over from a crashed holder lies up to tolerance past
   // the store's clock, and a local clock behind the store's by up to ttl is still waited out.
   options.start_wait = options.uses_store() ? options.ttl + options.tolerance
@@ -301,12 +244,11 @@ bool validate_store_options(const Options& options, Status& status) {
                             "the store; clear Options::state_file and require_state_file");
   }
   if (!detail::check_store_slot_bits(options.layout, status) ||
-      !detail::check_ttl(options.ttl, options.layout, shown(detail::format_duration(options.ttl)),
-                         status) ||
-      !detail::check_tolerance(options.tolerance,
-                               shown(std::to_string(options.tolerance.count()) + "ms"), status) ||
+      !detail::check_ttl(options, shown(detail::format_duration(options.ttl)), status) ||
+      !detail::check_tolerance(options, shown(std::to_string(options.tolerance.count()) + "ms"),
+                               status) ||
       (!options.owner_key.empty() &&
-       !detail::check_owner_key(options.owner_key, shown(options.owner_key), status)) ||
+       !detail::check_owner_key(options, shown(options.owner_key), status)) ||
       (options.preferred_slot &&
        !detail::into_status(status,
                             [&](std::error_code& ec, std::string* message) {
@@ -347,22 +289,21 @@ bool validate_options(const Options& options, Status& status) noexcept {
                            [&](std::error_code& ec, std::string* message) {
                              return options.layout.validate(ec, message);
                            }) ||
-      !detail::check_namespace(options.namespace_name, shown(options.namespace_name), status) ||
+      !detail::check_namespace(options, shown(options.namespace_name), status) ||
       !detail::into_status(status,
                            [&](std::error_code& ec, std::string* message) {
                              return check_slot(options.slot, "in code", options.layout.slot_bits,
                                                ec, message);
                            }) ||
       (!options.state_file.empty() &&
-       !detail::check_state_file(options.state_file, shown(options.state_file), status)) ||
-      !detail::check_ahead(options.ahead, options.layout,
-                           shown(detail::format_duration(options.ahead)), status) ||
+       !detail::check_state_file(options, shown(options.state_file), status)) ||
+      !detail::check_ahead(options, shown(detail::format_duration(options.ahead)), status) ||
       (options.not_before_ms < 0 &&
        !detail::fail_value(errc::invalid_value, detail::kNotBefore,
                            shown(std::to_string(options.not_before_ms)),
                            "negative: give Unix milliseconds, or 0 for none", status)) ||
-      !detail::check_not_before(options.not_before_ms, options.layout,
-                                shown(detail::format_instant(options.not_before_ms)), status)) {
+      !detail::check_not_before(options, shown(detail::format_instant(options.not_before_ms)),
+                                status)) {
     return false;
   }
   if (!detail::check_require_state_file(options, shown("true"), status)) return false;

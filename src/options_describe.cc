@@ -7,10 +7,6 @@ namespace cosid {
 namespace detail {
 namespace {
 
-std::string instant_text(std::int64_t unix_ms) {
-  return unix_ms == 0 ? std::string("0") : format_instant(unix_ms);
-}
-
 // `text` as a double-quoted scalar of the config file: escaped, and '$' doubled so that
 // interpolation gives it back unchanged.
 std::string yaml_quoted(std::string_view text) {
@@ -63,7 +59,7 @@ void describe_settings(const Options& options, const RawSettings& raw,
   add(kSlotSource, to_string(options.slot_source), origin_of(kSlotSource));
   add(kStateFile, options.state_file, origin_of(kStateFile));
   add(kAhead, format_duration(options.ahead), origin_of(kAhead));
-  add(kNotBefore, instant_text(options.not_before_ms), origin_of(kNotBefore));
+  add(kNotBefore, value_text(options.not_before_ms), origin_of(kNotBefore));
   add(kRequireStateFile, options.require_state_file ? "true" : "false",
       origin_of(kRequireStateFile));
   add(kStoreType, options.store_type, origin_of(kStoreType));
@@ -101,7 +97,7 @@ std::string to_config_text(const Options& options) {
     }
     text += "      ahead: " + detail::format_duration(options.ahead) + "\n";
   }
-  text += "      not-before: \"" + detail::instant_text(options.not_before_ms) + "\"\n";
+  text += "      not-before: \"" + detail::value_text(options.not_before_ms) + "\"\n";
   if (!options.uses_store()) {
     text += std::string("      require-state-file: ") +
             (options.require_state_file ? "true" : "false") + "\n";

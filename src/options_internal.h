@@ -21,12 +21,6 @@
 namespace cosid {
 namespace detail {
 
-// The text one source gave for a key.
-struct RawValue {
-  bool given = false;
-  std::string text;
-  std::string origin;  // "flag --slot", "env COSID_SLOT", "file cosid.yaml:4"
-};
 using RawSettings = std::array<RawValue, kKeyCount>;
 
 // Moves the failure of a call in the older shape, `call(ec, &message)`, into `status`: for the
@@ -45,23 +39,8 @@ bool fail_value(errc code, Key key, const RawValue& value, const std::string& wh
 // The layout from the layout keys of `raw` (preset, then unit, epoch and bit counts), validated.
 bool resolve_layout(const RawSettings& raw, Layout& layout, Status& status);
 
-// Checks of typed values; `shown` is the raw value the message quotes.
-bool check_namespace(std::string_view name, const RawValue& shown, Status& status);
-bool check_state_file(std::string_view path, const RawValue& shown, Status& status);
-bool check_ahead(std::chrono::milliseconds ahead, const Layout& layout, const RawValue& shown,
-                 Status& status);
-// A required state file must be set.
-bool check_require_state_file(const Options& options, const RawValue& shown, Status& status);
-bool check_not_before(std::int64_t not_before_ms, const Layout& layout, const RawValue& shown,
-                      Status& status);
-
-// The store keys (the type, its terms and its directory): checked together, since which of them
-// may be given depends on the type.
+// The checks of the rows (config_keys.h) take the options; these take the value alone.
 bool check_store_type(std::string_view type, const RawValue& shown, Status& status);
-bool check_ttl(std::chrono::milliseconds ttl, const Layout& layout, const RawValue& shown,
-               Status& status);
-bool check_tolerance(std::chrono::milliseconds tolerance, const RawValue& shown, Status& status);
-bool check_owner_key(std::string_view key, const RawValue& shown, Status& status);
 bool check_store_directory(std::string_view path, const RawValue& shown, Status& status);
 // A store leases slots 0 .. 2^slot_bits - 1 and records the limit as a 32-bit number.
 bool check_store_slot_bits(const Layout& layout, Status& status);

@@ -113,7 +113,54 @@ bool resolve_layout(const RawSettings& raw, Layout& layout, Status& status) {
   return true;
 }
 
-bool check_namespace(std::string_view name, const RawValue& shown, Status& status) {
+bool read_value(Key, const RawValue& raw, const Options&, std::string& value, Status&) {
+  value = raw.text;
+  return true;
+}
+
+bool read_value(Key key, const RawValue& raw, const Options&, std::chrono::milliseconds& value,
+                Status& status) {
+  std::string why;
+  return parse_duration(raw.text, value, &why) ||
+         fail_value(errc::invalid_value, key, raw, why, status);
+}
+
+bool read_value(Key key, const RawValue& raw, const Options&, std::int64_t& value, Status& status) {
+  std::string why;
+  return parse_instant(raw.text, value, &why) ||
+         fail_value(errc::invalid_value, key, raw, why, status);
+}
+
+bool read_value(Key key, const RawValue& raw, const Options&, bool& value, Status& status) {
+  std::string why;
+  return parse_bool(raw.text, value, &why) ||
+         fail_value(errc::invalid_value, key, raw, why, status);
+}
+
+bool read_value(Key key, const RawValue& raw, const Options& options,
+                std::optional<std::uint32_t>& value, Status& status) {
+  std::uint32_t slot = 0;
+  if (!into_status(status, [&](std::error_code& ec, std::string* message) {
+        return parse_slot(raw.text, raw.origin, options.layout.slot_bits, slot, ec, message);
+      })) {
+    return fail(status, status.code(), std::string(key_name(key)) + ": " + status.message());
+  }
+  value = slot;
+  return true;
+}
+
+std::string value_text(const std::string& value) { return value; }
+std::string value_text(std::chrono::milliseconds value) { return format_duration(value); }
+std::string value_text(std::int64_t unix_ms) {
+  return unix_ms == 0 ? std::string("0") : format_instant(unix_ms);
+}
+std::string value_text(bool value) { return value ? "true" : "false"; }
+std::string value_text(const std::optional<std::uint32_t>& value) {
+  return value ? std::to_string(*value) : std::string();
+}
+
+bool check_namespace(const Options& options, const RawValue& shown, Status& status) {
+  const std::string_view name = options.namespace_name;
   if (name.empty()) {
     return fail_value(errc::invalid_value, kNamespace, shown, "empty: give a name such as orders",
                       status);
@@ -158,14 +205,24 @@ bool check_path(Key key, std::string_view path, const RawValue& shown, const cha
 
 }  // namespace
 
-bool check_state_file(std::string_view path, const RawValue& shown, Status& status) {
-  return check_path(kStateFile, path, shown,
+bool check_state_file(const Options& options, const RawValue& shown, Status& status) {
+  return check_path(kStateFile, options.state_file, shown,
                     "/var/lib/cosid/state, or leave the setting out to run without a state file",
                     status);
 }
 
 bool check_store_directory(std::string_view path, const RawValue& shown, Status& status) {
   return check_path(kStoreDirectory, path, shown, "/var/lib/cosid/leases", status);
+}
+
+bool check_store_directory_key(const Options& options, const RawValue& shown, Status& status) {
+  if (options.store_type == "memory") {
+    return fail_value(errc::invalid_value, kStoreDirectory, shown,
+                      "the memory store keeps no files: drop the directory, or use "
+                      "--store file:DIR",
+                      status);
+  }
+  return check_store_directory(options.store_directory, shown, status);
 }
 
 bool check_store_type(std::string_view type, const RawValue& shown, Status& status) {
@@ -184,8 +241,9 @@ bool check_store_type(std::string_view type, const RawValue& shown, Status& stat
   return true;
 }
 
-bool check_ttl(std::chrono::milliseconds ttl, const Layout& layout, const RawValue& shown,
-               Status& status) {
+bool check_ttl(const Options& options, const RawValue& shown, Status& status) {
+  const std::chrono::milliseconds ttl = options.ttl;
+  const Layout& layout = options.layout;
   if (outside(kTtl, ttl)) {
     return fail_value(errc::invalid_value, kTtl, shown,
                       "out of range: ttl is " + range_text(kTtl) +
@@ -202,7 +260,8 @@ bool check_ttl(std::chrono::milliseconds ttl, const Layout& layout, const RawVal
   return true;
 }
 
-bool check_tolerance(std::chrono::milliseconds tolerance, const RawValue& shown, Status& status) {
+bool check_tolerance(const Options& options, const RawValue& shown, Status& status) {
+  const std::chrono::milliseconds tolerance = options.tolerance;
   if (outside(kTolerance, tolerance)) {
     return fail_value(errc::invalid_value, kTolerance, shown,
                       "out of range: tolerance is " + range_text(kTolerance) +
@@ -213,7 +272,8 @@ bool check_tolerance(std::chrono::milliseconds tolerance, const RawValue& shown,
   return true;
 }
 
-bool check_owner_key(std::string_view key, const RawValue& shown, Status& status) {
+bool check_owner_key(const Options& options, const RawValue& shown, Status& status) {
+  const std::string_view key = options.owner_key;
   if (key.empty() || key.size() > max_bytes(kOwnerKey)) {
     return fail_value(errc::invalid_value, kOwnerKey, shown,
                       "an owner key is " + range_text(kOwnerKey) +
@@ -240,8 +300,9 @@ bool check_store_slot_bits(const Layout& layout, Status& status) {
   return true;
 }
 
-bool check_ahead(std::chrono::milliseconds ahead, const Layout& layout, const RawValue& shown,
-                 Status& status) {
+bool check_ahead(const Options& options, const RawValue& shown, Status& status) {
+  const std::chrono::milliseconds ahead = options.ahead;
+  const Layout& layout = options.layout;
   if (outside(kAhead, ahead)) {
     return fail_value(errc::invalid_value, kAhead, shown,
                       "out of range: ahead is " + range_text(kAhead) +
@@ -266,8 +327,9 @@ bool check_require_state_file(const Options& options, const RawValue& shown, Sta
                     status);
 }
 
-bool check_not_before(std::int64_t not_before_ms, const Layout& layout, const RawValue& shown,
-                      Status& status) {
+bool check_not_before(const Options& options, const RawValue& shown, Status& status) {
+  const std::int64_t not_before_ms = options.not_before_ms;
+  const Layout& layout = options.layout;
   if (not_before_ms == 0) return true;
   if (not_before_ms < layout.epoch_ms()) {
     return fail_value(errc::invalid_value, kNotBefore, shown,
