@@ -48,39 +48,42 @@ void describe_settings(const Options& options, const RawSettings& raw,
     if (raw[kPreset].given) return "preset " + raw[kPreset].text + " (" + raw[kPreset].origin + ")";
     return std::string("default");
   };
+  // The store keys say "" and "unused" under static, where they would be refused.
+  const bool store = options.uses_store();
   const Layout& layout = options.layout;
   settings.clear();
   settings.reserve(kKeyCount);
-  const auto add = [&settings](Key key, std::string value, std::string origin) {
-    settings.push_back({key_name(key), std::move(value), std::move(origin)});
-  };
-  add(kNamespace, options.namespace_name, origin_of(kNamespace));
-  add(kSlot, options.uses_store() ? std::string() : std::to_string(options.slot), slot_origin);
-  add(kSlotSource, to_string(options.slot_source), origin_of(kSlotSource));
-  add(kStateFile, options.state_file, origin_of(kStateFile));
-  add(kAhead, format_duration(options.ahead), origin_of(kAhead));
-  add(kNotBefore, value_text(options.not_before_ms), origin_of(kNotBefore));
-  add(kRequireStateFile, options.require_state_file ? "true" : "false",
-      origin_of(kRequireStateFile));
-  add(kStoreType, options.store_type, origin_of(kStoreType));
-  // The store keys say "" and "unused" under static, where they would be refused.
-  const bool store = options.uses_store();
-  const auto store_origin = [&](Key key) {
-    return store ? origin_of(key) : std::string("unused: the distributor is static");
-  };
-  add(kTtl, store ? format_duration(options.ttl) : "", store_origin(kTtl));
-  add(kTolerance, store ? format_duration(options.tolerance) : "", store_origin(kTolerance));
-  add(kOwnerKey, options.owner_key,
-      store && !raw[kOwnerKey].given ? "default: HOST:PID at start" : store_origin(kOwnerKey));
-  add(kPreferredSlot, options.preferred_slot ? std::to_string(*options.preferred_slot) : "",
-      store_origin(kPreferredSlot));
-  add(kStoreDirectory, options.store_directory, store_origin(kStoreDirectory));
-  add(kPreset, raw[kPreset].given ? raw[kPreset].text : "default", origin_of(kPreset));
-  add(kEpoch, std::to_string(layout.epoch_ms()), layout_origin(kEpoch));
-  add(kUnit, to_string(layout.unit), layout_origin(kUnit));
-  add(kTimestampBits, std::to_string(layout.timestamp_bits), layout_origin(kTimestampBits));
-  add(kSlotBits, std::to_string(layout.slot_bits), layout_origin(kSlotBits));
-  add(kSequenceBits, std::to_string(layout.sequence_bits), layout_origin(kSequenceBits));
+  for (Key key = 0; key < kKeyCount; ++key) {
+    const ConfigKey& row = kConfigKeyRows[key];
+    std::string value;
+    std::string origin = origin_of(key);
+    if (row.parser.text != nullptr) {
+      value = row.parser.text(options);
+      if (row.scope == Scope::kStore && !store) {
+        value.clear();
+        origin = "unused: the distributor is static";
+      } else if (key == kOwnerKey && !raw[key].given) {
+        origin = "default: HOST:PID at start";
+      }
+    } else if (key == kSlot) {
+      value = store ? std::string() : std::to_string(options.slot);
+      origin = slot_origin;
+    } else if (key == kSlotSource) {
+      value = to_string(options.slot_source);
+    } else if (key == kStoreType) {
+      value = options.store_type;
+    } else if (key == kPreset) {
+      value = raw[kPreset].given ? raw[kPreset].text : "default";
+    } else {
+      origin = layout_origin(key);
+      value = key == kEpoch  ? std::to_string(layout.epoch_ms())
+              : key == kUnit ? std::string(to_string(layout.unit))
+                             : std::to_string(key == kTimestampBits ? layout.timestamp_bits
+                                              : key == kSlotBits    ? layout.slot_bits
+                                                                    : layout.sequence_bits);
+    }
+    settings.push_back({row.key, std::move(value), std::move(origin)});
+  }
 }
 
 }  // namespace detail
