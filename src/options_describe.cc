@@ -35,6 +35,15 @@ std::string yaml_quoted(std::string_view text) {
   return out + "\"";
 }
 
+// The value of a layout field's key (cosid.layout.epoch, .unit and the bit counts).
+std::string layout_value(const Layout& layout, Key key) {
+  if (key == kEpoch) return std::to_string(layout.epoch_ms());
+  if (key == kUnit) return to_string(layout.unit);
+  return std::to_string(key == kTimestampBits ? layout.timestamp_bits
+                        : key == kSlotBits    ? layout.slot_bits
+                                              : layout.sequence_bits);
+}
+
 }  // namespace
 
 void describe_settings(const Options& options, const RawSettings& raw,
@@ -76,11 +85,7 @@ void describe_settings(const Options& options, const RawSettings& raw,
       value = raw[kPreset].given ? raw[kPreset].text : "default";
     } else {
       origin = layout_origin(key);
-      value = key == kEpoch  ? std::to_string(layout.epoch_ms())
-              : key == kUnit ? std::string(to_string(layout.unit))
-                             : std::to_string(key == kTimestampBits ? layout.timestamp_bits
-                                              : key == kSlotBits    ? layout.slot_bits
-                                                                    : layout.sequence_bits);
+      value = layout_value(layout, key);
     }
     settings.push_back({row.key, std::move(value), std::move(origin)});
   }
@@ -89,44 +94,51 @@ void describe_settings(const Options& options, const RawSettings& raw,
 }  // namespace detail
 
 std::string to_config_text(const Options& options) {
+  using detail::Key;
+  const bool store = options.uses_store();
   const Layout& layout = options.layout;
-  std::string text = "cosid:\n";
-  text += "  namespace: " + detail::yaml_quoted(options.namespace_name) + "\n";
-  text += "  machine:\n    static:\n";
-  if (!options.uses_store()) {
-    text += "      slot: " + std::to_string(options.slot) + "\n";
-    if (!options.state_file.empty()) {
-      text += "      state-file: " + detail::yaml_quoted(options.state_file) + "\n";
+  std::string text;
+  std::vector<std::string_view> blocks;  // the mappings open above the next key, outermost first
+  for (Key key = 0; key < detail::kKeyCount; ++key) {
+    const detail::ConfigKey& row = detail::kConfigKeyRows[key];
+    std::string value;
+    if (row.parser.text != nullptr) {
+      // The keys of the distributor not used would be refused; an empty text means none.
+      if (row.scope == (store ? detail::Scope::kStatic : detail::Scope::kStore)) continue;
+      value = row.parser.text(options);
+      if (value.empty()) continue;
+      if (row.kind == detail::ValueKind::kName || row.kind == detail::ValueKind::kPath ||
+          row.kind == detail::ValueKind::kInstant) {
+        value = detail::yaml_quoted(value);
+      }
+    } else if (key == detail::kSlot) {
+      if (store) continue;
+      value = std::to_string(options.slot);
+    } else if (key == detail::kSlotSource) {
+      continue;  // the slot is written as it was resolved
+    } else if (key == detail::kStoreType) {
+      value = detail::yaml_quoted(options.store_type);
+    } else if (key == detail::kPreset) {
+      value = "default";  // and every field spelled out below
+    } else {
+      value = detail::layout_value(layout, key);
     }
-    text += "      ahead: " + detail::format_duration(options.ahead) + "\n";
+    // Close the blocks this key is not under, open the ones it is under, then write it.
+    std::vector<std::string_view> path;
+    std::string_view rest = row.key;
+    for (std::size_t dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
+      path.push_back(rest.substr(0, dot));
+      rest.remove_prefix(dot + 1);
+    }
+    std::size_t same = 0;
+    while (same < blocks.size() && same < path.size() && blocks[same] == path[same]) ++same;
+    blocks.resize(same);
+    for (; same < path.size(); ++same) {
+      text += std::string(2 * same, ' ') + std::string(path[same]) + ":\n";
+      blocks.push_back(path[same]);
+    }
+    text += std::string(2 * path.size(), ' ') + std::string(rest) + ": " + value + "\n";
   }
-  text += "      not-before: \"" + detail::value_text(options.not_before_ms) + "\"\n";
-  if (!options.uses_store()) {
-    text += std::string("      require-state-file: ") +
-            (options.require_state_file ? "true" : "false") + "\n";
-  }
-  text += "    distributor:\n";
-  text += "      type: " + detail::yaml_quoted(options.store_type) + "\n";
-  if (options.uses_store()) {
-    text += "      ttl: " + detail::format_duration(options.ttl) + "\n";
-    text += "      tolerance: " + detail::format_duration(options.tolerance) + "\n";
-    if (!options.owner_key.empty()) {
-      text += "      owner-key: " + detail::yaml_quoted(options.owner_key) + "\n";
-    }
-    if (options.preferred_slot) {
-      text += "      preferred-slot: " + std::to_string(*options.preferred_slot) + "\n";
-    }
-    if (!options.store_directory.empty()) {
-      text +=
-          "      file:\n        directory: " + detail::yaml_quoted(options.store_directory) + "\n";
-    }
-  }
-  text += "  layout:\n    preset: default\n";
-  text += "    epoch: " + std::to_string(layout.epoch_ms()) + "\n";
-  text += std::string("    unit: ") + to_string(layout.unit) + "\n";
-  text += "    timestamp-bits: " + std::to_string(layout.timestamp_bits) + "\n";
-  text += "    slot-bits: " + std::to_string(layout.slot_bits) + "\n";
-  text += "    sequence-bits: " + std::to_string(layout.sequence_bits) + "\n";
   return text;
 }
 
