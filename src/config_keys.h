@@ -1,21 +1,24 @@
 // Internal: the one table of config keys. Each row gives a key with its flag, its COSID_* variable,
-// its default, its kind of value (which parser reads it), its range and its wording; everything
-// else that names a key derives from the rows:
+// its default, its kind of value, its range, its parser (the Options field it sets and the check
+// of the result) and its wording; everything else that names a key derives from the rows:
 //
 //   - the config file reader accepts the rows' keys and lists them in its messages
-//   (config_file.cc);
-//   - resolution layers the rows' variables and flags over the file (options.cc), and refuses a
-//     key of one distributor given with the other by the rows' scope;
+//     (config_file.cc);
+//   - resolution layers the rows' variables and flags over the file, refuses a key of one
+//     distributor given with the other by the rows' scope, and applies each row with a parser in
+//     row order (options.cc);
 //   - the range checks take their bounds from the rows and quote them (range_text()), so a
 //     message never retypes a range (options_values.cc);
-//   - `cosid config check` prints one setting per row, in row order (options_describe.cc);
+//   - `cosid config check` prints one setting per row, in row order, and to_config_text() writes
+//     the rows back as a config file (options_describe.cc);
 //   - the CLI's config and layout flags, their --help text, the manual page's ENVIRONMENT and
 //     CONFIGURATION sections (src/cli/);
 //   - tests/config_table_test.cc holds README.md's configuration table against the rows.
 //
-// Adding a key is adding its row, and an Options field with the code that applies it when no
-// kind fits. A store's own keys (cosid.machine.distributor.NAME.KEY) are rows of scope kStore
-// whose `store` names the store type they belong to.
+// Adding a key is adding its row, its Options field and its line in README.md's table; a check
+// beyond the parse is one function (check_* below). The keys the code treats by name (the slot,
+// its source, the distributor type, the layout) have no parser and are applied by code of their
+// own. A store's own keys are rows of scope kStore under cosid.machine.distributor.
 //
 // Thread safety: constant data and pure functions.
 #ifndef COSID_SRC_CONFIG_KEYS_H_
@@ -35,7 +38,8 @@
 namespace cosid {
 namespace detail {
 
-// How a key's text is read, and what its min and max bound.
+// What a key's value is: for the manual page, the quoting of to_config_text(), and what the row's
+// min and max bound (range_text()).
 enum class ValueKind {
   kName,      // printable ASCII without spaces; min..max bytes
   kPath,      // a path without control bytes; min..max bytes
@@ -138,7 +142,7 @@ struct ConfigKey {
   const char* wording;  // the full rule: the manual page
 };
 
-inline constexpr std::int64_t kMsPerHour = 3600 * 1000;
+inline constexpr std::int64_t kHourMs = 3600 * 1000;
 
 inline constexpr ConfigKey kConfigKeyRows[] = {
     {"cosid.namespace", "namespace", "NS", nullptr, "COSID_NAMESPACE", "cosid", ValueKind::kName, 1,
@@ -161,8 +165,8 @@ inline constexpr ConfigKey kConfigKeyRows[] = {
      "A path (relative ones are relative to the working directory), no control bytes. Without "
      "one, nothing protects the ids from a clock set back across a restart."},
     {"cosid.machine.static.ahead", "ahead", "DUR", nullptr, "COSID_AHEAD", "10s",
-     ValueKind::kDuration, 10, 24 * kMsPerHour, Scope::kStatic,
-     parser<&Options::ahead>(check_ahead), "how far ahead the ceiling is written",
+     ValueKind::kDuration, 10, 24 * kHourMs, Scope::kStatic, parser<&Options::ahead>(check_ahead),
+     "how far ahead the ceiling is written",
      "A duration (500ms, 10s, 1m, 1h); at least 2s for a layout that counts seconds, so that a "
      "window always holds a whole tick. A crash makes the restart wait up to ahead."},
     {"cosid.machine.static.not-before", "not-before", "TIME", nullptr, "COSID_NOT_BEFORE", "0",
@@ -184,13 +188,12 @@ inline constexpr ConfigKey kConfigKeyRows[] = {
      "well is refused as ambiguous, and a store key given without a store as having no effect. "
      "--store file:DIR sets the type and the directory in one flag."},
     {"cosid.machine.distributor.ttl", "ttl", "DUR", nullptr, nullptr, "30s", ValueKind::kDuration,
-     300, kMsPerHour, Scope::kStore, parser<&Options::ttl>(check_ttl),
+     300, kHourMs, Scope::kStore, parser<&Options::ttl>(check_ttl),
      "how long a lease lasts unless renewed",
      "How long a lease lasts unless renewed (at least 3s for a layout that counts seconds). It is "
      "renewed every ttl/3; a crashed holder's slot is free again after ttl + tolerance."},
     {"cosid.machine.distributor.tolerance", "tolerance", "DUR", nullptr, nullptr, "1s",
-     ValueKind::kDuration, 0, kMsPerHour, Scope::kStore,
-     parser<&Options::tolerance>(check_tolerance),
+     ValueKind::kDuration, 0, kHourMs, Scope::kStore, parser<&Options::tolerance>(check_tolerance),
      "how far past expiry a lease may issue, alike in a namespace",
      "How far past its expiry a holder may still issue. Every runtime of a namespace must give "
      "the same; the store refuses another."},
