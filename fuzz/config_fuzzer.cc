@@ -3,7 +3,7 @@
 //  - accepted options pass validate_options (and their layout validate());
 //  - to_config_text(options), resolved again with an empty environment, gives equal options
 //    (with an explicit slot: a slot taken from the host name is written as the number);
-//  - the settings list has one entry per key of kConfigKeys, in order.
+//  - the settings list has one entry per key of the config key table, in order.
 //
 // Input: the config text up to the first NUL byte; after it, NUL-separated NAME=VALUE entries of
 // the environment (COSID_CONFIG is dropped: the text is the config). HOSTNAME, when not set by the
@@ -16,6 +16,7 @@
 #include <system_error>
 #include <vector>
 
+#include "config_keys.h"
 #include "cosid/error.h"
 #include "cosid/options.h"
 #include "fuzz_util.h"
@@ -83,35 +84,32 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto host = env.find("HOSTNAME");
   if (host == env.end() || host->second.empty()) sources.hostname = "cosid-7";
 
-  cosid::Options options;
   std::vector<cosid::Setting> settings;
-  std::error_code ec;
-  std::string message;
-  if (!cosid::resolve_options(sources, options, settings, ec, &message)) {
-    CHECK_MSG(is_cosid_error(ec), ec.message() + ": " + message);
+  cosid::Status status;
+  const cosid::Options options = cosid::resolve_options(sources, settings, status);
+  if (!status.ok()) {
+    const std::string message = status.message();
+    CHECK_MSG(is_cosid_error(status.code()), message);
     CHECK_MSG(!message.empty() && message.size() < 4096, message);
     return 0;
   }
-  CHECK_MSG(!ec, message);
   // The short form agrees.
-  cosid::Options short_form;
-  std::error_code short_ec;
-  CHECK_MSG(cosid::resolve_options(sources, short_form, short_ec) && same(short_form, options),
-            describe(options));
+  cosid::Status short_status;
+  const cosid::Options short_form = cosid::resolve_options(sources, short_status);
+  CHECK_MSG(short_status.ok() && same(short_form, options), describe(options));
 
-  std::error_code valid_ec;
-  std::string valid_message;
-  CHECK_MSG(cosid::validate_options(options, valid_ec, &valid_message),
-            describe(options) + ": " + valid_message);
+  cosid::Status valid_status;
+  CHECK_MSG(cosid::validate_options(options, valid_status),
+            describe(options) + ": " + valid_status.message());
   cosid::Status layout_valid;
   CHECK_MSG(options.layout.validate(layout_valid), describe(options));
   CHECK_MSG(options.start_wait == (options.uses_store() ? options.ttl + options.tolerance
                                                         : options.ahead + std::chrono::seconds(1)),
             describe(options));
 
-  CHECK_MSG(settings.size() == std::size(cosid::kConfigKeys), describe(options));
+  CHECK_MSG(settings.size() == cosid::detail::kKeyCount, describe(options));
   for (std::size_t i = 0; i < settings.size(); ++i) {
-    CHECK_MSG(settings[i].key == cosid::kConfigKeys[i], settings[i].key);
+    CHECK_MSG(settings[i].key == cosid::detail::kConfigKeyRows[i].key, settings[i].key);
     CHECK_MSG(!settings[i].origin.empty(), settings[i].key);
   }
 
@@ -121,11 +119,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   again_sources.config_text = again_text;
   again_sources.env = [](const char*) -> const char* { return nullptr; };
   again_sources.hostname = "cosid-7";
-  cosid::Options again;
-  std::error_code again_ec;
-  std::string again_message;
-  CHECK_MSG(cosid::resolve_options(again_sources, again, again_ec, &again_message),
-            again_text + "\n=> " + again_message);
+  cosid::Status again_status;
+  const cosid::Options again = cosid::resolve_options(again_sources, again_status);
+  CHECK_MSG(again_status.ok(), again_text + "\n=> " + again_status.message());
   CHECK_MSG(same(again, options),
             describe(options) + "\n  vs " + describe(again) + "\n" + again_text);
   CHECK_MSG(again.slot_source == cosid::SlotSource::kExplicit, again_text);

@@ -279,10 +279,9 @@ int check_options(const cosid_options_t& handle, const cosid::Options& options, 
             "the StatefulSet ordinal of the host name)"),
         err, len);
   }
-  std::error_code ec;
-  std::string message;
-  if (!cosid::validate_options(options, ec, &message)) {
-    return report(cosid::Status(ec, message), err, len);
+  cosid::Status status;
+  if (!cosid::validate_options(options, status)) {
+    return report(status, err, len);
   }
   return COSID_OK;
 }
@@ -396,11 +395,9 @@ int cosid_options_resolve(const char* config_file, const char* const* keys,
     }
     std::unique_ptr<cosid_options_t> handle(new (std::nothrow) cosid_options_t);
     if (handle == nullptr) return out_of_memory(err, err_len);
-    std::error_code ec;
-    std::string message;
-    if (!cosid::resolve_options(sources, handle->options, ec, &message)) {
-      return report(cosid::Status(ec, message), err, err_len);
-    }
+    cosid::Status status;
+    handle->options = cosid::resolve_options(sources, status);
+    if (!status.ok()) return report(status, err, err_len);
     handle->has_slot = true;  // resolve_options() fails rather than leave the slot unset
     *out = handle.release();
     return succeed(err, err_len);

@@ -10,55 +10,15 @@
 #include <map>
 #include <vector>
 
+#include "config_keys.h"
 #include "config_scalar.h"
+#include "fail.h"
 #include "interpolate.h"
 #include "parse_util.h"
 
 namespace cosid {
 namespace detail {
 namespace {
-
-bool is_leaf_key(std::string_view path) noexcept {
-  for (const char* key : kConfigKeys) {
-    if (path == key) return true;
-  }
-  return false;
-}
-
-// True iff `path` is a mapping above some known key ("cosid", "cosid.machine", ...).
-bool is_block_key(std::string_view path) noexcept {
-  for (const std::string_view key : kConfigKeys) {
-    if (key.size() > path.size() && key.substr(0, path.size()) == path && key[path.size()] == '.') {
-      return true;
-    }
-  }
-  return false;
-}
-
-// The known keys directly under `parent` ("" for the top level), comma separated.
-std::string known_children(std::string_view parent) {
-  std::vector<std::string_view> children;
-  for (const std::string_view key : kConfigKeys) {
-    std::string_view rest = key;
-    if (!parent.empty()) {
-      if (key.size() <= parent.size() || key.substr(0, parent.size()) != parent ||
-          key[parent.size()] != '.') {
-        continue;
-      }
-      rest = key.substr(parent.size() + 1);
-    }
-    const std::string_view child = rest.substr(0, rest.find('.'));
-    bool known = false;
-    for (const std::string_view seen : children) known = known || seen == child;
-    if (!known) children.push_back(child);
-  }
-  std::string list;
-  for (const std::string_view child : children) {
-    if (!list.empty()) list += ", ";
-    list += child;
-  }
-  return list;
-}
 
 // What a file that is not a regular file is, for a message: "a directory", "a FIFO".
 const char* file_kind(mode_t mode) noexcept {
@@ -85,8 +45,8 @@ std::string_view trim_right(std::string_view text) noexcept {
 class Parser {
  public:
   Parser(std::string_view name, const EnvLookup& env, std::vector<ConfigEntry>& entries,
-         std::error_code& ec, std::string* message)
-      : name_(name), env_(env), entries_(entries), ec_(ec), message_(message) {
+         Status& status)
+      : name_(name), env_(env), entries_(entries), status_(status) {
     blocks_.push_back({0, ""});
   }
 
@@ -98,12 +58,9 @@ class Parser {
     std::string path;
   };
 
-  bool fail(errc code, int number, const std::string& why) {
-    ec_ = make_error_code(code);
-    if (message_ != nullptr) {
-      *message_ = std::string(name_) + ":" + std::to_string(number) + ": " + why;
-    }
-    return false;
+  bool fail(std::error_code code, int number, const std::string& why) {
+    return detail::fail(status_, code,
+                        std::string(name_) + ":" + std::to_string(number) + ": " + why);
   }
   bool syntax(int number, const std::string& why) { return fail(errc::config_syntax, number, why); }
 
@@ -113,8 +70,7 @@ class Parser {
   std::string_view name_;
   const EnvLookup& env_;
   std::vector<ConfigEntry>& entries_;
-  std::error_code& ec_;
-  std::string* message_;
+  Status& status_;
   std::vector<Block> blocks_;  // the open mappings, outermost first; blocks_[0] is the document
   bool block_opened_ = false;  // the previous key had no value: its block may follow
   std::string opened_path_;
@@ -199,8 +155,8 @@ bool Parser::key(std::string_view after, const std::string& path, bool has_value
         path + " is given twice (first on line " + std::to_string(first->second) + "): keep one");
   }
   seen_.emplace(path, number);
-  const bool leaf = is_leaf_key(path);
-  if (!leaf && !is_block_key(path)) {
+  const bool leaf = find_key(path) != kKeyCount;
+  if (!leaf && !is_key_block(path)) {
     const std::size_t dot = path.rfind('.');
     if (dot == std::string::npos) {
       return fail(errc::config_unknown_key, number,
@@ -209,7 +165,7 @@ bool Parser::key(std::string_view after, const std::string& path, bool has_value
     const std::string parent = path.substr(0, dot);
     return fail(
         errc::config_unknown_key, number,
-        "unknown key " + path + ": the keys under " + parent + " are " + known_children(parent));
+        "unknown key " + path + ": the keys under " + parent + " are " + keys_under(parent));
   }
   if (!has_value) {
     if (leaf) return syntax(number, path + " has no value: write it after the ':'");
@@ -221,60 +177,50 @@ bool Parser::key(std::string_view after, const std::string& path, bool has_value
   std::string why;
   if (!read_scalar(after, raw, why)) return syntax(number, why);
   if (!leaf) {
-    return syntax(number, path + " is a block, not a value: put its keys (" + known_children(path) +
+    return syntax(number, path + " is a block, not a value: put its keys (" + keys_under(path) +
                               ") on the lines below, indented");
   }
   ConfigEntry entry;
   entry.key = path;
   entry.line = number;
-  if (!interpolate(raw, env_, entry.value, ec_, &why)) {
-    if (message_ != nullptr) {
-      *message_ = std::string(name_) + ":" + std::to_string(number) + ": " + path + ": " + why;
-    }
-    return false;
-  }
+  entry.value = interpolate(raw, env_, status_);
+  if (!status_.ok()) return fail(status_.code(), number, path + ": " + status_.message());
   entries_.push_back(std::move(entry));
   return true;
 }
 
 }  // namespace
 
-bool parse_config(std::string_view text, std::string_view name, const EnvLookup& env,
-                  std::vector<ConfigEntry>& entries, std::error_code& ec,
-                  std::string* message) noexcept {
-  entries.clear();
+std::vector<ConfigEntry> parse_config(std::string_view text, std::string_view name,
+                                      const EnvLookup& env, Status& status) noexcept {
+  std::vector<ConfigEntry> entries;
   if (text.size() > kMaxConfigBytes) {
-    ec = make_error_code(errc::config_syntax);
-    if (message != nullptr) {
-      *message = std::string(name) + ": " + std::to_string(text.size()) +
-                 " bytes, more than a cosid config file may have (1 MiB): check the path";
-    }
-    return false;
+    fail(status, errc::config_syntax,
+         std::string(name) + ": " + std::to_string(text.size()) +
+             " bytes, more than a cosid config file may have (1 MiB): check the path");
+    return entries;
   }
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // a UTF-8 byte order mark
   const EnvLookup lookup = env_or_getenv(env);
-  Parser parser(name, lookup, entries, ec, message);
+  Parser parser(name, lookup, entries, status);
   int number = 0;
   while (!text.empty()) {
     const std::size_t newline = text.find('\n');
     const std::string_view line = text.substr(0, newline);
     text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
-    if (!parser.line(line, ++number)) return false;
+    if (!parser.line(line, ++number)) return {};
   }
-  ec.clear();
-  return true;
+  status.clear();
+  return entries;
 }
 
-bool read_config_file(const std::string& path, const EnvLookup& env,
-                      std::vector<ConfigEntry>& entries, std::error_code& ec,
-                      std::string* message) noexcept {
+std::vector<ConfigEntry> read_config_file(const std::string& path, const EnvLookup& env,
+                                          Status& status) noexcept {
   const auto unreadable = [&](int error) {
-    ec = make_error_code(errc::config_unreadable);
-    if (message != nullptr) {
-      *message = "cannot read config file " + path + ": " + std::strerror(error) +
-                 ": check the path given with --config or COSID_CONFIG, and its permissions";
-    }
-    return false;
+    fail(status, errc::config_unreadable,
+         "cannot read config file " + path + ": " + std::strerror(error) +
+             ": check the path given with --config or COSID_CONFIG, and its permissions");
+    return std::vector<ConfigEntry>();
   };
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for ever if none
   // comes. What is not a regular file is refused below, before any read could block.
@@ -291,13 +237,11 @@ bool read_config_file(const std::string& path, const EnvLookup& env,
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    ec = make_error_code(errc::config_unreadable);
-    if (message != nullptr) {
-      *message = "config file " + path + " is " + file_kind(st.st_mode) +
-                 ", not a regular file: give the path of the config file itself with --config "
-                 "or COSID_CONFIG";
-    }
-    return false;
+    fail(status, errc::config_unreadable,
+         "config file " + path + " is " + file_kind(st.st_mode) +
+             ", not a regular file: give the path of the config file itself with --config or "
+             "COSID_CONFIG");
+    return std::vector<ConfigEntry>();
   }
   // Back to blocking reads (for a regular file O_NONBLOCK changes nothing, so this cannot fail in
   // a way that matters; a failure is ignored).
@@ -317,7 +261,7 @@ bool read_config_file(const std::string& path, const EnvLookup& env,
     if (text.size() > kMaxConfigBytes) break;  // parse_config reports the size
   }
   ::close(fd);
-  return parse_config(text, path, env, entries, ec, message);
+  return parse_config(text, path, env, status);
 }
 
 }  // namespace detail

@@ -11,7 +11,6 @@
 
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 #include "cosid/options.h"
@@ -28,19 +27,17 @@ struct ConfigEntry {
 // The largest config file read; a bigger one is config_syntax (it cannot be a cosid config).
 inline constexpr std::size_t kMaxConfigBytes = 1 << 20;
 
-// Parses `text`; `name` is the FILE of the messages. Only keys of kConfigKeys are accepted. On
-// failure sets `ec` (config_syntax, config_unknown_key, config_duplicate_key, unset_variable) and
-// stores "NAME:LINE: why" in `message`; `entries` is then unspecified.
-bool parse_config(std::string_view text, std::string_view name, const EnvLookup& env,
-                  std::vector<ConfigEntry>& entries, std::error_code& ec,
-                  std::string* message) noexcept;
+// The entries of `text`; `name` is the FILE of the messages. Only the keys of the table in
+// config_keys.h are accepted. On failure returns no entries and sets `status` (config_syntax,
+// config_unknown_key, config_duplicate_key, unset_variable) with "NAME:LINE: why".
+std::vector<ConfigEntry> parse_config(std::string_view text, std::string_view name,
+                                      const EnvLookup& env, Status& status) noexcept;
 
 // Reads the file at `path` and parses it. A file that cannot be opened or read is
 // config_unreadable, with the system's reason; so is anything but a regular file (a directory, a
 // FIFO), which is refused without waiting for a writer.
-bool read_config_file(const std::string& path, const EnvLookup& env,
-                      std::vector<ConfigEntry>& entries, std::error_code& ec,
-                      std::string* message) noexcept;
+std::vector<ConfigEntry> read_config_file(const std::string& path, const EnvLookup& env,
+                                          Status& status) noexcept;
 
 }  // namespace detail
 }  // namespace cosid

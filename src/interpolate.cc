@@ -1,6 +1,7 @@
 #include "interpolate.h"
 
 #include <cstdlib>
+#include <utility>
 
 #include "fail.h"
 #include "parse_util.h"
@@ -21,10 +22,13 @@ EnvLookup env_or_getenv(const EnvLookup& env) {
   return [](const char* name) -> const char* { return std::getenv(name); };
 }
 
-bool interpolate(std::string_view text, const EnvLookup& env, std::string& out, std::error_code& ec,
-                 std::string* why) noexcept {
+std::string interpolate(std::string_view text, const EnvLookup& env, Status& status) noexcept {
   const EnvLookup lookup = env_or_getenv(env);
-  out.clear();
+  std::string out;
+  const auto refuse = [&status](errc code, std::string why) {
+    fail(status, code, std::move(why));
+    return std::string();
+  };
   std::size_t pos = 0;
   while (pos < text.size()) {
     const std::size_t dollar = text.find('$', pos);
@@ -46,35 +50,34 @@ bool interpolate(std::string_view text, const EnvLookup& env, std::string& out, 
     }
     const std::size_t close = text.find('}', dollar + 2);
     if (close == std::string_view::npos) {
-      return fail(errc::config_syntax, ec, why,
-                  "\"${\" without its '}': write ${NAME}, or $$ for a literal '$'");
+      return refuse(errc::config_syntax,
+                    "\"${\" without its '}': write ${NAME}, or $$ for a literal '$'");
     }
     const std::string_view inner = text.substr(dollar + 2, close - dollar - 2);
     std::size_t name_end = 0;
     while (name_end < inner.size() && name_char(inner[name_end])) ++name_end;
     const std::string name(inner.substr(0, name_end));
     if (name.empty() || !name_start(name[0])) {
-      return fail(errc::config_syntax, ec, why,
-                  quote(text.substr(dollar, close - dollar + 1)) +
-                      ": a variable name is letters, digits and '_', not starting with a digit");
+      return refuse(errc::config_syntax,
+                    quote(text.substr(dollar, close - dollar + 1)) +
+                        ": a variable name is letters, digits and '_', not starting with a digit");
     }
     const std::string_view rest = inner.substr(name_end);
     const bool has_default = rest.substr(0, 2) == ":-";
     if (!rest.empty() && !has_default) {
-      return fail(errc::config_syntax, ec, why,
-                  quote(text.substr(dollar, close - dollar + 1)) +
-                      ": only ${NAME} and ${NAME:-DEFAULT} are supported");
+      return refuse(errc::config_syntax, quote(text.substr(dollar, close - dollar + 1)) +
+                                             ": only ${NAME} and ${NAME:-DEFAULT} are supported");
     }
     const std::string_view fallback = has_default ? rest.substr(2) : std::string_view();
     if (fallback.find("${") != std::string_view::npos) {
-      return fail(errc::config_syntax, ec, why,
-                  quote(text.substr(dollar)) + ": a default may not contain another ${...}");
+      return refuse(errc::config_syntax,
+                    quote(text.substr(dollar)) + ": a default may not contain another ${...}");
     }
     const char* value = lookup(name.c_str());
     if (value == nullptr && !has_default) {
-      return fail(errc::unset_variable, ec, why,
-                  "${" + name + "}: the variable " + name + " is not set: set it, or write ${" +
-                      name + ":-VALUE} to give a default");
+      return refuse(errc::unset_variable, "${" + name + "}: the variable " + name +
+                                              " is not set: set it, or write ${" + name +
+                                              ":-VALUE} to give a default");
     }
     if (value != nullptr && (*value != '\0' || !has_default)) {
       out += value;
@@ -83,8 +86,8 @@ bool interpolate(std::string_view text, const EnvLookup& env, std::string& out, 
     }
     pos = close + 1;
   }
-  ec.clear();
-  return true;
+  status.clear();
+  return out;
 }
 
 }  // namespace detail

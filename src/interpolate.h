@@ -17,17 +17,15 @@
 
 #include <string>
 #include <string_view>
-#include <system_error>
 
 #include "cosid/options.h"
 
 namespace cosid {
 namespace detail {
 
-// Expands `text` into `out`, looking variables up with `env` (std::getenv when empty). On failure
-// sets `ec` and stores in `why` a clause that names the variable or the bad form and the fix.
-bool interpolate(std::string_view text, const EnvLookup& env, std::string& out, std::error_code& ec,
-                 std::string* why) noexcept;
+// `text` expanded, looking variables up with `env` (std::getenv when empty). On failure returns ""
+// and sets `status` to a clause that names the variable or the bad form and the fix.
+std::string interpolate(std::string_view text, const EnvLookup& env, Status& status) noexcept;
 
 // `env` when it is set, else a lookup through std::getenv.
 EnvLookup env_or_getenv(const EnvLookup& env);

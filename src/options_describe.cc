@@ -7,10 +7,6 @@ namespace cosid {
 namespace detail {
 namespace {
 
-std::string instant_text(std::int64_t unix_ms) {
-  return unix_ms == 0 ? std::string("0") : format_instant(unix_ms);
-}
-
 // `text` as a double-quoted scalar of the config file: escaped, and '$' doubled so that
 // interpolation gives it back unchanged.
 std::string yaml_quoted(std::string_view text) {
@@ -39,6 +35,15 @@ std::string yaml_quoted(std::string_view text) {
   return out + "\"";
 }
 
+// The value of a layout field's key (cosid.layout.epoch, .unit and the bit counts).
+std::string layout_value(const Layout& layout, Key key) {
+  if (key == kEpoch) return std::to_string(layout.epoch_ms());
+  if (key == kUnit) return to_string(layout.unit);
+  return std::to_string(key == kTimestampBits ? layout.timestamp_bits
+                        : key == kSlotBits    ? layout.slot_bits
+                                              : layout.sequence_bits);
+}
+
 }  // namespace
 
 void describe_settings(const Options& options, const RawSettings& raw,
@@ -52,82 +57,88 @@ void describe_settings(const Options& options, const RawSettings& raw,
     if (raw[kPreset].given) return "preset " + raw[kPreset].text + " (" + raw[kPreset].origin + ")";
     return std::string("default");
   };
+  // The store keys say "" and "unused" under static, where they would be refused.
+  const bool store = options.uses_store();
   const Layout& layout = options.layout;
   settings.clear();
   settings.reserve(kKeyCount);
-  const auto add = [&settings](Key key, std::string value, std::string origin) {
-    settings.push_back({kConfigKeys[key], std::move(value), std::move(origin)});
-  };
-  add(kNamespace, options.namespace_name, origin_of(kNamespace));
-  add(kSlot, options.uses_store() ? std::string() : std::to_string(options.slot), slot_origin);
-  add(kSlotSource, to_string(options.slot_source), origin_of(kSlotSource));
-  add(kStateFile, options.state_file, origin_of(kStateFile));
-  add(kAhead, format_duration(options.ahead), origin_of(kAhead));
-  add(kNotBefore, instant_text(options.not_before_ms), origin_of(kNotBefore));
-  add(kRequireStateFile, options.require_state_file ? "true" : "false",
-      origin_of(kRequireStateFile));
-  add(kStoreType, options.store_type, origin_of(kStoreType));
-  // The store keys say "" and "unused" under static, where they would be refused.
-  const bool store = options.uses_store();
-  const auto store_origin = [&](Key key) {
-    return store ? origin_of(key) : std::string("unused: the distributor is static");
-  };
-  add(kTtl, store ? format_duration(options.ttl) : "", store_origin(kTtl));
-  add(kTolerance, store ? format_duration(options.tolerance) : "", store_origin(kTolerance));
-  add(kOwnerKey, options.owner_key,
-      store && !raw[kOwnerKey].given ? "default: HOST:PID at start" : store_origin(kOwnerKey));
-  add(kPreferredSlot, options.preferred_slot ? std::to_string(*options.preferred_slot) : "",
-      store_origin(kPreferredSlot));
-  add(kStoreDirectory, options.store_directory, store_origin(kStoreDirectory));
-  add(kPreset, raw[kPreset].given ? raw[kPreset].text : "default", origin_of(kPreset));
-  add(kEpoch, std::to_string(layout.epoch_ms()), layout_origin(kEpoch));
-  add(kUnit, to_string(layout.unit), layout_origin(kUnit));
-  add(kTimestampBits, std::to_string(layout.timestamp_bits), layout_origin(kTimestampBits));
-  add(kSlotBits, std::to_string(layout.slot_bits), layout_origin(kSlotBits));
-  add(kSequenceBits, std::to_string(layout.sequence_bits), layout_origin(kSequenceBits));
+  for (Key key = 0; key < kKeyCount; ++key) {
+    const ConfigKey& row = kConfigKeyRows[key];
+    std::string value;
+    std::string origin = origin_of(key);
+    if (row.parser.text != nullptr) {
+      value = row.parser.text(options);
+      if (row.scope == Scope::kStore && !store) {
+        value.clear();
+        origin = "unused: the distributor is static";
+      } else if (key == kOwnerKey && !raw[key].given) {
+        origin = "default: HOST:PID at start";
+      }
+    } else if (key == kSlot) {
+      value = store ? std::string() : std::to_string(options.slot);
+      origin = slot_origin;
+    } else if (key == kSlotSource) {
+      value = to_string(options.slot_source);
+    } else if (key == kStoreType) {
+      value = options.store_type;
+    } else if (key == kPreset) {
+      value = raw[kPreset].given ? raw[kPreset].text : "default";
+    } else {
+      origin = layout_origin(key);
+      value = layout_value(layout, key);
+    }
+    settings.push_back({row.key, std::move(value), std::move(origin)});
+  }
 }
 
 }  // namespace detail
 
 std::string to_config_text(const Options& options) {
+  using detail::Key;
+  const bool store = options.uses_store();
   const Layout& layout = options.layout;
-  std::string text = "cosid:\n";
-  text += "  namespace: " + detail::yaml_quoted(options.namespace_name) + "\n";
-  text += "  machine:\n    static:\n";
-  if (!options.uses_store()) {
-    text += "      slot: " + std::to_string(options.slot) + "\n";
-    if (!options.state_file.empty()) {
-      text += "      state-file: " + detail::yaml_quoted(options.state_file) + "\n";
+  std::string text;
+  std::vector<std::string_view> blocks;  // the mappings open above the next key, outermost first
+  for (Key key = 0; key < detail::kKeyCount; ++key) {
+    const detail::ConfigKey& row = detail::kConfigKeyRows[key];
+    std::string value;
+    if (row.parser.text != nullptr) {
+      // The keys of the distributor not used would be refused; an empty text means none.
+      if (row.scope == (store ? detail::Scope::kStatic : detail::Scope::kStore)) continue;
+      value = row.parser.text(options);
+      if (value.empty()) continue;
+      if (row.kind == detail::ValueKind::kName || row.kind == detail::ValueKind::kPath ||
+          row.kind == detail::ValueKind::kInstant) {
+        value = detail::yaml_quoted(value);
+      }
+    } else if (key == detail::kSlot) {
+      if (store) continue;
+      value = std::to_string(options.slot);
+    } else if (key == detail::kSlotSource) {
+      continue;  // the slot is written as it was resolved
+    } else if (key == detail::kStoreType) {
+      value = detail::yaml_quoted(options.store_type);
+    } else if (key == detail::kPreset) {
+      value = "default";  // and every field spelled out below
+    } else {
+      value = detail::layout_value(layout, key);
     }
-    text += "      ahead: " + detail::format_duration(options.ahead) + "\n";
+    // Close the blocks this key is not under, open the ones it is under, then write it.
+    std::vector<std::string_view> path;
+    std::string_view rest = row.key;
+    for (std::size_t dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
+      path.push_back(rest.substr(0, dot));
+      rest.remove_prefix(dot + 1);
+    }
+    std::size_t same = 0;
+    while (same < blocks.size() && same < path.size() && blocks[same] == path[same]) ++same;
+    blocks.resize(same);
+    for (; same < path.size(); ++same) {
+      text += std::string(2 * same, ' ') + std::string(path[same]) + ":\n";
+      blocks.push_back(path[same]);
+    }
+    text += std::string(2 * path.size(), ' ') + std::string(rest) + ": " + value + "\n";
   }
-  text += "      not-before: \"" + detail::instant_text(options.not_before_ms) + "\"\n";
-  if (!options.uses_store()) {
-    text += std::string("      require-state-file: ") +
-            (options.require_state_file ? "true" : "false") + "\n";
-  }
-  text += "    distributor:\n";
-  text += "      type: " + detail::yaml_quoted(options.store_type) + "\n";
-  if (options.uses_store()) {
-    text += "      ttl: " + detail::format_duration(options.ttl) + "\n";
-    text += "      tolerance: " + detail::format_duration(options.tolerance) + "\n";
-    if (!options.owner_key.empty()) {
-      text += "      owner-key: " + detail::yaml_quoted(options.owner_key) + "\n";
-    }
-    if (options.preferred_slot) {
-      text += "      preferred-slot: " + std::to_string(*options.preferred_slot) + "\n";
-    }
-    if (!options.store_directory.empty()) {
-      text +=
-          "      file:\n        directory: " + detail::yaml_quoted(options.store_directory) + "\n";
-    }
-  }
-  text += "  layout:\n    preset: default\n";
-  text += "    epoch: " + std::to_string(layout.epoch_ms()) + "\n";
-  text += std::string("    unit: ") + to_string(layout.unit) + "\n";
-  text += "    timestamp-bits: " + std::to_string(layout.timestamp_bits) + "\n";
-  text += "    slot-bits: " + std::to_string(layout.slot_bits) + "\n";
-  text += "    sequence-bits: " + std::to_string(layout.sequence_bits) + "\n";
   return text;
 }
 

@@ -1,4 +1,4 @@
-// Internal: what options.cc, options_layout.cc and options_describe.cc share.
+// Internal: what options.cc, options_values.cc and options_describe.cc share.
 //
 // Resolution first gathers one raw text per key (the highest-precedence source that gave it, and
 // a description of that source), then turns the texts into typed values key by key. The checks
@@ -14,84 +14,26 @@
 #include <system_error>
 #include <vector>
 
+#include "config_keys.h"
 #include "cosid/options.h"
 #include "fail.h"
 
 namespace cosid {
 namespace detail {
 
-// Indices into kConfigKeys.
-enum Key : std::size_t {
-  kNamespace,
-  kSlot,
-  kSlotSource,
-  kStateFile,
-  kAhead,
-  kNotBefore,
-  kRequireStateFile,
-  kStoreType,
-  kTtl,
-  kTolerance,
-  kOwnerKey,
-  kPreferredSlot,
-  kStoreDirectory,
-  kPreset,
-  kEpoch,
-  kUnit,
-  kTimestampBits,
-  kSlotBits,
-  kSequenceBits,
-  kKeyCount,
-};
-static_assert(sizeof(kConfigKeys) / sizeof(kConfigKeys[0]) == kKeyCount,
-              "Key must list kConfigKeys in order");
-
-// The text one source gave for a key.
-struct RawValue {
-  bool given = false;
-  std::string text;
-  std::string origin;  // "flag --slot", "env COSID_SLOT", "file cosid.yaml:4"
-};
 using RawSettings = std::array<RawValue, kKeyCount>;
 
-// The index of `key` in kConfigKeys, or kKeyCount.
-std::size_t key_index(std::string_view key) noexcept;
-
-// "flag --slot" for a key that arrived as a flag with `value`.
-std::string flag_origin(std::string_view key, std::string_view value);
-
 // Fails with `code` and "KEY = "TEXT" (ORIGIN): WHY".
-bool fail_value(errc code, Key key, const RawValue& value, const std::string& why,
-                std::error_code& ec, std::string* message);
+bool fail_value(errc code, Key key, const RawValue& value, const std::string& why, Status& status);
 
 // The layout from the layout keys of `raw` (preset, then unit, epoch and bit counts), validated.
-bool resolve_layout(const RawSettings& raw, Layout& layout, std::error_code& ec,
-                    std::string* message);
+bool resolve_layout(const RawSettings& raw, Layout& layout, Status& status);
 
-// Checks of typed values; `shown` is the raw value the message quotes.
-bool check_namespace(std::string_view name, const RawValue& shown, std::error_code& ec,
-                     std::string* message);
-bool check_state_file(std::string_view path, const RawValue& shown, std::error_code& ec,
-                      std::string* message);
-bool check_ahead(std::chrono::milliseconds ahead, const Layout& layout, const RawValue& shown,
-                 std::error_code& ec, std::string* message);
-bool check_not_before(std::int64_t not_before_ms, const Layout& layout, const RawValue& shown,
-                      std::error_code& ec, std::string* message);
-
-// The store keys (the type, its terms and its directory): checked together, since which of them
-// may be given depends on the type.
-bool check_store_type(std::string_view type, const RawValue& shown, std::error_code& ec,
-                      std::string* message);
-bool check_ttl(std::chrono::milliseconds ttl, const Layout& layout, const RawValue& shown,
-               std::error_code& ec, std::string* message);
-bool check_tolerance(std::chrono::milliseconds tolerance, const RawValue& shown,
-                     std::error_code& ec, std::string* message);
-bool check_owner_key(std::string_view key, const RawValue& shown, std::error_code& ec,
-                     std::string* message);
-bool check_store_directory(std::string_view path, const RawValue& shown, std::error_code& ec,
-                           std::string* message);
+// The checks of the rows (config_keys.h) take the options; these take the value alone.
+bool check_store_type(std::string_view type, const RawValue& shown, Status& status);
+bool check_store_directory(std::string_view path, const RawValue& shown, Status& status);
 // A store leases slots 0 .. 2^slot_bits - 1 and records the limit as a 32-bit number.
-bool check_store_slot_bits(const Layout& layout, std::error_code& ec, std::string* message);
+bool check_store_slot_bits(const Layout& layout, Status& status);
 
 // Fills `settings` from resolved options and the raw values they came from.
 void describe_settings(const Options& options, const RawSettings& raw,

@@ -10,33 +10,28 @@ namespace detail {
 namespace {
 
 constexpr std::int64_t kMsPerSecond = 1000;
-constexpr std::uint64_t kMaxFieldBits = 63;
-constexpr std::size_t kMaxNamespaceBytes = 255;
-// PATH_MAX on Linux, less its NUL.
-constexpr std::size_t kMaxPathBytes = 4095;
-constexpr std::chrono::milliseconds kMinAhead{10};
-constexpr std::chrono::milliseconds kMaxAhead{24 * 3600 * 1000};
 // A window of a second-unit layout must hold whole ticks: at least two, so that one can be
 // issued while the next ceiling is written.
 constexpr std::chrono::milliseconds kMinAheadSeconds{2000};
-// A lease renewed every ttl/3 with back-off from 100 ms needs ttl/3 of at least 100 ms.
-constexpr std::chrono::milliseconds kMinTtl{300};
-constexpr std::chrono::milliseconds kMaxTtl{3600 * 1000};
 // For a second-unit layout: ceilings about 2/3 ttl ahead must still hold whole ticks.
 constexpr std::chrono::milliseconds kMinTtlSeconds{3000};
-constexpr std::chrono::milliseconds kMaxTolerance{3600 * 1000};
-constexpr std::size_t kMaxOwnerKeyBytes = 255;
-constexpr std::size_t kMaxStoreTypeBytes = 64;
+
+// The bounds of a key's row: its minimum and maximum (bytes, a count, or ms for a duration).
+std::size_t max_bytes(Key key) { return static_cast<std::size_t>(kConfigKeyRows[key].max); }
+bool outside(Key key, std::chrono::milliseconds value) {
+  return value.count() < kConfigKeyRows[key].min || value.count() > kConfigKeyRows[key].max;
+}
 constexpr int kMaxStoreSlotBits = 31;
 
-bool apply_bits(const RawSettings& raw, Key key, int& bits, std::error_code& ec,
-                std::string* message) {
+bool apply_bits(const RawSettings& raw, Key key, int& bits, Status& status) {
   if (!raw[key].given) return true;
   std::uint64_t value = 0;
   std::string why;
-  if (!parse_uint(raw[key].text, kMaxFieldBits, value, &why)) {
-    return fail_value(errc::invalid_value, key, raw[key], why + " (an id has 63 bits)", ec,
-                      message);
+  if (!parse_uint(raw[key].text, static_cast<std::uint64_t>(kConfigKeyRows[key].max), value,
+                  &why)) {
+    return fail_value(errc::invalid_value, key, raw[key],
+                      why + " (an id has " + std::to_string(kConfigKeyRows[key].max) + " bits)",
+                      status);
   }
   bits = static_cast<int>(value);
   return true;
@@ -45,8 +40,8 @@ bool apply_bits(const RawSettings& raw, Key key, int& bits, std::error_code& ec,
 // The origins of the layout keys that were given, for a message about the layout as a whole.
 std::string layout_origins(const RawSettings& raw) {
   std::string list;
-  for (std::size_t key = kPreset; key <= kSequenceBits; ++key) {
-    if (!raw[key].given) continue;
+  for (Key key = 0; key < kKeyCount; ++key) {
+    if (!is_layout_key(key) || !raw[key].given) continue;
     list += list.empty() ? " (set by " : ", ";
     list += raw[key].origin;
   }
@@ -55,23 +50,20 @@ std::string layout_origins(const RawSettings& raw) {
 
 }  // namespace
 
-bool resolve_layout(const RawSettings& raw, Layout& layout, std::error_code& ec,
-                    std::string* message) {
+bool resolve_layout(const RawSettings& raw, Layout& layout, Status& status) {
   Layout result = layouts::kDefault;
   if (raw[kPreset].given) {
-    Status found;  // seam: layout_preset() reports in a Status
-    result = layout_preset(raw[kPreset].text, found);
-    if (!found.ok()) {
+    Status unknown;  // replaced by a message that names the key and its origin
+    result = layout_preset(raw[kPreset].text, unknown);
+    if (!unknown.ok()) {
       return fail_value(errc::unknown_layout, kPreset, raw[kPreset],
-                        std::string("not a layout: use one of ") + layout_preset_names(), ec,
-                        message);
+                        std::string("not a layout: use one of ") + layout_preset_names(), status);
     }
   }
   if (raw[kUnit].given) {
     const std::string& text = raw[kUnit].text;
     if (text != "ms" && text != "s") {
-      return fail_value(errc::invalid_value, kUnit, raw[kUnit], "not a unit: use ms or s", ec,
-                        message);
+      return fail_value(errc::invalid_value, kUnit, raw[kUnit], "not a unit: use ms or s", status);
     }
     const TimeUnit unit = text == "s" ? TimeUnit::kSecond : TimeUnit::kMillisecond;
     if (unit != result.unit && !raw[kEpoch].given) {
@@ -84,7 +76,7 @@ bool resolve_layout(const RawSettings& raw, Layout& layout, std::error_code& ec,
         return fail_value(errc::invalid_value, kUnit, raw[kUnit],
                           "the layout's epoch " + std::to_string(result.epoch) +
                               " ms is not a whole second: give cosid.layout.epoch too",
-                          ec, message);
+                          status);
       }
     }
     result.unit = unit;
@@ -96,7 +88,7 @@ bool resolve_layout(const RawSettings& raw, Layout& layout, std::error_code& ec,
                     static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()), epoch_ms,
                     &why)) {
       return fail_value(errc::invalid_value, kEpoch, raw[kEpoch],
-                        why + "; the epoch is given in Unix milliseconds", ec, message);
+                        why + "; the epoch is given in Unix milliseconds", status);
     }
     const auto per_tick = static_cast<std::uint64_t>(unit_ms(result.unit));
     if (epoch_ms % per_tick != 0) {
@@ -104,40 +96,82 @@ bool resolve_layout(const RawSettings& raw, Layout& layout, std::error_code& ec,
                         "not a whole second, but the layout counts seconds: give Unix "
                         "milliseconds that are a multiple of 1000, such as " +
                             std::to_string(epoch_ms - epoch_ms % per_tick) + ", or unit ms",
-                        ec, message);
+                        status);
     }
     result.epoch = static_cast<std::int64_t>(epoch_ms / per_tick);
   }
-  if (!apply_bits(raw, kTimestampBits, result.timestamp_bits, ec, message) ||
-      !apply_bits(raw, kSlotBits, result.slot_bits, ec, message) ||
-      !apply_bits(raw, kSequenceBits, result.sequence_bits, ec, message)) {
+  if (!apply_bits(raw, kTimestampBits, result.timestamp_bits, status) ||
+      !apply_bits(raw, kSlotBits, result.slot_bits, status) ||
+      !apply_bits(raw, kSequenceBits, result.sequence_bits, status)) {
     return false;
   }
-  Status valid;  // seam: validate() reports in a Status
-  if (!result.validate(valid)) {
-    ec = valid.code();
-    if (message != nullptr) *message = valid.message() + layout_origins(raw);
-    return false;
+  if (!result.validate(status)) {
+    return fail(status, status.code(), status.message() + layout_origins(raw));
   }
   layout = result;
   return true;
 }
 
-bool check_namespace(std::string_view name, const RawValue& shown, std::error_code& ec,
-                     std::string* message) {
+bool read_value(Key, const RawValue& raw, const Options&, std::string& value, Status&) {
+  value = raw.text;
+  return true;
+}
+
+bool read_value(Key key, const RawValue& raw, const Options&, std::chrono::milliseconds& value,
+                Status& status) {
+  std::string why;
+  return parse_duration(raw.text, value, &why) ||
+         fail_value(errc::invalid_value, key, raw, why, status);
+}
+
+bool read_value(Key key, const RawValue& raw, const Options&, std::int64_t& value, Status& status) {
+  std::string why;
+  return parse_instant(raw.text, value, &why) ||
+         fail_value(errc::invalid_value, key, raw, why, status);
+}
+
+bool read_value(Key key, const RawValue& raw, const Options&, bool& value, Status& status) {
+  std::string why;
+  return parse_bool(raw.text, value, &why) ||
+         fail_value(errc::invalid_value, key, raw, why, status);
+}
+
+bool read_value(Key key, const RawValue& raw, const Options& options,
+                std::optional<std::uint32_t>& value, Status& status) {
+  std::uint32_t slot = 0;
+  if (!parse_slot(raw.text, raw.origin, options.layout.slot_bits, slot, status)) {
+    return fail(status, status.code(), std::string(key_name(key)) + ": " + status.message());
+  }
+  value = slot;
+  return true;
+}
+
+std::string value_text(const std::string& value) { return value; }
+std::string value_text(std::chrono::milliseconds value) { return format_duration(value); }
+std::string value_text(std::int64_t unix_ms) {
+  return unix_ms == 0 ? std::string("0") : format_instant(unix_ms);
+}
+std::string value_text(bool value) { return value ? "true" : "false"; }
+std::string value_text(const std::optional<std::uint32_t>& value) {
+  return value ? std::to_string(*value) : std::string();
+}
+
+bool check_namespace(const Options& options, const RawValue& shown, Status& status) {
+  const std::string_view name = options.namespace_name;
   if (name.empty()) {
     return fail_value(errc::invalid_value, kNamespace, shown, "empty: give a name such as orders",
-                      ec, message);
+                      status);
   }
-  if (name.size() > kMaxNamespaceBytes) {
-    return fail_value(errc::invalid_value, kNamespace, shown,
-                      "longer than 255 bytes: give a shorter name", ec, message);
+  if (name.size() > max_bytes(kNamespace)) {
+    return fail_value(
+        errc::invalid_value, kNamespace, shown,
+        "longer than " + std::to_string(max_bytes(kNamespace)) + " bytes: give a shorter name",
+        status);
   }
   for (const char c : name) {
     if (c <= ' ' || c > '~') {
       return fail_value(errc::invalid_value, kNamespace, shown,
-                        "a namespace is printable ASCII without spaces, such as orders", ec,
-                        message);
+                        "a namespace is printable ASCII without spaces, such as orders", status);
     }
   }
   return true;
@@ -147,20 +181,20 @@ namespace {
 
 // A path in the value of `key`: not empty, not longer than Linux allows, no control bytes.
 bool check_path(Key key, std::string_view path, const RawValue& shown, const char* example,
-                std::error_code& ec, std::string* message) {
+                Status& status) {
   if (path.empty()) {
     return fail_value(errc::invalid_value, key, shown,
-                      std::string("empty: give a path, such as ") + example, ec, message);
+                      std::string("empty: give a path, such as ") + example, status);
   }
-  if (path.size() > kMaxPathBytes) {
-    return fail_value(errc::invalid_value, key, shown, "longer than a path may be (4095)", ec,
-                      message);
+  if (path.size() > max_bytes(key)) {
+    return fail_value(errc::invalid_value, key, shown,
+                      "longer than a path may be (" + std::to_string(max_bytes(key)) + ")", status);
   }
   for (const char c : path) {
     const auto byte = static_cast<unsigned char>(c);
     if (byte < 0x20 || byte == 0x7f) {
       return fail_value(errc::invalid_value, key, shown,
-                        "a control byte in the path: check how the value was written", ec, message);
+                        "a control byte in the path: check how the value was written", status);
     }
   }
   return true;
@@ -168,21 +202,28 @@ bool check_path(Key key, std::string_view path, const RawValue& shown, const cha
 
 }  // namespace
 
-bool check_state_file(std::string_view path, const RawValue& shown, std::error_code& ec,
-                      std::string* message) {
-  return check_path(kStateFile, path, shown,
+bool check_state_file(const Options& options, const RawValue& shown, Status& status) {
+  return check_path(kStateFile, options.state_file, shown,
                     "/var/lib/cosid/state, or leave the setting out to run without a state file",
-                    ec, message);
+                    status);
 }
 
-bool check_store_directory(std::string_view path, const RawValue& shown, std::error_code& ec,
-                           std::string* message) {
-  return check_path(kStoreDirectory, path, shown, "/var/lib/cosid/leases", ec, message);
+bool check_store_directory(std::string_view path, const RawValue& shown, Status& status) {
+  return check_path(kStoreDirectory, path, shown, "/var/lib/cosid/leases", status);
 }
 
-bool check_store_type(std::string_view type, const RawValue& shown, std::error_code& ec,
-                      std::string* message) {
-  bool well_formed = !type.empty() && type.size() <= kMaxStoreTypeBytes;
+bool check_store_directory_key(const Options& options, const RawValue& shown, Status& status) {
+  if (options.store_type == "memory") {
+    return fail_value(errc::invalid_value, kStoreDirectory, shown,
+                      "the memory store keeps no files: drop the directory, or use "
+                      "--store file:DIR",
+                      status);
+  }
+  return check_store_directory(options.store_directory, shown, status);
+}
+
+bool check_store_type(std::string_view type, const RawValue& shown, Status& status) {
+  bool well_formed = !type.empty() && type.size() <= max_bytes(kStoreType);
   for (const char c : type) {
     well_formed = well_formed && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
                                   c == '_' || c == '.');
@@ -190,61 +231,65 @@ bool check_store_type(std::string_view type, const RawValue& shown, std::error_c
   if (!well_formed) {
     return fail_value(errc::invalid_value, kStoreType, shown,
                       "not a distributor type: use static, memory, file, or the name of a "
-                      "registered store (lower-case letters, digits, '-', '_', '.', at most 64)",
-                      ec, message);
+                      "registered store (lower-case letters, digits, '-', '_', '.', at most " +
+                          std::to_string(max_bytes(kStoreType)) + ")",
+                      status);
   }
   return true;
 }
 
-bool check_ttl(std::chrono::milliseconds ttl, const Layout& layout, const RawValue& shown,
-               std::error_code& ec, std::string* message) {
-  if (ttl < kMinTtl || ttl > kMaxTtl) {
+bool check_ttl(const Options& options, const RawValue& shown, Status& status) {
+  const std::chrono::milliseconds ttl = options.ttl;
+  const Layout& layout = options.layout;
+  if (outside(kTtl, ttl)) {
     return fail_value(errc::invalid_value, kTtl, shown,
-                      "out of range: ttl is from 300ms to 1h; 30s suits most services (a crashed "
-                      "holder's slot stays taken for ttl + tolerance)",
-                      ec, message);
+                      "out of range: ttl is " + range_text(kTtl) +
+                          "; 30s suits most services (a crashed "
+                          "holder's slot stays taken for ttl + tolerance)",
+                      status);
   }
   if (layout.unit == TimeUnit::kSecond && ttl < kMinTtlSeconds) {
     return fail_value(errc::invalid_value, kTtl, shown,
                       "too short for a layout that counts seconds: a lease must cover whole "
                       "seconds; give 3s or more",
-                      ec, message);
+                      status);
   }
   return true;
 }
 
-bool check_tolerance(std::chrono::milliseconds tolerance, const RawValue& shown,
-                     std::error_code& ec, std::string* message) {
-  if (tolerance.count() < 0 || tolerance > kMaxTolerance) {
+bool check_tolerance(const Options& options, const RawValue& shown, Status& status) {
+  const std::chrono::milliseconds tolerance = options.tolerance;
+  if (outside(kTolerance, tolerance)) {
     return fail_value(errc::invalid_value, kTolerance, shown,
-                      "out of range: tolerance is from 0ms to 1h; 1s suits most services, and "
-                      "every runtime of a namespace must give the same",
-                      ec, message);
+                      "out of range: tolerance is " + range_text(kTolerance) +
+                          "; 1s suits most services, and "
+                          "every runtime of a namespace must give the same",
+                      status);
   }
   return true;
 }
 
-bool check_owner_key(std::string_view key, const RawValue& shown, std::error_code& ec,
-                     std::string* message) {
-  if (key.empty() || key.size() > kMaxOwnerKeyBytes) {
+bool check_owner_key(const Options& options, const RawValue& shown, Status& status) {
+  const std::string_view key = options.owner_key;
+  if (key.empty() || key.size() > max_bytes(kOwnerKey)) {
     return fail_value(errc::invalid_value, kOwnerKey, shown,
-                      "an owner key is 1 to 255 bytes: give one such as orders-7, or leave it "
-                      "out for HOST:PID",
-                      ec, message);
+                      "an owner key is " + range_text(kOwnerKey) +
+                          ": give one such as orders-7, or leave it "
+                          "out for HOST:PID",
+                      status);
   }
   for (const char c : key) {
     if (c <= ' ' || c > '~') {
       return fail_value(errc::invalid_value, kOwnerKey, shown,
-                        "an owner key is printable ASCII without spaces, such as orders-7", ec,
-                        message);
+                        "an owner key is printable ASCII without spaces, such as orders-7", status);
     }
   }
   return true;
 }
 
-bool check_store_slot_bits(const Layout& layout, std::error_code& ec, std::string* message) {
+bool check_store_slot_bits(const Layout& layout, Status& status) {
   if (layout.slot_bits > kMaxStoreSlotBits) {
-    return fail(errc::invalid_value, ec, message,
+    return fail(status, errc::invalid_value,
                 "the layout has " + std::to_string(layout.slot_bits) +
                     " slot bits, but a lease store leases at most 2^31 slots: give "
                     "cosid.layout.slot-bits 31 or less");
@@ -252,55 +297,66 @@ bool check_store_slot_bits(const Layout& layout, std::error_code& ec, std::strin
   return true;
 }
 
-bool check_ahead(std::chrono::milliseconds ahead, const Layout& layout, const RawValue& shown,
-                 std::error_code& ec, std::string* message) {
-  if (ahead < kMinAhead || ahead > kMaxAhead) {
+bool check_ahead(const Options& options, const RawValue& shown, Status& status) {
+  const std::chrono::milliseconds ahead = options.ahead;
+  const Layout& layout = options.layout;
+  if (outside(kAhead, ahead)) {
     return fail_value(errc::invalid_value, kAhead, shown,
-                      "out of range: ahead is from 10ms to 24h; 10s suits most services (a crash "
-                      "makes the restart wait up to ahead)",
-                      ec, message);
+                      "out of range: ahead is " + range_text(kAhead) +
+                          "; 10s suits most services (a crash "
+                          "makes the restart wait up to ahead)",
+                      status);
   }
   if (layout.unit == TimeUnit::kSecond && ahead < kMinAheadSeconds) {
     return fail_value(errc::invalid_value, kAhead, shown,
                       "too short for a layout that counts seconds: a window must hold whole "
                       "seconds; give 2s or more",
-                      ec, message);
+                      status);
   }
   return true;
 }
 
-bool check_not_before(std::int64_t not_before_ms, const Layout& layout, const RawValue& shown,
-                      std::error_code& ec, std::string* message) {
+bool check_require_state_file(const Options& options, const RawValue& shown, Status& status) {
+  if (!options.require_state_file || !options.state_file.empty()) return true;
+  return fail_value(errc::invalid_value, kRequireStateFile, shown,
+                    std::string("a state file is required, but ") + key_name(kStateFile) +
+                        " is not set: set it, or drop require-state-file",
+                    status);
+}
+
+bool check_not_before(const Options& options, const RawValue& shown, Status& status) {
+  const std::int64_t not_before_ms = options.not_before_ms;
+  const Layout& layout = options.layout;
   if (not_before_ms == 0) return true;
   if (not_before_ms < layout.epoch_ms()) {
     return fail_value(errc::invalid_value, kNotBefore, shown,
                       "before the layout's epoch " + format_instant(layout.epoch_ms()) +
                           ", so it protects nothing; Unix milliseconds have 13 digits today (was "
                           "it given in seconds?); give 0 for none",
-                      ec, message);
+                      status);
   }
   if (not_before_ms >= layout.end_ms()) {
     return fail_value(errc::invalid_value, kNotBefore, shown,
                       "at or after the layout's end " + format_instant(layout.end_ms()) +
                           ": no id could ever be issued",
-                      ec, message);
+                      status);
   }
   return true;
 }
 
 }  // namespace detail
 
-bool layout_from_settings(const std::vector<KeyValue>& flags, Layout& out, std::error_code& ec,
-                          std::string* message) noexcept {
+Layout layout_from_settings(const std::vector<KeyValue>& flags, Status& status) noexcept {
   detail::RawSettings raw;
   for (const KeyValue& flag : flags) {
-    const std::size_t key = detail::key_index(flag.first);
-    if (key < detail::kPreset || key > detail::kSequenceBits) continue;
+    const detail::Key key = detail::find_key(flag.first);
+    if (key == detail::kKeyCount || !detail::is_layout_key(key)) continue;
     raw[key] = {true, flag.second, detail::flag_origin(flag.first, flag.second)};
   }
-  if (!detail::resolve_layout(raw, out, ec, message)) return false;
-  ec.clear();
-  return true;
+  Layout layout;
+  if (!detail::resolve_layout(raw, layout, status)) return Layout();
+  status.clear();
+  return layout;
 }
 
 }  // namespace cosid

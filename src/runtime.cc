@@ -54,9 +54,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
   }
 
   bool start(Status& status) {
-    std::error_code ec;
-    std::string why;
-    if (!validate_options(options_, ec, &why)) return detail::fail(status, ec, why);
+    if (!validate_options(options_, status)) return false;
     if (!options_.layout.validate_at(clock_.now_ms(), status)) return false;
     detail::KeeperLoop* loop = environment_.background_thread ? &loop_ : nullptr;
     if (options_.uses_store()) {
@@ -79,7 +77,8 @@ class COSID_NO_EXPORT Runtime::Impl final {
       return false;
     }
     std::uint64_t generation = 0;
-    latest_.store(keeper_->binding(generation, ec), std::memory_order_relaxed);
+    std::error_code ignored;  // a keeper that started has a binding
+    latest_.store(keeper_->binding(generation, ignored), std::memory_order_relaxed);
     return true;
   }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cli_command.h"
+#include "config_keys.h"
 #include "cosid/clock.h"
 #include "cosid/codec.h"
 #include "cosid/fs.h"
@@ -889,7 +890,7 @@ TEST(CliNotBefore, FromAKnownId) {
 TEST(CliConfigCheck, ShowsEverySettingAndItsOrigin) {
   const RunResult flag = run_cosid({"config", "check", "--slot", "3"}, Environment().envp());
   EXPECT_EQ(flag.exit_code, 0) << flag.err;
-  EXPECT_EQ(count_lines(flag.out), static_cast<int>(std::size(cosid::kConfigKeys)));
+  EXPECT_EQ(count_lines(flag.out), static_cast<int>(cosid::detail::kKeyCount));
   const std::size_t line = flag.out.find("cosid.machine.static.slot = 3   (");
   ASSERT_NE(line, std::string::npos) << flag.out;
   const std::string origin = flag.out.substr(line, flag.out.find('\n', line) - line);

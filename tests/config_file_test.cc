@@ -26,9 +26,10 @@ struct Parsed {
 
 Parsed parse(const std::string& text, const FakeEnv& env = FakeEnv({})) {
   Parsed parsed;
-  const bool ok =
-      parse_config(text, "cosid.yaml", env.lookup(), parsed.entries, parsed.ec, &parsed.message);
-  EXPECT_EQ(ok, !parsed.ec) << parsed.message;
+  Status status;
+  parsed.entries = parse_config(text, "cosid.yaml", env.lookup(), status);
+  parsed.ec = status.code();
+  parsed.message = status.message();
   return parsed;
 }
 
@@ -251,20 +252,17 @@ TEST(ConfigFile, InterpolationErrors) {
 
 TEST(Interpolate, ValuesAreNotScannedAgain) {
   const FakeEnv env({{"A", "${B}"}, {"B", "x"}});
-  std::string out;
-  std::error_code ec;
-  ASSERT_TRUE(interpolate("${A}", env.lookup(), out, ec, nullptr));
-  EXPECT_EQ(out, "${B}");
+  Status status;
+  EXPECT_EQ(interpolate("${A}", env.lookup(), status), "${B}");
+  EXPECT_TRUE(status.ok()) << status.message();
 }
 
 TEST(ConfigFile, RefusesAnOversizedText) {
   const std::string text = "cosid:\n" + std::string(kMaxConfigBytes, '#');
-  std::vector<ConfigEntry> entries;
-  std::error_code ec;
-  std::string message;
-  EXPECT_FALSE(parse_config(text, "big.yaml", {}, entries, ec, &message));
-  EXPECT_ERRC(ec, errc::config_syntax);
-  EXPECT_EQ(message.substr(0, 10), "big.yaml: ");
+  Status status;
+  EXPECT_TRUE(parse_config(text, "big.yaml", {}, status).empty());
+  EXPECT_ERRC(status.code(), errc::config_syntax);
+  EXPECT_EQ(status.message().substr(0, 10), "big.yaml: ");
 }
 
 TEST(ConfigFile, ReadsAFile) {
@@ -274,40 +272,38 @@ TEST(ConfigFile, ReadsAFile) {
   const std::string text = "cosid:\n  namespace: from-file\n";
   ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
   ::close(fd);
-  std::vector<ConfigEntry> entries;
-  std::error_code ec;
-  std::string message;
-  EXPECT_TRUE(read_config_file(path, {}, entries, ec, &message)) << message;
+  Status status;
+  std::vector<ConfigEntry> entries = read_config_file(path, {}, status);
+  EXPECT_TRUE(status.ok()) << status.message();
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_EQ(entries[0].value, "from-file");
   ::unlink(path);
 
-  EXPECT_FALSE(read_config_file(path, {}, entries, ec, &message));
-  EXPECT_ERRC(ec, errc::config_unreadable);
-  EXPECT_NE(message.find(path), std::string::npos) << message;
-  EXPECT_NE(message.find("No such file"), std::string::npos) << message;
-  EXPECT_FALSE(read_config_file("/tmp", {}, entries, ec, &message));
-  EXPECT_ERRC(ec, errc::config_unreadable);
+  EXPECT_TRUE(read_config_file(path, {}, status).empty());
+  EXPECT_ERRC(status.code(), errc::config_unreadable);
+  EXPECT_NE(status.message().find(path), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("No such file"), std::string::npos) << status.message();
+  EXPECT_TRUE(read_config_file("/tmp", {}, status).empty());
+  EXPECT_ERRC(status.code(), errc::config_unreadable);
 }
 
 // A FIFO would make the open wait for a writer (cli_test runs that case, with a hang guard); a
 // directory and a device are refused the same way, by what they are, before any read.
 TEST(ConfigFile, RefusesWhatIsNotARegularFile) {
-  std::vector<ConfigEntry> entries;
-  std::error_code ec;
-  std::string message;
+  Status status;
   char dir[] = "/tmp/cosid_config_test_XXXXXX";
   ASSERT_NE(::mkdtemp(dir), nullptr);
-  EXPECT_FALSE(read_config_file(dir, {}, entries, ec, &message));
-  EXPECT_ERRC(ec, errc::config_unreadable);
-  EXPECT_EQ(message, "config file " + std::string(dir) +
-                         " is a directory, not a regular file: give the path of the config file "
-                         "itself with --config or COSID_CONFIG");
+  EXPECT_TRUE(read_config_file(dir, {}, status).empty());
+  EXPECT_ERRC(status.code(), errc::config_unreadable);
+  EXPECT_EQ(status.message(),
+            "config file " + std::string(dir) +
+                " is a directory, not a regular file: give the path of the config file "
+                "itself with --config or COSID_CONFIG");
   ::rmdir(dir);
   // /dev/null reads as empty, which would pass for a config file without a key.
-  EXPECT_FALSE(read_config_file("/dev/null", {}, entries, ec, &message));
-  EXPECT_ERRC(ec, errc::config_unreadable);
-  EXPECT_EQ(message,
+  EXPECT_TRUE(read_config_file("/dev/null", {}, status).empty());
+  EXPECT_ERRC(status.code(), errc::config_unreadable);
+  EXPECT_EQ(status.message(),
             "config file /dev/null is a character device, not a regular file: give the path of "
             "the config file itself with --config or COSID_CONFIG");
 }

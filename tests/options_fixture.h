@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "config_keys.h"
 #include "cosid/options.h"
 #include "fake_env.h"
 #include "test_util.h"
@@ -28,12 +29,12 @@ struct Fixture {
   // its two keys, a switch with its implied value.
   void flag(const char* name, const std::string& value = "") {
     if (std::string(name) == "store") {
-      for (KeyValue& setting : split_store_flag(value)) sources.flags.push_back(setting);
+      for (KeyValue& setting : detail::split_store_flag(value)) sources.flags.push_back(setting);
       return;
     }
-    const ConfigFlag* entry = find_config_flag(name);
+    const detail::ConfigKey* entry = detail::find_config_flag(name);
     ASSERT_NE(entry, nullptr) << name;
-    sources.flags.emplace_back(entry->key, entry->implied_value ? entry->implied_value : value);
+    sources.flags.emplace_back(entry->key, entry->implied ? entry->implied : value);
   }
 };
 
@@ -55,7 +56,11 @@ struct Result {
 
 inline Result resolve(const Fixture& f) {
   Result r;
-  r.ok = resolve_options(f.sources, r.options, r.settings, r.ec, &r.message);
+  Status status;
+  r.options = resolve_options(f.sources, r.settings, status);
+  r.ok = status.ok();
+  r.ec = status.code();
+  r.message = status.message();
   EXPECT_EQ(r.ok, !r.ec) << r.message;
   return r;
 }

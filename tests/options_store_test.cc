@@ -173,23 +173,22 @@ TEST(StoreOptions, TypeAndDirectoryRules) {
 TEST(StoreOptions, ValidateOptionsChecksStoreFieldsBuiltInCode) {
   Options options;
   options.store_type = "file";
-  std::error_code ec;
-  std::string message;
-  EXPECT_FALSE(validate_options(options, ec, &message));
-  EXPECT_ERRC(ec, errc::invalid_value);
+  Status status;
+  EXPECT_FALSE(validate_options(options, status));
+  EXPECT_ERRC(status.code(), errc::invalid_value);
   options.store_directory = "/tmp/leases";
-  EXPECT_TRUE(validate_options(options, ec, &message)) << message;
+  EXPECT_TRUE(validate_options(options, status)) << status.message();
   options.state_file = "/tmp/state";
-  EXPECT_FALSE(validate_options(options, ec, &message));
-  EXPECT_TRUE(contains(message, "state file")) << message;
+  EXPECT_FALSE(validate_options(options, status));
+  EXPECT_TRUE(contains(status.message(), "state file")) << status.message();
   options.state_file.clear();
   options.tolerance = milliseconds(-1);
-  EXPECT_FALSE(validate_options(options, ec, &message));
-  EXPECT_ERRC(ec, errc::invalid_value);
+  EXPECT_FALSE(validate_options(options, status));
+  EXPECT_ERRC(status.code(), errc::invalid_value);
   options.tolerance = milliseconds(1000);
   options.preferred_slot = 5000;
-  EXPECT_FALSE(validate_options(options, ec, &message));
-  EXPECT_ERRC(ec, errc::slot_out_of_range);
+  EXPECT_FALSE(validate_options(options, status));
+  EXPECT_ERRC(status.code(), errc::slot_out_of_range);
 }
 
 TEST(StoreOptions, ConfigTextRoundTripsAStore) {
@@ -233,9 +232,9 @@ TEST(StoreOptions, ConfigTextOfAStaticSlotSaysStaticAndStillResolves) {
 }
 
 TEST(StoreOptions, SplitStoreFlag) {
-  EXPECT_EQ(split_store_flag("memory"),
+  EXPECT_EQ(detail::split_store_flag("memory"),
             (std::vector<KeyValue>{{"cosid.machine.distributor.type", "memory"}}));
-  EXPECT_EQ(split_store_flag("file:/a:b"),
+  EXPECT_EQ(detail::split_store_flag("file:/a:b"),
             (std::vector<KeyValue>{{"cosid.machine.distributor.type", "file"},
                                    {"cosid.machine.distributor.file.directory", "/a:b"}}));
 }

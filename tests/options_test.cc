@@ -44,8 +44,10 @@ TEST(Options, DefaultsWithOnlyASlot) {
   EXPECT_EQ(r.options.not_before_ms, 0);
   EXPECT_FALSE(r.options.require_state_file);
   EXPECT_EQ(r.options.start_wait, milliseconds(11000));
-  ASSERT_EQ(r.settings.size(), sizeof(kConfigKeys) / sizeof(kConfigKeys[0]));
-  for (std::size_t i = 0; i < r.settings.size(); ++i) EXPECT_EQ(r.settings[i].key, kConfigKeys[i]);
+  ASSERT_EQ(r.settings.size(), detail::kKeyCount);
+  for (std::size_t i = 0; i < r.settings.size(); ++i) {
+    EXPECT_EQ(r.settings[i].key, detail::kConfigKeyRows[i].key);
+  }
   EXPECT_EQ(r.setting("cosid.machine.static.slot").origin, "flag --slot");
   EXPECT_EQ(r.setting("cosid.namespace").value, "cosid");
   EXPECT_EQ(r.setting("cosid.namespace").origin, "default");
@@ -333,7 +335,7 @@ TEST(Options, InvalidValuesNameKeyValueOriginAndRule) {
     if (c.variable != nullptr) {
       f.env.set(c.variable, c.value);
     } else {
-      const ConfigFlag* entry = find_config_flag(c.flag);
+      const detail::ConfigKey* entry = detail::find_config_flag(c.flag);
       ASSERT_NE(entry, nullptr);
       f.sources.flags.emplace_back(entry->key, c.value);
     }
@@ -426,56 +428,55 @@ TEST(Options, LayoutFromKeys) {
 
 TEST(Options, LayoutFromSettings) {
   Layout layout;
-  std::error_code ec;
-  std::string message;
+  Status status;
   const std::vector<KeyValue> flags = {{"cosid.layout.preset", "seconds"},
                                        {"cosid.machine.static.slot", "ignored"},
                                        {"cosid.layout.slot-bits", "12"},
                                        {"cosid.layout.sequence-bits", "20"}};
-  ASSERT_TRUE(layout_from_settings(flags, layout, ec, &message)) << message;
+  layout = layout_from_settings(flags, status);
+  ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(layout.unit, TimeUnit::kSecond);
   EXPECT_EQ(layout.slot_bits, 12);
-  EXPECT_FALSE(layout_from_settings({{"cosid.layout.unit", "h"}}, layout, ec, &message));
-  EXPECT_ERRC(ec, errc::invalid_value);
-  EXPECT_EQ(message, "cosid.layout.unit = \"h\" (flag --unit): not a unit: use ms or s");
-  EXPECT_FALSE(layout_from_settings({{"cosid.layout.preset", "x"}}, layout, ec, &message));
-  EXPECT_ERRC(ec, errc::unknown_layout);
+  (void)layout_from_settings({{"cosid.layout.unit", "h"}}, status);
+  EXPECT_ERRC(status.code(), errc::invalid_value);
+  EXPECT_EQ(status.message(), "cosid.layout.unit = \"h\" (flag --unit): not a unit: use ms or s");
+  (void)layout_from_settings({{"cosid.layout.preset", "x"}}, status);
+  EXPECT_ERRC(status.code(), errc::unknown_layout);
 }
 
 TEST(Options, FlagTable) {
-  EXPECT_STREQ(key_for_flag("slot"), "cosid.machine.static.slot");
-  EXPECT_STREQ(key_for_flag("layout"), "cosid.layout.preset");
-  EXPECT_STREQ(key_for_flag("slot-from-hostname"), "cosid.machine.static.slot-source");
-  EXPECT_EQ(key_for_flag("config"), nullptr);
-  EXPECT_EQ(key_for_flag("--slot"), nullptr);
-  ASSERT_NE(find_config_flag("require-state-file"), nullptr);
-  EXPECT_STREQ(find_config_flag("require-state-file")->implied_value, "true");
+  EXPECT_STREQ(detail::key_for_flag("slot"), "cosid.machine.static.slot");
+  EXPECT_STREQ(detail::key_for_flag("layout"), "cosid.layout.preset");
+  EXPECT_STREQ(detail::key_for_flag("slot-from-hostname"), "cosid.machine.static.slot-source");
+  EXPECT_EQ(detail::key_for_flag("config"), nullptr);
+  EXPECT_EQ(detail::key_for_flag("--slot"), nullptr);
+  ASSERT_NE(detail::find_config_flag("require-state-file"), nullptr);
+  EXPECT_STREQ(detail::find_config_flag("require-state-file")->implied, "true");
 }
 
 TEST(Options, ValidateOptionsBuiltInCode) {
   Options options;
-  std::error_code ec;
-  std::string message;
-  EXPECT_TRUE(validate_options(options, ec, &message)) << message;
+  Status status;
+  EXPECT_TRUE(validate_options(options, status)) << status.message();
   options.slot = 1024;
-  EXPECT_FALSE(validate_options(options, ec, &message));
-  EXPECT_ERRC(ec, errc::slot_out_of_range);
+  EXPECT_FALSE(validate_options(options, status));
+  EXPECT_ERRC(status.code(), errc::slot_out_of_range);
   options.slot = 1;
   options.ahead = milliseconds(0);
-  EXPECT_FALSE(validate_options(options, ec, &message));
-  EXPECT_ERRC(ec, errc::invalid_value);
+  EXPECT_FALSE(validate_options(options, status));
+  EXPECT_ERRC(status.code(), errc::invalid_value);
   options.ahead = milliseconds(10000);
   options.require_state_file = true;
-  EXPECT_FALSE(validate_options(options, ec, &message));
-  EXPECT_ERRC(ec, errc::invalid_value);
+  EXPECT_FALSE(validate_options(options, status));
+  EXPECT_ERRC(status.code(), errc::invalid_value);
   options.require_state_file = false;
   options.start_wait = milliseconds(-1);
-  EXPECT_FALSE(validate_options(options, ec, &message));
-  EXPECT_ERRC(ec, errc::invalid_value);
+  EXPECT_FALSE(validate_options(options, status));
+  EXPECT_ERRC(status.code(), errc::invalid_value);
   options.start_wait = milliseconds(0);
   options.namespace_name = "";
-  EXPECT_FALSE(validate_options(options, ec, &message));
-  EXPECT_ERRC(ec, errc::invalid_value);
+  EXPECT_FALSE(validate_options(options, status));
+  EXPECT_ERRC(status.code(), errc::invalid_value);
 }
 
 TEST(Options, ConfigTextRoundTrips) {

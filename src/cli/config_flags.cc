@@ -1,50 +1,67 @@
 #include "cli/config_flags.h"
 
 #include <string>
-#include <system_error>
+#include <string_view>
 #include <vector>
 
 namespace cosid {
 namespace cli {
 
+namespace {
+
+// "namespace of the ids (COSID_NAMESPACE; default cosid)": a row's summary with its variable and
+// its default, for --help.
+std::string help_line(const detail::ConfigKey& row) {
+  std::string extra = row.variable != nullptr ? row.variable : "";
+  const std::string_view default_text = row.default_text;
+  if (row.implied == nullptr && default_text.substr(0, 4) != "none") {
+    extra += (extra.empty() ? "default " : "; default ") + std::string(default_text);
+  }
+  return extra.empty() ? std::string(row.summary) : std::string(row.summary) + " (" + extra + ")";
+}
+
+}  // namespace
+
+const char* config_flag_help(detail::Key key) {
+  // Made once: OptionSpec holds a pointer, and the rows do not change.
+  static const std::vector<std::string> lines = [] {
+    std::vector<std::string> all;
+    for (const detail::ConfigKey& row : detail::kConfigKeyRows) all.push_back(help_line(row));
+    return all;
+  }();
+  return lines[key].c_str();
+}
+
 OptionGroup config_flags_group() {
-  return {
+  OptionGroup group{
       "Config flags (precedence: flag > COSID_* variable > config file > default)",
-      {
-          {"config", '\0', "FILE", "read the config file FILE (else the one COSID_CONFIG names)"},
-          {"namespace", '\0', "NS", "namespace of the ids (COSID_NAMESPACE; default cosid)"},
-          {"slot", '\0', "N", "the slot this process issues ids on (COSID_SLOT)"},
-          {"slot-from-hostname", '\0', nullptr,
-           "take the slot from the ordinal at the end of the host name"},
-          {"state-file", '\0', "PATH",
-           "state file that keeps the window across restarts (COSID_STATE_FILE)"},
-          {"ahead", '\0', "DUR", "how far ahead the ceiling is written (COSID_AHEAD; 10s)"},
-          {"not-before", '\0', "TIME",
-           "issue no timestamp at or before TIME, Unix ms or RFC 3339 (COSID_NOT_BEFORE)"},
-          {"require-state-file", '\0', nullptr, "refuse to run without a state file"},
-          {"store", '\0', "TYPE[:DIR]",
-           "lease the slot: memory, or file:DIR shared by the namespace (default static)"},
-          {"ttl", '\0', "DUR", "how long a lease lasts unless renewed (30s)"},
-          {"tolerance", '\0', "DUR",
-           "how far past expiry a lease may issue, alike in a namespace (1s)"},
-          {"owner-key", '\0', "KEY", "the lease holder's name (COSID_OWNER_KEY; HOST:PID)"},
-          {"preferred-slot", '\0', "N", "the slot to lease when it is free (COSID_PREFERRED_SLOT)"},
-      }};
+      {{"config", '\0', "FILE", "read the config file FILE (else the one COSID_CONFIG names)"}}};
+  for (detail::Key key = 0; key < detail::kKeyCount; ++key) {
+    const detail::ConfigKey& row = detail::kConfigKeyRows[key];
+    // --store sets two keys and is listed once, with the first.
+    if (row.flag == nullptr || detail::is_layout_key(key) ||
+        detail::find_config_flag(row.flag) != &row) {
+      continue;
+    }
+    group.options.push_back({row.flag, '\0', row.value_name, config_flag_help(key)});
+  }
+  return group;
 }
 
 OptionSources option_sources_from_args(const ParsedArgs& args) {
   OptionSources sources;
   sources.config_file = args.value_or("config", "");
   if (args.has("store")) {
-    for (KeyValue& setting : split_store_flag(args.value_or("store", ""))) {
+    for (KeyValue& setting : detail::split_store_flag(args.value_or("store", ""))) {
       sources.flags.push_back(std::move(setting));
     }
   }
-  for (const ConfigFlag& flag : kConfigFlags) {
-    if (!args.has(flag.flag) || std::string_view(flag.flag) == "store") continue;
-    sources.flags.emplace_back(flag.key, flag.implied_value != nullptr
-                                             ? std::string(flag.implied_value)
-                                             : args.value_or(flag.flag, ""));
+  for (const detail::ConfigKey& row : detail::kConfigKeyRows) {
+    if (row.flag == nullptr || !args.has(row.flag) || std::string_view(row.flag) == "store") {
+      continue;
+    }
+    sources.flags.emplace_back(
+        row.key, row.implied != nullptr ? std::string(row.implied) : args.value_or(row.flag, ""));
   }
   return sources;
 }
@@ -58,14 +75,12 @@ bool resolve_command_options(const Invocation& invocation, const char* name, Opt
         std::string(name) + ": unexpected argument " + quote(args.positionals().front()));
     return false;
   }
-  std::error_code ec;
-  std::string message;
+  Status resolved;
   const OptionSources sources = option_sources_from_args(args);
-  const bool resolved = settings != nullptr
-                            ? resolve_options(sources, options, *settings, ec, &message)
-                            : resolve_options(sources, options, ec, &message);
-  if (!resolved) {
-    status = call_failed(invocation.err, name, Status(ec, message));
+  options = settings != nullptr ? resolve_options(sources, *settings, resolved)
+                                : resolve_options(sources, resolved);
+  if (!resolved.ok()) {
+    status = call_failed(invocation.err, name, resolved);
     return false;
   }
   return true;

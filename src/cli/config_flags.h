@@ -1,9 +1,9 @@
 // The config flags of the commands that resolve cosid::Options (`next`, `config check`):
 //
-//   --config FILE, and every flag of cosid::kConfigFlags (--namespace, --slot, ...,
-//   --slot-from-hostname and --require-state-file as switches, the lease store's --store
-//   TYPE[:DIR] (split into its type and directory keys by split_store_flag()), --ttl,
-//   --tolerance, --owner-key, --preferred-slot, and the layout flags).
+//   --config FILE, and the flag of every row of the config key table (config_keys.h): --namespace,
+//   --slot, ..., --slot-from-hostname and --require-state-file as switches, the lease store's
+//   --store TYPE[:DIR] (split into its type and directory keys by split_store_flag()), --ttl,
+//   --tolerance, --owner-key, --preferred-slot, and the layout flags.
 //
 // Their values are checked by resolve_options(), not here, so that a flag, a COSID_* variable and
 // a config file are held to the same rules and messages.
@@ -14,10 +14,14 @@
 
 #include "cli/args.h"
 #include "cli/command.h"
+#include "config_keys.h"
 #include "cosid/options.h"
 
 namespace cosid {
 namespace cli {
+
+// The --help line of the flag of `key`: its row's summary, variable and default.
+const char* config_flag_help(detail::Key key);
 
 // The "Config flags" group (without the layout flags: add layout_flags_group() as well).
 OptionGroup config_flags_group();

@@ -1,50 +1,40 @@
 #include "cli/layout_flags.h"
 
-#include <string_view>
-#include <system_error>
 #include <vector>
 
+#include "config_keys.h"
 #include "cosid/options.h"
 
 namespace cosid {
 namespace cli {
-namespace {
-
-constexpr std::string_view kLayoutKeyPrefix = "cosid.layout.";
-
-}  // namespace
 
 OptionGroup layout_flags_group() {
-  return {"Layout flags",
-          {
-              {"layout", '\0', "NAME",
-               "preset: default (the default), seconds, js-safe or js-safe-seconds"},
-              {"epoch", '\0', "MS",
-               "instant of timestamp 0 in Unix ms; a whole second if the unit is s"},
-              {"unit", '\0', "UNIT", "unit of the timestamp: ms or s"},
-              {"timestamp-bits", '\0', "N",
-               "bits of the timestamp; the three fields take 63 bits at most"},
-              {"slot-bits", '\0', "N", "bits of the slot: 2^N slots"},
-              {"sequence-bits", '\0', "N", "bits of the sequence: 2^N ids per tick and slot"},
-          }};
+  OptionGroup group{"Layout flags", {}};
+  for (detail::Key key = 0; key < detail::kKeyCount; ++key) {
+    const detail::ConfigKey& row = detail::kConfigKeyRows[key];
+    if (detail::is_layout_key(key))
+      group.options.push_back({row.flag, '\0', row.value_name, row.summary});
+  }
+  return group;
 }
 
 bool layout_from_flags(const ParsedArgs& args, Layout& layout, std::string& error) {
-  // The flags become their cosid.layout.* keys (kConfigFlags), and the library applies the same
+  // The flags become their cosid.layout.* keys (config_keys.h), and the library applies the same
   // rules and messages as to a config file: the layout rules live in layout_from_settings().
   std::vector<KeyValue> settings;
-  for (const ConfigFlag& flag : kConfigFlags) {
-    if (std::string_view(flag.key).rfind(kLayoutKeyPrefix, 0) != 0 || !args.has(flag.flag)) {
-      continue;
+  for (detail::Key key = 0; key < detail::kKeyCount; ++key) {
+    const detail::ConfigKey& row = detail::kConfigKeyRows[key];
+    if (detail::is_layout_key(key) && args.has(row.flag)) {
+      settings.emplace_back(row.key, args.value_or(row.flag, ""));
     }
-    settings.emplace_back(flag.key, args.value_or(flag.flag, ""));
   }
-  std::error_code ec;
-  std::string message;
-  if (!layout_from_settings(settings, layout, ec, &message)) {
-    error = message.empty() ? ec.message() : message;
+  Status status;
+  const Layout result = layout_from_settings(settings, status);
+  if (!status.ok()) {
+    error = status.message();
     return false;
   }
+  layout = result;
   return true;
 }
 

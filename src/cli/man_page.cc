@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "cli/config_flags.h"
-#include "cosid/options.h"
+#include "config_keys.h"
 
 namespace cosid {
 namespace cli {
@@ -164,28 +164,17 @@ std::string command_section(const Command& command, const std::vector<OptionGrou
   return out;
 }
 
-// The help of the config flag that sets `key`, or null.
-const OptionSpec* flag_for_key(const char* key, const OptionGroup& config_flags) {
-  for (const ConfigFlag& flag : kConfigFlags) {
-    if (std::strcmp(flag.key, key) != 0) continue;
-    for (const OptionSpec& option : config_flags.options) {
-      if (std::strcmp(option.long_name, flag.flag) == 0) return &option;
-    }
-  }
-  return nullptr;
-}
-
 std::string environment_section() {
   std::string out = ".SH ENVIRONMENT\n";
   out += ".TP\n.B COSID_CONFIG\n" +
          text_line("The config file to read when no --config is given. There is no default path.");
-  const OptionGroup config_flags = config_flags_group();
-  for (const ConfigVariable& variable : kConfigVariables) {
-    out += ".TP\n.B " + escape(variable.name) + '\n';
-    const OptionSpec* flag = flag_for_key(variable.key, config_flags);
-    std::string text = "Sets " + std::string(variable.key);
-    if (flag != nullptr) {
-      text += " as --" + std::string(flag->long_name) + " does: " + flag->help;
+  for (detail::Key key = 0; key < detail::kKeyCount; ++key) {
+    const detail::ConfigKey& row = detail::kConfigKeyRows[key];
+    if (row.variable == nullptr) continue;
+    out += ".TP\n.B " + escape(row.variable) + '\n';
+    std::string text = "Sets " + std::string(row.key);
+    if (row.flag != nullptr) {
+      text += " as --" + std::string(row.flag) + " does: " + config_flag_help(key);
     }
     out += text_line(text + '.');
   }
@@ -199,6 +188,31 @@ std::string environment_section() {
                        "file over the default. Values in a config file may name any variable, "
                        "such as slot: ${POD_ORDINAL} or ${VAR:-DEFAULT}; flags and COSID_* values "
                        "are taken literally.");
+  return out;
+}
+
+// Every key of the config key table: how it is given, its default and its rule.
+std::string configuration_section() {
+  std::string out = ".SH CONFIGURATION\n" +
+                    text_line(
+                        "Each key, as a config file writes it (cosid: machine: static: slot: 3 is "
+                        "cosid.machine.static.slot), with its flag, its variable, its default and "
+                        "its rule. A value out of its rule is refused with the key, the value, "
+                        "where it came from and the rule.");
+  for (detail::Key key = 0; key < detail::kKeyCount; ++key) {
+    const detail::ConfigKey& row = detail::kConfigKeyRows[key];
+    out += ".TP\n.B " + escape(row.key) + '\n';
+    std::string given;
+    if (row.flag != nullptr) {
+      given += "--" + std::string(row.flag);
+      if (row.value_name != nullptr) given += " " + std::string(row.value_name);
+    }
+    if (row.variable != nullptr) given += (given.empty() ? "" : ", ") + std::string(row.variable);
+    if (!given.empty()) out += text_line(given);
+    out += ".br\n" + text_line("Default: " + std::string(row.default_text) + ". " + row.wording);
+    const std::string range = detail::range_text(key);
+    if (!range.empty()) out += ".br\n" + text_line("Range: " + range + ".");
+  }
   return out;
 }
 
@@ -294,6 +308,7 @@ std::string render_man_page(const ToolDoc& tool) {
   }
   out += ".SH \"EXIT STATUS\"\n" + exit_status_list(tool.exit_statuses);
   out += ".PP\n" + text_line("Each command lists what its statuses mean for it.");
+  out += configuration_section();
   out += environment_section();
   out += std::string(".SH FILES\n") + kFiles;
   out += std::string(".SH EXAMPLES\n") + kExamples;

@@ -118,12 +118,9 @@ int run_state_check(Invocation& invocation) {
   if (!args.positionals().empty()) {
     sources.flags.emplace_back("cosid.machine.static.state-file", args.positionals().front());
   }
-  Options options;
-  std::error_code ec;
-  std::string message;
-  if (!resolve_options(sources, options, ec, &message)) {
-    return not_ready(invocation, Status(ec, message).message());
-  }
+  Status resolved;
+  const Options options = resolve_options(sources, resolved);
+  if (!resolved.ok()) return not_ready(invocation, resolved.message());
   const std::string& path = options.state_file;
   if (path.empty()) {
     return usage(

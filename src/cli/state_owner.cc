@@ -25,11 +25,9 @@ int resolve_state_file_args(Invocation& invocation, const char* name, std::strin
   }
   OptionSources sources = option_sources_from_args(args);
   sources.env = no_environment;
-  std::error_code ec;
-  std::string message;
-  if (!resolve_options(sources, options, ec, &message)) {
-    return call_failed(invocation.err, name, Status(ec, message));
-  }
+  Status status;
+  options = resolve_options(sources, status);
+  if (!status.ok()) return call_failed(invocation.err, name, status);
   return kExitOk;
 }
 
