@@ -2,10 +2,7 @@
 // text)` sets the code and the sentence (what happened, the values, what to do) and returns false,
 // so that it also ends a bool function.
 //
-// The four-argument fail() is the shape every call had before Status (a code in `ec`, the sentence in an
-// optional `message`); it goes once no call takes that shape.
-//
-// Thread safety: pure functions of their arguments.
+// Thread safety: a pure function of its arguments.
 #ifndef COSID_SRC_FAIL_H_
 #define COSID_SRC_FAIL_H_
 
@@ -21,20 +18,6 @@ namespace detail {
 inline bool fail(Status& status, std::error_code code, std::string text) {
   status = Status(code, std::move(text));
   return false;
-}
-
-inline bool fail(errc code, std::error_code& ec, std::string* message, const std::string& text) {
-  ec = make_error_code(code);
-  if (message != nullptr) *message = text;
-  return false;
-}
-
-// The seam between the two shapes while both exist: hands `status` to a caller that still takes
-// (ec, message). Returns status.ok(). It goes with the four-argument fail().
-inline bool to_legacy(const Status& status, std::error_code& ec, std::string* message) {
-  ec = status.code();
-  if (message != nullptr && !status.ok()) *message = status.message();
-  return status.ok();
 }
 
 }  // namespace detail

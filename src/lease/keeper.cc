@@ -56,30 +56,19 @@ class LeaseKeeper::Impl {
         backoff_(options.ttl / 6) {}
 
   ~Impl() {
-    (void)close([](const Binding& binding) { return binding.floor_ms(); }, nullptr);
+    Status ignored;  // a failed release leaves the next holder to start after the ceiling
+    (void)close([](const Binding& binding) { return binding.floor_ms(); }, ignored);
   }
 
-  bool start(std::error_code& ec, std::string* message) {
+  bool start(Status& status) {
     if (options_.owner_key.empty()) {
-      Status status;
-      if (!default_owner_key(owner_.key, status)) {
-        ec = status.code();
-        if (message != nullptr) *message = status.message();
-        return false;
-      }
+      if (!default_owner_key(owner_.key, status)) return false;
     } else {
       owner_.key = options_.owner_key;
     }
-    Status random_status;
-    if (!Incarnation::random(owner_.incarnation, random_status)) {
-      ec = random_status.code();
-      if (message != nullptr) {
-        *message =
-            "no random incarnation for the lease owner: the kernel's random source "
-            "cannot be read (" +
-            ec.message() + ")";
-      }
-      return false;
+    if (!Incarnation::random(owner_.incarnation, status)) {
+      return detail::fail(status, status.code(),
+                          "no random incarnation for the lease owner: " + status.message());
     }
     const milliseconds timeout =
         options_.acquire_timeout.count() < 0 ? options_.ttl : options_.acquire_timeout;
@@ -89,8 +78,9 @@ class LeaseKeeper::Impl {
     std::lock_guard<std::mutex> lock(mutex_);
     for (;;) {
       SlotChoice choice;
-      std::string why;
-      if (acquire_locked(choice, ec, &why)) return true;
+      if (acquire_locked(choice, status)) return true;
+      const std::error_code ec = status.code();
+      std::string why = status.message();
       const bool retryable = ec == errc::lease_exhausted || ec == errc::store_unavailable;
       const std::int64_t waited = clock_.monotonic_ns() - begin;
       if (ec == errc::lease_exhausted) {
@@ -101,15 +91,11 @@ class LeaseKeeper::Impl {
               std::to_string(choice.earliest_expiry - choice.store_now) + " ms after it was read)";
       }
       if (!retryable || waited >= to_ns(timeout)) {
-        if (message != nullptr) {
-          *message = why;
-          if (retryable) {
-            *message += "; gave up after the acquire timeout of " +
-                        detail::format_duration(timeout) +
-                        ": stop an instance, give the layout more slot bits, or retry later";
-          }
+        if (retryable) {
+          why += "; gave up after the acquire timeout of " + detail::format_duration(timeout) +
+                 ": stop an instance, give the layout more slot bits, or retry later";
         }
-        return false;
+        return detail::fail(status, ec, why);
       }
       if (!reported) {
         emit(EventKind::kLeaseWaiting, ec,
@@ -149,13 +135,13 @@ class LeaseKeeper::Impl {
 
   // With closed_ set, a round still running (the owner stops the loop first) neither renews nor
   // leases again.
-  std::error_code close(const std::function<std::int64_t(const Binding&)>& last_issued,
-                        std::string* message) {
+  bool close(const std::function<std::int64_t(const Binding&)>& last_issued, Status& status) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (closed_) return {};
+    status.clear();
+    if (closed_) return true;
     closed_ = true;
     publish_locked(nullptr, errc::closed);
-    return release_locked(last_issued, message);
+    return release_locked(last_issued, status);
   }
 
   const Owner& owner() const noexcept { return owner_; }
@@ -225,7 +211,7 @@ class LeaseKeeper::Impl {
   }
 
   // One choose_slot(); on success installs the lease as the current binding. REQUIRES: mutex_.
-  bool acquire_locked(SlotChoice& choice, std::error_code& ec, std::string* message) {
+  bool acquire_locked(SlotChoice& choice, Status& status) {
     SlotChoiceRequest request;
     request.name_space = options_.name_space;
     request.owner = owner_;
@@ -234,10 +220,7 @@ class LeaseKeeper::Impl {
     request.has_preferred_slot = options_.preferred_slot.has_value();
     request.preferred_slot = options_.preferred_slot.value_or(0);
     const std::int64_t local_before = clock_.now_ms();
-    Status status;
     const bool ok = choose_slot(store_, request, choice, status);
-    ec = status.code();
-    if (!ok && message != nullptr) *message = status.message();
     const std::int64_t local_after = clock_.now_ms();
     for (const SlotRecord& other : choice.duplicate_key_holders) {
       emit(EventKind::kDuplicateOwnerKey, {},
@@ -284,13 +267,11 @@ class LeaseKeeper::Impl {
   void renew_locked() {
     last_attempt_ns_ = clock_.monotonic_ns();
     SlotLease renewed;
-    std::error_code ec;
-    std::string why;
     const std::int64_t local_before = clock_.now_ms();
     Status status;
     const bool ok = store_.renew(lease_, options_.terms, options_.ttl, renewed, status);
-    ec = status.code();
-    if (!ok) why = status.message();
+    const std::error_code ec = status.code();
+    const std::string why = status.message();
     const std::int64_t local_after = clock_.now_ms();
     if (ok) {
       check_skew(renewed.store_now, local_before, local_after);
@@ -346,22 +327,21 @@ class LeaseKeeper::Impl {
   // After a loss: lease a new slot, or retry later with back-off. REQUIRES: mutex_ held.
   void reacquire_locked() {
     SlotChoice choice;
-    std::error_code ec;
-    std::string why;
+    Status status;
     last_attempt_ns_ = clock_.monotonic_ns();
-    if (acquire_locked(choice, ec, &why)) return;
+    if (acquire_locked(choice, status)) return;
     ++failures_;
     renewal_failures_.fetch_add(1, std::memory_order_relaxed);  // see stats()
     next_attempt_ns_ = clock_.monotonic_ns() + to_ns(backoff_.failed());
-    emit(EventKind::kLeaseRenewalFailed, ec,
-         "leasing a new slot after the loss failed (" + why + "); retrying in " +
+    emit(EventKind::kLeaseRenewalFailed, status.code(),
+         "leasing a new slot after the loss failed (" + status.message() + "); retrying in " +
              detail::format_duration(backoff_.current()) + ", no ids are issued meanwhile");
   }
 
   // REQUIRES: mutex_ held.
-  std::error_code release_locked(const std::function<std::int64_t(const Binding&)>& last_issued,
-                                 std::string* message) {
-    if (current_ == nullptr) return {};
+  bool release_locked(const std::function<std::int64_t(const Binding&)>& last_issued,
+                      Status& status) {
+    if (current_ == nullptr) return true;
     Binding& binding = *current_;
     // No generator may issue after the release hands the window on (they are closed already;
     // this also stops any the caller forgot).
@@ -369,25 +349,18 @@ class LeaseKeeper::Impl {
     current_ = nullptr;
     const std::int64_t last =
         std::clamp(last_issued(binding), lease_.floor, std::max(lease_.floor, lease_.ceiling));
-    std::error_code ec;
-    std::string why;
-    Status status;
     if (!store_.release(lease_, options_.terms, last, status)) {
-      ec = status.code();
-      why = status.message();
-      if (message != nullptr) {
-        *message = "releasing slot " + std::to_string(lease_.slot) + " of namespace " +
-                   options_.name_space + " failed (" + why +
-                   "): the next holder starts after its ceiling " +
-                   detail::format_instant(lease_.ceiling) + " instead";
-      }
-      return ec;
+      return detail::fail(status, status.code(),
+                          "releasing slot " + std::to_string(lease_.slot) + " of namespace " +
+                              options_.name_space + " failed (" + status.message() +
+                              "): the next holder starts after its ceiling " +
+                              detail::format_instant(lease_.ceiling) + " instead");
     }
     emit(EventKind::kLeaseReleased, {},
          "released slot " + std::to_string(lease_.slot) + " of namespace " + options_.name_space +
              " with last timestamp " + detail::format_instant(last),
          lease_.slot, lease_.ceiling);
-    return {};
+    return true;
   }
 
   // What binding() returns from now on: `binding`, or null with `state`. REQUIRES: mutex_ held.
@@ -484,12 +457,7 @@ std::unique_ptr<LeaseKeeper> LeaseKeeper::open(SlotLeaseStore& store, const Keep
                                                detail::KeeperLoop* loop, Status& status) {
   std::unique_ptr<LeaseKeeper> keeper(new LeaseKeeper());
   keeper->impl_ = std::make_unique<Impl>(store, options, clock, listener, loop);
-  std::error_code ec;
-  std::string why;
-  if (!keeper->impl_->start(ec, &why)) {
-    detail::fail(status, ec, why);
-    return nullptr;
-  }
+  if (!keeper->impl_->start(status)) return nullptr;
   keeper->leased_ = true;
   return keeper;
 }
@@ -529,9 +497,7 @@ std::unique_ptr<LeaseKeeper> LeaseKeeper::for_runtime(const Options& options,
 
 bool LeaseKeeper::start(const detail::FloorWait& wait_for_floor, Status& status) {
   if (!leased_) {
-    std::error_code ec;
-    std::string why;
-    if (!impl_->start(ec, &why)) return detail::fail(status, ec, why);
+    if (!impl_->start(status)) return false;
     leased_ = true;
   }
   std::uint64_t generation = 0;
@@ -553,11 +519,7 @@ Binding* LeaseKeeper::binding(std::uint64_t& generation, std::error_code& ec) no
 }
 bool LeaseKeeper::close(const std::function<std::int64_t(const Binding&)>& last_issued,
                         Status& status) {
-  std::string why;
-  if (std::error_code failed = impl_->close(last_issued, &why)) {
-    return detail::fail(status, failed, why);
-  }
-  return true;
+  return impl_->close(last_issued, status);
 }
 const Owner& LeaseKeeper::owner() const noexcept { return impl_->owner(); }
 SlotLease LeaseKeeper::lease() const { return impl_->lease(); }
