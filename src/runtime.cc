@@ -360,6 +360,12 @@ std::unique_ptr<Runtime> Runtime::open(const Options& options,
   return runtime;
 }
 
+void Runtime::close() {
+  Status status;
+  (void)close(status);
+  detail::throw_if_failed(status);
+}
+
 Generator& Runtime::generator(std::string_view name) {
   Status status;
   Generator* generator = impl_->generator(name, status);

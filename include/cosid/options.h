@@ -11,9 +11,9 @@
 // (CONFIGURATION), in README.md's configuration table, and by `cosid config check` with their
 // effective values. Values are parsed strictly; anything else is refused with errc::invalid_value
 // naming the key, the value, where it came from and the rule. A slot is never defaulted. A store
-// type (cosid.machine.distributor.type) other than static leases the slot at start
-// (lease/keeper.h); a static key given with a store is refused as ambiguous, a store key given
-// while the type is static as having no effect.
+// type (cosid.machine.distributor.type) other than static leases the slot at start from that
+// store (lease/store.h); a static key given with a store is refused as ambiguous, a store key
+// given while the type is static as having no effect.
 // An empty value is a value, and refused like any other invalid one: COSID_SLOT="" is an error,
 // not "unset".
 //

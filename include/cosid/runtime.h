@@ -168,6 +168,10 @@ class COSID_EXPORT Runtime {
   // progress. A failure here is reported but harmless: the durable ceiling on disk is at least
   // every timestamp issued.
   bool close(Status& status);
+#if COSID_HAS_EXCEPTIONS
+  // The same; throws cosid::Error with the message on failure (the runtime is closed either way).
+  void close();
+#endif
 
   // The slot and window of the current binding (with a store: the latest lease's, which after a
   // loss is the lost one until a new slot is leased).
