@@ -58,11 +58,14 @@ class Parser {
     std::string path;
   };
 
-  bool fail(std::error_code code, int number, const std::string& why) {
+  // Fails with "FILE:LINE: why".
+  bool refuse_at(std::error_code code, int number, const std::string& why) {
     return detail::fail(status_, code,
                         std::string(name_) + ":" + std::to_string(number) + ": " + why);
   }
-  bool syntax(int number, const std::string& why) { return fail(errc::config_syntax, number, why); }
+  bool syntax(int number, const std::string& why) {
+    return refuse_at(errc::config_syntax, number, why);
+  }
 
   bool place(std::size_t indent, int number);
   bool key(std::string_view rest, const std::string& path, bool has_value, int number);
@@ -150,7 +153,7 @@ bool Parser::line(std::string_view text, int number) {
 bool Parser::key(std::string_view after, const std::string& path, bool has_value, int number) {
   const auto first = seen_.find(path);
   if (first != seen_.end()) {
-    return fail(
+    return refuse_at(
         errc::config_duplicate_key, number,
         path + " is given twice (first on line " + std::to_string(first->second) + "): keep one");
   }
@@ -159,11 +162,12 @@ bool Parser::key(std::string_view after, const std::string& path, bool has_value
   if (!leaf && !is_key_block(path)) {
     const std::size_t dot = path.rfind('.');
     if (dot == std::string::npos) {
-      return fail(errc::config_unknown_key, number,
-                  "unknown key " + path + ": a cosid config file has one top-level key, cosid");
+      return refuse_at(
+          errc::config_unknown_key, number,
+          "unknown key " + path + ": a cosid config file has one top-level key, cosid");
     }
     const std::string parent = path.substr(0, dot);
-    return fail(
+    return refuse_at(
         errc::config_unknown_key, number,
         "unknown key " + path + ": the keys under " + parent + " are " + keys_under(parent));
   }
@@ -184,7 +188,7 @@ bool Parser::key(std::string_view after, const std::string& path, bool has_value
   entry.key = path;
   entry.line = number;
   entry.value = interpolate(raw, env_, status_);
-  if (!status_.ok()) return fail(status_.code(), number, path + ": " + status_.message());
+  if (!status_.ok()) return refuse_at(status_.code(), number, path + ": " + status_.message());
   entries_.push_back(std::move(entry));
   return true;
 }
