@@ -28,7 +28,6 @@
 #include "cosid/layout.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
-#include "runtime_calls.h"
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
@@ -203,13 +202,12 @@ TEST(Alloc, RuntimeGeneratorAllocatesNothing) {
   options.slot = 0;
   options.state_file = dir.path() + "/state";
   options.ahead = std::chrono::milliseconds(100);
+  cosid::Status status;
+  const std::unique_ptr<cosid::Runtime> runtime = cosid::Runtime::open(options, {}, status);
+  ASSERT_TRUE(runtime) << status.message();
+  cosid::Generator* generator = runtime->generator("default", status);
+  ASSERT_NE(generator, nullptr) << status.message();
   std::error_code ec;
-  std::string message;
-  const std::unique_ptr<cosid::Runtime> runtime =
-      cosid::testing::open_runtime(options, {}, ec, &message);
-  ASSERT_TRUE(runtime) << message;
-  cosid::Generator* generator = cosid::testing::generator_of(*runtime, "default", ec);
-  ASSERT_NE(generator, nullptr) << ec.message();
   std::vector<std::uint64_t> ids(kIds);
   std::vector<std::uint64_t> batch(kBatchSize);
   ASSERT_NE(generator->next(ec), 0u) << ec.message();  // warm up
@@ -218,7 +216,7 @@ TEST(Alloc, RuntimeGeneratorAllocatesNothing) {
   const std::uint64_t allocations = allocations_while_issuing(*generator, ids, batch, ok);
   ASSERT_TRUE(ok);
   EXPECT_EQ(allocations, 0u);
-  EXPECT_FALSE(cosid::testing::close_runtime(*runtime));
+  EXPECT_TRUE(runtime->close(status)) << status.message();
 }
 
 }  // namespace

@@ -29,7 +29,6 @@
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
 #include "cosid/version.h"
-#include "runtime_calls.h"
 #include "test_util.h"
 #include "time_format.h"
 
@@ -813,8 +812,8 @@ std::int64_t first_timestamp_ms(const std::string& json) {
 TEST(CliState, ADamagedBlockIsReportedAndRepairGivesAFloor) {
   const TempDir dir;
   const std::string path = dir.file("state");
-  const std::vector<std::string> next = {"next",         "--slot", "5", "--state-file",
-                                         path,           "--format", "json"};
+  const std::vector<std::string> next = {"next", "--slot",   "5",   "--state-file",
+                                         path,   "--format", "json"};
   ASSERT_EQ(run_cosid(next).exit_code, 0);
 
   // One damaged block: the start goes on, and says so. (Block A: the clean close wrote B, so the
@@ -846,8 +845,8 @@ TEST(CliState, ADamagedBlockIsReportedAndRepairGivesAFloor) {
   EXPECT_EQ(run_cosid({"state", "repair", path, "--slot", "6", "--not-before", past}).exit_code,
             0);  // no valid block tells the slot: the flags do
   ASSERT_EQ(run_cosid({"state", "init", dir.file("other"), "--slot", "6"}).exit_code, 0);
-  const RunResult other = run_cosid(
-      {"state", "repair", dir.file("other"), "--slot", "5", "--not-before", past});
+  const RunResult other =
+      run_cosid({"state", "repair", dir.file("other"), "--slot", "5", "--not-before", past});
   EXPECT_EQ(other.exit_code, 1);  // a valid block of slot 6 is not repaired into slot 5's
   EXPECT_NE(other.err.find("was written for slot 6"), std::string::npos) << other.err;
 
@@ -855,8 +854,8 @@ TEST(CliState, ADamagedBlockIsReportedAndRepairGivesAFloor) {
   flip_bit(path, 20);
   flip_bit(path, 4096 + 20);
   const std::int64_t floor = cosid::SystemClock().now_ms() + 1500;
-  const RunResult repaired = run_cosid(
-      {"state", "repair", path, "--slot", "5", "--not-before", std::to_string(floor)});
+  const RunResult repaired =
+      run_cosid({"state", "repair", path, "--slot", "5", "--not-before", std::to_string(floor)});
   ASSERT_EQ(repaired.exit_code, 0) << repaired.err;
   EXPECT_EQ(repaired.out, "repaired " + path + " for slot 5: floor " +
                               cosid::detail::format_instant(floor) + "\n");
@@ -1329,8 +1328,8 @@ TEST(CliInputs, TheLibraryGetsEfbigUnderAFileSizeLimitWithoutIgnoringSigxfsz) {
       std::signal(SIGXFSZ, SIG_DFL);
       const struct rlimit limit = {file_size_limit, file_size_limit};
       if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(3);
-      const std::error_code ec = call();
-      _exit(!ec ? 2 : ec == std::errc::file_too_large ? 0 : 1);
+      const cosid::Status result = call();
+      _exit(result.ok() ? 2 : result.code() == std::errc::file_too_large ? 0 : 1);
     }
     const int status = wait_bounded(pid);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -1340,14 +1339,14 @@ TEST(CliInputs, TheLibraryGetsEfbigUnderAFileSizeLimitWithoutIgnoringSigxfsz) {
   const auto create = [&] {
     cosid::Status status;
     (void)cosid::create_state_file(cosid::posix_file_system(), clock, path, owner, 0, status);
-    return status.code();
+    return status;
   };
   // 0: the creation's one write would start at the limit. 4096: the kernel would cut it there.
   EXPECT_EQ(in_child(0, create), 0);
   EXPECT_EQ(in_child(4096, create), 0);
   EXPECT_NE(access(path.c_str(), F_OK), 0);
   // An existing file: the start's first advance would write block B at 4096, at the limit.
-  ASSERT_FALSE(create());
+  ASSERT_OK(create());
   EXPECT_EQ(in_child(4096,
                      [&] {
                        cosid::Options options;
@@ -1355,9 +1354,9 @@ TEST(CliInputs, TheLibraryGetsEfbigUnderAFileSizeLimitWithoutIgnoringSigxfsz) {
                        options.state_file = path;
                        cosid::RuntimeEnvironment environment;
                        environment.background_thread = false;
-                       std::error_code ec;
-                       const auto runtime = cosid::testing::open_runtime(options, environment, ec);
-                       return ec;
+                       cosid::Status status;
+                       const auto runtime = cosid::Runtime::open(options, environment, status);
+                       return status;
                      }),
             0);
 }

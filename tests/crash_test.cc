@@ -52,7 +52,6 @@
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
 #include "fork_support.h"
-#include "runtime_calls.h"
 
 namespace cosid {
 namespace {
@@ -136,15 +135,14 @@ extern "C" void on_child_term(int) { g_child_stop.store(1, std::memory_order_rel
   RuntimeEnvironment environment;
   environment.clock = &clock;
   if (config.shim) environment.fs = &shim;
-  std::error_code ec;
-  std::string message;
-  auto runtime = cosid::testing::open_runtime(options, environment, ec, &message);
+  Status status;
+  auto runtime = Runtime::open(options, environment, status);
   if (!runtime) {
-    if (ec == errc::clock_behind_floor) _exit(kChildClockBehind);
-    std::fprintf(stderr, "child: open failed: %s\n", message.c_str());
+    if (status.code() == errc::clock_behind_floor) _exit(kChildClockBehind);
+    std::fprintf(stderr, "child: open failed: %s\n", status.message().c_str());
     _exit(kChildOpenFailed);
   }
-  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec);
+  Generator* generator = runtime->generator("default", status);
   std::atomic<int> failure{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < config.threads; ++t) {
@@ -167,7 +165,7 @@ extern "C" void on_child_term(int) { g_child_stop.store(1, std::memory_order_rel
   for (std::thread& thread : threads) thread.join();
   if (failure.load() != 0) _exit(failure.load());
   // SIGTERM: the ordered shutdown writes the exact last timestamp with the clean flag.
-  _exit(cosid::testing::close_runtime(*runtime) ? kChildOpenFailed : kChildStopped);
+  _exit(runtime->close(status) ? kChildStopped : kChildOpenFailed);
 }
 
 // How one child ended, and what it sent.
@@ -500,10 +498,12 @@ TEST(ForkTest, ChildOfAProcessWithARuntimeCannotIssueOrWrite) {
   Options options;
   options.slot = 2;
   options.state_file = dir + "/state";
+  Status opened;
+  auto runtime = Runtime::open(options, {}, opened);
+  ASSERT_TRUE(runtime) << opened.message();
+  Generator* generator = runtime->generator("default", opened);
+  ASSERT_NE(generator, nullptr) << opened.message();
   std::error_code ec;
-  auto runtime = cosid::testing::open_runtime(options, {}, ec);
-  ASSERT_TRUE(runtime) << ec.message();
-  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec);
   ASSERT_NE(generator->next(ec), 0u);
 
   const pid_t child = fork();
@@ -511,10 +511,11 @@ TEST(ForkTest, ChildOfAProcessWithARuntimeCannotIssueOrWrite) {
   if (child == 0) {
     std::error_code child_ec;
     const bool refused = generator->next(child_ec) == 0 && child_ec == errc::forked_process;
-    const bool no_new_generator =
-        cosid::testing::generator_of(*runtime, "other", child_ec) == nullptr &&
-        child_ec == errc::forked_process;
-    const bool closed_quietly = !cosid::testing::close_runtime(*runtime);
+    Status child_status;
+    const bool no_new_generator = runtime->generator("other", child_status) == nullptr &&
+                                  child_status.code() == errc::forked_process;
+    Status closed;
+    const bool closed_quietly = runtime->close(closed);
     runtime.release();  // its destructor belongs to the parent
     _exit(refused && no_new_generator && closed_quietly ? 0 : 1);
   }
@@ -528,7 +529,7 @@ TEST(ForkTest, ChildOfAProcessWithARuntimeCannotIssueOrWrite) {
   Status read;
   ASSERT_TRUE(read_state_file(posix_file_system(), options.state_file, view, read));
   EXPECT_FALSE(view.records[view.current].clean_shutdown);
-  EXPECT_FALSE(cosid::testing::close_runtime(*runtime));
+  EXPECT_TRUE(runtime->close(opened)) << opened.message();
   (void)std::system(("rm -rf " + dir).c_str());
 }
 

@@ -13,7 +13,6 @@
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
 #include "memory_fs.h"
-#include "runtime_calls.h"
 #include "runtime_setup.h"
 #include "state_record.h"
 #include "test_util.h"
@@ -154,17 +153,15 @@ class RuntimeRegression : public ::testing::Test {
   }
 
   std::unique_ptr<Runtime> open() {
-    ec_.clear();
-    message_.clear();
-    return cosid::testing::open_runtime(options_, environment_, ec_, &message_);
+    status_.clear();
+    return Runtime::open(options_, environment_, status_);
   }
 
   Options options_;
   RuntimeEnvironment environment_;
   MemoryFs fs_;
   ManualClock clock_{kNow};
-  std::error_code ec_;
-  std::string message_;
+  Status status_;
 };
 
 // runtime.cc:162/243/255: when start() fails after the state file was opened (clock behind the
@@ -176,13 +173,13 @@ TEST_F(RuntimeRegression, FailedStartMustNotRollTheCeilingBackWithACleanShutdown
   std::uint64_t first_id = 0;
   {
     auto runtime = open();
-    ASSERT_TRUE(runtime) << message_;
-    Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
+    ASSERT_TRUE(runtime) << status_.message();
+    Generator* generator = runtime->generator("default", status_);
     ASSERT_NE(generator, nullptr);
     for (int i = 0; i < 30; ++i) {
       clock_.advance(milliseconds(1));
-      const std::uint64_t id = next_into(*generator, ec_, message_);
-      ASSERT_NO_ERROR(ec_) << message_;
+      const std::uint64_t id = generator->next(status_);
+      ASSERT_OK(status_);
       if (first_id == 0) first_id = id;
       last_issued = time_of(layouts::kDefault, id);
     }
@@ -195,7 +192,7 @@ TEST_F(RuntimeRegression, FailedStartMustNotRollTheCeilingBackWithACleanShutdown
   // The clock is stepped back an hour: the restart must refuse (it does) ...
   clock_.set_ms(kNow - 3600000);
   EXPECT_FALSE(open());
-  EXPECT_ERRC(ec_, errc::clock_behind_floor);
+  EXPECT_STATUS(status_, errc::clock_behind_floor);
 
   // ... and must leave the ceiling on disk alone.
   const Current after = durable_current(fs_);
@@ -210,11 +207,11 @@ TEST_F(RuntimeRegression, FailedStartMustNotRollTheCeilingBackWithACleanShutdown
   auto again = open();
   if (again) {
     EXPECT_GE(again->floor_ms(), last_issued);
-    Generator* generator = cosid::testing::generator_of(*again, "default", ec_);
+    Generator* generator = again->generator("default", status_);
     ASSERT_NE(generator, nullptr);
     clock_.advance(milliseconds(1));
-    const std::uint64_t id = generator->next(ec_);
-    if (!ec_) {
+    const std::uint64_t id = generator->next(status_);
+    if (status_.ok()) {
       EXPECT_NE(id, first_id) << "the first id of the previous run was issued again";
       EXPECT_GT(time_of(layouts::kDefault, id), last_issued);
     }
@@ -227,16 +224,16 @@ TEST_F(RuntimeRegression, FailedFirstAdvanceMustNotRollTheCeilingBack) {
   std::int64_t ceiling = 0;
   {
     auto runtime = open();
-    ASSERT_TRUE(runtime) << message_;
+    ASSERT_TRUE(runtime) << status_.message();
     clock_.advance(milliseconds(5));
-    (void)cosid::testing::generator_of(*runtime, "default", ec_)->next(ec_);
-    ASSERT_NO_ERROR(ec_);
+    (void)runtime->generator("default", status_)->next(status_);
+    ASSERT_OK(status_);
     fs_.crash();
   }
   ceiling = durable_current(fs_).record.ceiling_ms;
   fs_.fail(Op::kSyncData, ENOSPC);  // the first advance (nothing is rewritten at open)
   EXPECT_FALSE(open());
-  EXPECT_EQ(ec_, std::errc::no_space_on_device);
+  EXPECT_EQ(status_.code(), std::errc::no_space_on_device);
   EXPECT_GE(durable_current(fs_).record.ceiling_ms, ceiling);
 }
 
@@ -248,15 +245,21 @@ TEST_F(RuntimeRegression, CloseMustNotWriteTheStateFileConcurrentlyWithMaintain)
   HookFs hook(fs_);
   environment_.fs = &hook;
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
-  (void)cosid::testing::generator_of(*runtime, "default", ec_)->next(ec_);
-  ASSERT_NO_ERROR(ec_);
+  ASSERT_TRUE(runtime) << status_.message();
+  (void)runtime->generator("default", status_)->next(status_);
+  ASSERT_OK(status_);
   clock_.advance(milliseconds(60));  // less than ahead/2 remains: maintain() wants to write
 
   hook.arm(milliseconds(1000));  // the clean-shutdown sync stalls
-  std::thread closer([&] { (void)cosid::testing::close_runtime(*runtime); });
+  std::thread closer([&] {
+    Status status;
+    (void)runtime->close(status);
+  });
   ASSERT_TRUE(hook.wait_blocked(milliseconds(2000)));
-  std::thread maintainer([&] { (void)cosid::testing::maintain_runtime(*runtime); });
+  std::thread maintainer([&] {
+    Status status;
+    (void)runtime->maintain(status);
+  });
   maintainer.join();
   hook.release();
   closer.join();
@@ -275,8 +278,8 @@ TEST_F(RuntimeRegression, WaitingGeneratorMustNotBlockBehindASlowSyncPastItsBoun
   environment_.fs = &hook;
   environment_.background_thread = true;
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
-  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
+  ASSERT_TRUE(runtime) << status_.message();
+  Generator* generator = runtime->generator("default", status_);
   ASSERT_NE(generator, nullptr);
 
   hook.arm(milliseconds(3000));      // the next advance's sync hangs for 3 s
@@ -298,7 +301,7 @@ TEST_F(RuntimeRegression, WaitingGeneratorMustNotBlockBehindASlowSyncPastItsBoun
   hook.release();
   caller.join();
   EXPECT_TRUE(returned_in_time) << "next() with a 20 ms ceiling bound blocked behind the sync";
-  (void)cosid::testing::close_runtime(*runtime);
+  (void)runtime->close(status_);
 }
 
 // runtime.cc:227-233: without the background thread, nothing ever runs check_identity (the
@@ -307,12 +310,12 @@ TEST_F(RuntimeRegression, WaitingGeneratorMustNotBlockBehindASlowSyncPastItsBoun
 // restart will look.
 TEST_F(RuntimeRegression, InlineMaintainMustNoticeARemovedStateFile) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   const std::int64_t ceiling = runtime->ceiling_ms();
   fs_.remove(kPath);
   for (int i = 0; i < 10; ++i) {  // several seconds of renewals
     clock_.advance(milliseconds(60));
-    (void)cosid::testing::maintain_runtime(*runtime, &message_);
+    (void)runtime->maintain(status_);
   }
   EXPECT_EQ(runtime->ceiling_ms(), ceiling)
       << "the ceiling kept rising on a state file nobody can find any more";
@@ -345,8 +348,8 @@ TEST_F(RuntimeRegression, WaitForFloorMessageInSecondsLayoutStatesNoNegativeGap)
   options_.ahead = milliseconds(2000);
   options_.not_before_ms = second + 500;
   EXPECT_FALSE(open());
-  EXPECT_ERRC(ec_, errc::clock_behind_floor);
-  EXPECT_EQ(message_.find(" -"), std::string::npos) << message_;
+  EXPECT_STATUS(status_, errc::clock_behind_floor);
+  EXPECT_EQ(status_.message().find(" -"), std::string::npos) << status_.message();
 }
 
 }  // namespace

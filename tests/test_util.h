@@ -23,6 +23,9 @@
   EXPECT_EQ((status).code(), ::cosid::make_error_code(expected)) << (status).message()
 #define ASSERT_STATUS(status, expected) \
   ASSERT_EQ((status).code(), ::cosid::make_error_code(expected)) << (status).message()
+// Expects `status` to be ok; prints its message otherwise.
+#define EXPECT_OK(status) EXPECT_TRUE((status).ok()) << (status).message()
+#define ASSERT_OK(status) ASSERT_TRUE((status).ok()) << (status).message()
 
 // Why an address-space limit cannot make a thread fail to start here, or null where it can (for
 // the tests of a background thread that cannot start). A sanitizer's runtime reserves the address
@@ -56,17 +59,5 @@ inline const char* file_size_limit_kills_the_runtime() {
 #endif
   return nullptr;
 }
-
-namespace cosid {
-// Generator::next() for a fixture that keeps every call's failure in one `ec` and `message`, the
-// shape the runtime's calls report in: the code always, the message only on failure.
-inline std::uint64_t next_into(Generator& generator, std::error_code& ec, std::string& message) {
-  Status status;
-  const std::uint64_t id = generator.next(status);
-  ec = status.code();
-  if (!status.ok()) message = status.message();
-  return id;
-}
-}  // namespace cosid
 
 #endif  // COSID_TESTS_TEST_UTIL_H_
