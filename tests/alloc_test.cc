@@ -28,6 +28,7 @@
 #include "cosid/layout.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
+#include "temp_dir.h"
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
@@ -105,30 +106,6 @@ void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcep
 
 namespace {
 
-// A new directory under gtest's temporary directory, removed with its files afterwards.
-class TempDir {
- public:
-  TempDir() : path_(testing::TempDir() + "alloc_test_XXXXXX") {
-    if (mkdtemp(&path_[0]) == nullptr) ADD_FAILURE() << "mkdtemp failed in " << testing::TempDir();
-  }
-  ~TempDir() {
-    if (DIR* dir = opendir(path_.c_str())) {
-      while (const struct dirent* entry = readdir(dir)) {
-        const std::string name = entry->d_name;
-        if (name != "." && name != "..") unlink((path_ + "/" + name).c_str());
-      }
-      closedir(dir);
-    }
-    rmdir(path_.c_str());
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 constexpr int kIds = 100000;
 constexpr int kBatches = 100;
 constexpr std::size_t kBatchSize = 256;
@@ -197,7 +174,7 @@ TEST(Alloc, NextAndNextBatchAllocateNothing) {
 // (every 50 ms here): the thread that issues ids still allocates nothing.
 TEST(Alloc, RuntimeGeneratorAllocatesNothing) {
   COSID_SKIP_UNDER_SANITIZER();
-  const TempDir dir;
+  const TempDir dir("alloc_test");
   cosid::Options options;
   options.slot = 0;
   options.state_file = dir.path() + "/state";

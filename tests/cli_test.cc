@@ -29,6 +29,7 @@
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
 #include "cosid/version.h"
+#include "temp_dir.h"
 #include "test_util.h"
 #include "time_format.h"
 
@@ -42,12 +43,7 @@ struct RunResult {
   std::string err;
 };
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using cosid::testing::read_file;
 
 // A file under the test's temporary directory, removed when the object goes away.
 class TempFile {
@@ -517,27 +513,6 @@ class Environment {
   std::vector<char*> pointers_;
 };
 
-// A directory under the test's temporary directory, removed (with its files) at the end.
-class TempDir {
- public:
-  TempDir() : path_(testing::TempDir() + "cli_test_dir_XXXXXX") {
-    if (mkdtemp(&path_[0]) == nullptr) ADD_FAILURE() << "mkdtemp failed in " << testing::TempDir();
-  }
-  ~TempDir() {
-    for (const char* name : {"state", "state.tmp", "migrated", "other", "cosid.yaml", "fifo"}) {
-      unlink(file(name).c_str());
-    }
-    rmdir(file("dir").c_str());
-    rmdir(path_.c_str());
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
@@ -552,7 +527,7 @@ std::vector<std::uint64_t> ids_of(const std::string& text) {
 }
 
 TEST(CliNext, IssuesIncreasingIdsOnTheSlotAndAfterARestart) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const Environment env;
   const std::vector<std::string> args = {"next",           "-n", "5", "--slot", "3", "--state-file",
                                          dir.file("state")};
@@ -577,7 +552,7 @@ TEST(CliNext, IssuesIncreasingIdsOnTheSlotAndAfterARestart) {
 }
 
 TEST(CliNext, MetricsGoToStandardErrorAtExit) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const Environment env;
   const RunResult result = run_cosid({"next", "-n", "3", "--slot", "4", "--namespace", "x\"y",
                                       "--state-file", dir.file("state"), "--metrics"},
@@ -717,7 +692,7 @@ class StreamingNext {
 };
 
 TEST(CliNext, StreamsUntilSigtermThenShutsDownCleanly) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   StreamingNext next({"--slot", "9", "--state-file", dir.file("state")});
   // Read until three whole lines have arrived, then stop it and read the rest.
   next.read_lines(3);
@@ -748,7 +723,7 @@ TEST(CliNext, StreamsUntilSigtermThenShutsDownCleanly) {
 }
 
 TEST(CliState, InitThenShow) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("migrated");
   const RunResult init =
       run_cosid({"state", "init", path, "--slot", "7", "--not-before", "2026-11-30T02:22:58.123Z"});
@@ -780,7 +755,7 @@ TEST(CliState, InitThenShow) {
 }
 
 TEST(CliState, InitRefusesAnExistingFileAndABadSlot) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("migrated");
   ASSERT_EQ(run_cosid({"state", "init", path, "--slot", "1"}).exit_code, 0);
   const std::string before = read_file(path);
@@ -810,7 +785,7 @@ std::int64_t first_timestamp_ms(const std::string& json) {
 }
 
 TEST(CliState, ADamagedBlockIsReportedAndRepairGivesAFloor) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("state");
   const std::vector<std::string> next = {"next", "--slot",   "5",   "--state-file",
                                          path,   "--format", "json"};
@@ -908,7 +883,7 @@ TEST(CliConfigCheck, ShowsEverySettingAndItsOrigin) {
 
 // cosid bench: only the shape of the output and the exit status; the numbers depend on the machine.
 TEST(CliBench, PrintsOneJsonLineAndVerifies) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const RunResult result = run_cosid({"bench", "--seconds", "1", "--threads", "2", "--verify"},
                                      Environment({"TMPDIR=" + dir.file("")}).envp());
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -926,7 +901,7 @@ TEST(CliBench, PrintsOneJsonLineAndVerifies) {
 }
 
 TEST(CliBench, BatchDriftAndAGivenStateFile) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const RunResult result = run_cosid({"bench", "--seconds", "1", "--batch", "64", "--max-drift",
                                       "5ms", "--state-file", dir.file("state"), "--verify"},
                                      Environment().envp());
@@ -995,7 +970,7 @@ void expect_not_ready(const RunResult& result, const std::string& reason) {
 }
 
 TEST(CliStateCheck, ReadyWhileNextRunsAndNotAfterItStopsCleanly) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("state");
   StreamingNext next({"--slot", "9", "--state-file", path});
   next.read_lines(1);  // the runtime is open: the file is locked and its ceiling written ahead
@@ -1016,7 +991,7 @@ TEST(CliStateCheck, ReadyWhileNextRunsAndNotAfterItStopsCleanly) {
 }
 
 TEST(CliStateCheck, NeedsAHolderAndACeilingAheadByTheMinimumLead) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("state");
   init_state(path, unix_ms_now() + 3600000);  // an hour ahead
   const std::vector<std::string> check = {"state", "check", path, "--slot", "2"};
@@ -1035,7 +1010,7 @@ TEST(CliStateCheck, NeedsAHolderAndACeilingAheadByTheMinimumLead) {
 }
 
 TEST(CliStateCheck, ACeilingInThePastIsNotRenewed) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("state");
   init_state(path, 1796005378123 - 366LL * 86400000);  // 2025-11-29T02:22:58.123Z
   const FileLock lock(path);
@@ -1047,7 +1022,7 @@ TEST(CliStateCheck, ACeilingInThePastIsNotRenewed) {
 }
 
 TEST(CliStateCheck, TheFileMustBelongToTheSlotNamespaceAndLayout) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("state");
   init_state(path, unix_ms_now() + 3600000);
   const FileLock lock(path);
@@ -1066,7 +1041,7 @@ TEST(CliStateCheck, TheFileMustBelongToTheSlotNamespaceAndLayout) {
 
 // The probe of examples/kubernetes: everything from COSID_CONFIG, the slot from ${POD_ORDINAL}.
 TEST(CliStateCheck, ResolvesTheServicesConfiguration) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("state");
   init_state(path, unix_ms_now() + 3600000);
   const FileLock lock(path);
@@ -1206,7 +1181,7 @@ RunResult run_cosid_bounded(const std::vector<std::string>& args, char* const* e
 }
 
 TEST(CliInputs, AFifoOrADirectoryAsConfigFileIsRefusedAtOnce) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string fifo = dir.file("fifo");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   const std::string directory = dir.file("dir");
@@ -1235,7 +1210,7 @@ TEST(CliInputs, AFifoOrADirectoryAsConfigFileIsRefusedAtOnce) {
 }
 
 TEST(CliInputs, AFifoOrADirectoryAsStateFileIsRefusedAtOnce) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string fifo = dir.file("fifo");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   const std::string directory = dir.file("dir");
@@ -1266,7 +1241,7 @@ TEST(CliInputs, AFifoOrADirectoryAsStateFileIsRefusedAtOnce) {
 
 TEST(CliInputs, AFileSizeLimitBelowTheStateFileFailsWithAMessageNotASignal) {
   if (const char* why = file_size_limit_kills_the_runtime()) GTEST_SKIP() << why;
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string hint =
       "; the file size limit (ulimit -f) is below the state file's 8192 bytes: raise it\n";
   // 0: the creation's one write would start at the limit (SIGXFSZ). 4096: it would be cut there
@@ -1305,7 +1280,7 @@ TEST(CliInputs, AFileSizeLimitBelowTheStateFileFailsWithAMessageNotASignal) {
 // The tool's own output: a write at the limit raises SIGXFSZ, which the tool ignores.
 TEST(CliInputs, AFileSizeLimitOnTheOutputFileFailsWithAMessageNotASignal) {
   if (const char* why = file_size_limit_kills_the_runtime()) GTEST_SKIP() << why;
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string out = dir.file("other");
   const RunResult version = run_cosid_bounded({"--version"}, Environment().envp(), 0, out);
   EXPECT_EQ(version.exit_code, 1) << version.err;
@@ -1319,7 +1294,7 @@ TEST(CliInputs, AFileSizeLimitOnTheOutputFileFailsWithAMessageNotASignal) {
 // The library in a program that leaves SIGXFSZ at its default (death): the state file's writes
 // fail with EFBIG instead of raising it. Run in a forked child, which reports by its exit status.
 TEST(CliInputs, TheLibraryGetsEfbigUnderAFileSizeLimitWithoutIgnoringSigxfsz) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("state");
   // In the child: 0 if `call` failed with EFBIG, 1 if it failed otherwise, 2 if it succeeded.
   const auto in_child = [](rlim_t file_size_limit, const auto& call) {

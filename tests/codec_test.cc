@@ -46,7 +46,7 @@ std::uint64_t decode_ok(std::string_view text, IdFormat format,
                         const Layout& layout = layouts::kDefault) {
   Status status(make_error_code(errc::closed), "untouched");
   const std::uint64_t id = decode(text, format, layout, status);
-  EXPECT_NO_ERROR(status.code()) << " decoding " << testing::PrintToString(std::string(text))
+  EXPECT_NO_ERROR(status.code()) << " decoding " << ::testing::PrintToString(std::string(text))
                                  << ": " << status.message();
   return id;
 }
@@ -72,7 +72,7 @@ std::string message_quote(std::string_view text) {
 // quote the input.
 void expect_error(IdFormat format, std::string_view text, errc code,
                   const Layout& layout = layouts::kDefault) {
-  SCOPED_TRACE(std::string(to_string(format)) + " " + testing::PrintToString(std::string(text)));
+  SCOPED_TRACE(std::string(to_string(format)) + " " + ::testing::PrintToString(std::string(text)));
   Status status;
   std::string message;
   EXPECT_EQ(decode(text, format, layout, status), 0u);

@@ -12,6 +12,7 @@
 
 #include "fake_env.h"
 #include "interpolate.h"
+#include "temp_dir.h"
 #include "test_util.h"
 
 namespace cosid {
@@ -291,15 +292,15 @@ TEST(ConfigFile, ReadsAFile) {
 // directory and a device are refused the same way, by what they are, before any read.
 TEST(ConfigFile, RefusesWhatIsNotARegularFile) {
   Status status;
-  char dir[] = "/tmp/cosid_config_test_XXXXXX";
-  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const TempDir temp("config_file_test");
+  const std::string& dir = temp.path();
+  ASSERT_FALSE(dir.empty());
   EXPECT_TRUE(read_config_file(dir, {}, status).empty());
   EXPECT_ERRC(status.code(), errc::config_unreadable);
   EXPECT_EQ(status.message(),
-            "config file " + std::string(dir) +
+            "config file " + dir +
                 " is a directory, not a regular file: give the path of the config file "
                 "itself with --config or COSID_CONFIG");
-  ::rmdir(dir);
   // /dev/null reads as empty, which would pass for a config file without a key.
   EXPECT_TRUE(read_config_file("/dev/null", {}, status).empty());
   EXPECT_ERRC(status.code(), errc::config_unreadable);

@@ -32,8 +32,8 @@ using testing::CrashFs;
 using testing::CrashMode;
 using Op = CrashFs::Op;
 
-constexpr std::int64_t kNow = 1796005378123;
-constexpr char kPath[] = "var/state";
+using testing::kNow;
+constexpr auto& kPath = testing::kStatePath;
 
 int crash_seeds() {
   const char* value = std::getenv("COSID_CRASH_SEEDS");

@@ -52,6 +52,7 @@
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
 #include "fork_support.h"
+#include "temp_dir.h"
 
 namespace cosid {
 namespace {
@@ -291,21 +292,6 @@ class History {
   std::size_t duplicates_ = 0;
 };
 
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/cosid-crash-XXXXXX";
-    if (mkdtemp(pattern) != nullptr) path_ = pattern;
-  }
-  ~TempDir() {
-    if (!path_.empty()) (void)std::system(("rm -rf " + path_).c_str());
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 // A clock offset of a uniform 0 to ahead back.
 std::int64_t up_to_ahead_back(std::mt19937& random) {
   return -std::uniform_int_distribution<std::int64_t>(0, kAhead.count())(random);
@@ -316,7 +302,7 @@ std::int64_t up_to_ahead_back(std::mt19937& random) {
 // a restart issues after the previous ids whatever the file says, so only a clock behind the
 // previous run's ids shows whether the durable ceiling really survived the kill.
 void kill_loop(int cycles, bool shim, bool jitter, const char* name) {
-  TempDir dir;
+  TempDir dir("crash_test");
   ASSERT_FALSE(dir.path().empty());
   const std::uint32_t seed = crash_seed();
   SCOPED_TRACE("COSID_CRASH_SEED=" + std::to_string(seed));
@@ -367,7 +353,7 @@ TEST(CrashTest, BufferedUntilSyncSigkillNeverRepeatsAnId) {
 // Some children die before their first id; the next one must start all the same. Every child's
 // clock is set back by a uniform 0 to ahead, as in the shim's kill loop.
 TEST(CrashTest, KillInsideSyncNeverRepeatsAnId) {
-  TempDir dir;
+  TempDir dir("crash_test");
   ASSERT_FALSE(dir.path().empty());
   const std::uint32_t seed = crash_seed();
   SCOPED_TRACE("COSID_CRASH_SEED=" + std::to_string(seed));
@@ -436,7 +422,7 @@ TEST_P(ClockBackTest, RestartWithTheClockSetBackNeverRepeatsAnId) {
   for (const Stop stop : {Stop::kKill, Stop::kTerm}) {
     const char* how = stop == Stop::kKill ? "after SIGKILL" : "after SIGTERM";
     SCOPED_TRACE(std::string("clock back ") + step.name + " " + how);
-    TempDir dir;
+    TempDir dir("crash_test");
     ASSERT_FALSE(dir.path().empty());
     std::mt19937 random(crash_seed());
     History history;
@@ -492,12 +478,11 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ForkTest, ChildOfAProcessWithARuntimeCannotIssueOrWrite) {
   const std::string unseen = wipe_on_fork_not_honoured();
   if (!unseen.empty()) GTEST_SKIP() << unseen;
-  char pattern[] = "/tmp/cosid-fork-XXXXXX";
-  ASSERT_NE(mkdtemp(pattern), nullptr);
-  const std::string dir = pattern;
+  const TempDir dir("crash_test_fork");
+  ASSERT_FALSE(dir.path().empty());
   Options options;
   options.slot = 2;
-  options.state_file = dir + "/state";
+  options.state_file = dir.file("state");
   Status opened;
   auto runtime = Runtime::open(options, {}, opened);
   ASSERT_TRUE(runtime) << opened.message();
@@ -530,7 +515,6 @@ TEST(ForkTest, ChildOfAProcessWithARuntimeCannotIssueOrWrite) {
   ASSERT_TRUE(read_state_file(posix_file_system(), options.state_file, view, read));
   EXPECT_FALSE(view.records[view.current].clean_shutdown);
   EXPECT_TRUE(runtime->close(opened)) << opened.message();
-  (void)std::system(("rm -rf " + dir).c_str());
 }
 
 }  // namespace

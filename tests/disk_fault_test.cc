@@ -31,8 +31,8 @@ using testing::decode_image;
 using testing::ImageState;
 using Op = CrashFs::Op;
 
-constexpr std::int64_t kNow = 1796005378123;
-constexpr char kPath[] = "var/state";
+using testing::kNow;
+constexpr auto& kPath = testing::kStatePath;
 
 std::error_code sys(int value) { return {value, std::generic_category()}; }
 
@@ -60,17 +60,9 @@ std::string name_of(const FaultCase& c) {
   return s;
 }
 
-class DiskFaultBase : public ::testing::Test {
+class DiskFaultBase : public testing::RuntimeFixture<CrashFs> {
  protected:
-  DiskFaultBase() : auditor_(fs_, kPath, layouts::kDefault) {
-    options_ = testing::small_runtime_options(kPath);
-    environment_ = testing::inline_environment(clock_, fs_);
-  }
-
-  std::unique_ptr<Runtime> open() {
-    status_.clear();
-    return Runtime::open(options_, environment_, status_);
-  }
+  DiskFaultBase() : auditor_(fs_, kPath, layouts::kDefault) {}
 
   // Issues up to `count` ids, 1 ms apart, auditing each; stops at the first error (in status_).
   int issue(Runtime& runtime, int count) {
@@ -139,13 +131,8 @@ class DiskFaultBase : public ::testing::Test {
     EXPECT_GT(writes, 0);
   }
 
-  CrashFs fs_;
-  ManualClock clock_{kNow};
-  Options options_;
-  RuntimeEnvironment environment_;
   Auditor auditor_;
   std::vector<std::uint64_t> ids_;
-  Status status_;
   std::string label_;
 };
 

@@ -16,11 +16,12 @@ namespace {
 using std::chrono::milliseconds;
 using OnSleep = ManualClock::OnSleep;
 
-constexpr std::int64_t kNow = 1796005378123;  // 2026-11-30T02:22:58.123Z
+using testing::kNow;
 constexpr GeneratorOptions kShortBounds{milliseconds(20), milliseconds(20), milliseconds(20)};
 
-// A ceiling listener that records what generators asked for.
-class RecordingListener : public CeilingListener {
+// A ceiling listener that records what generators asked for (the runtime's events are
+// test_util.h's RecordingListener).
+class CeilingRequests : public CeilingListener {
  public:
   void on_ceiling_wanted(std::int64_t needed_ms) noexcept override { wanted.push_back(needed_ms); }
   std::vector<std::int64_t> wanted;
@@ -177,7 +178,7 @@ TEST(Generator, WaitsForTheFloorWithinTheBound) {
 
 TEST(Generator, AsksTheBindingForACeilingWhenWaitingAtIt) {
   ManualClock clock(kNow + 11, OnSleep::kAdvanceMonotonic);
-  RecordingListener listener;
+  CeilingRequests listener;
   Binding binding(1, kNow - 1, kNow + 10, &listener);
   auto generator = make_generator(layouts::kDefault, binding, clock);
   std::error_code ec;

@@ -87,31 +87,6 @@ class FaultyStore final : public SlotLeaseStore {
   MemoryLeaseStore inner_;
 };
 
-class Events final : public EventListener {
- public:
-  void on_event(const Event& event) noexcept override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    events_.push_back(event);
-  }
-  int count(EventKind kind) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    int n = 0;
-    for (const Event& e : events_) n += e.kind == kind ? 1 : 0;
-    return n;
-  }
-  Event last(EventKind kind) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (auto it = events_.rbegin(); it != events_.rend(); ++it) {
-      if (it->kind == kind) return *it;
-    }
-    return Event{kind, {}, {}};
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<Event> events_;
-};
-
 class KeeperTest : public ::testing::Test {
  protected:
   KeeperOptions options(const std::string& key = "orders-1") {
@@ -145,7 +120,7 @@ class KeeperTest : public ::testing::Test {
 
   ManualClock clock_{kStart};
   FaultyStore store_{clock_};
-  Events events_;
+  testing::RecordingListener events_;
 };
 
 TEST_F(KeeperTest, StartLeasesTheLowestFreeSlotWithTheStoresWindow) {

@@ -29,6 +29,7 @@
 #include "frozen_calls.h"
 #include "gate.h"
 #include "runtime_setup.h"
+#include "temp_dir.h"
 #include "test_util.h"
 
 namespace cosid {
@@ -441,12 +442,11 @@ bool other_threads_asleep() {
 TEST(ForkedChildTest, DestroyingARuntimeWhoseWriterThreadWaitsDoesNotBlock) {
   const std::string unseen = wipe_on_fork_not_honoured();
   if (!unseen.empty()) GTEST_SKIP() << unseen;
-  char pattern[] = "/tmp/cosid-fork-lease-XXXXXX";
-  ASSERT_NE(mkdtemp(pattern), nullptr);
-  const std::string dir = pattern;
+  const TempDir dir("lease_runtime_fork");
+  ASSERT_FALSE(dir.path().empty());
   Options options;
   options.slot = 2;
-  options.state_file = dir + "/state";
+  options.state_file = dir.file("state");
   Status status;
   auto runtime = Runtime::open(options, {}, status);  // with its writer thread
   ASSERT_NE(runtime, nullptr) << status.message();
@@ -459,7 +459,6 @@ TEST(ForkedChildTest, DestroyingARuntimeWhoseWriterThreadWaitsDoesNotBlock) {
     return refused;
   }));
   EXPECT_TRUE(runtime->close(status)) << status.message();
-  (void)std::system(("rm -rf " + dir).c_str());
 }
 
 // While a renewal sits in the store with the keeper's lock held, metrics(), the accessors and

@@ -25,39 +25,14 @@ using std::chrono::milliseconds;
 using testing::MemoryFs;
 using Op = MemoryFs::Op;
 
-constexpr std::int64_t kNow = 1796005378123;
-constexpr char kPath[] = "var/state";
+using testing::kNow;
+constexpr auto& kPath = testing::kStatePath;
 // A new state file's floor: not-before 0, raised to the last millisecond before the epoch.
 constexpr std::int64_t kNewFloor = 1577203200000 - 1;
 
-class CountingListener : public EventListener {
- public:
-  void on_event(const Event& event) noexcept override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    kinds_.push_back(event.kind);
-  }
-  std::uint64_t count(EventKind kind) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return static_cast<std::uint64_t>(std::count(kinds_.begin(), kinds_.end(), kind));
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<EventKind> kinds_;
-};
-
-class RuntimeMetricsTest : public ::testing::Test {
+class RuntimeMetricsTest : public testing::RuntimeFixture<MemoryFs> {
  protected:
-  RuntimeMetricsTest() {
-    options_ = testing::small_runtime_options(kPath);
-    environment_ = testing::inline_environment(clock_, fs_);
-    environment_.listener = &listener_;
-  }
-
-  std::unique_ptr<Runtime> open() {
-    status_.clear();
-    return Runtime::open(options_, environment_, status_);
-  }
+  RuntimeMetricsTest() { environment_.listener = &listener_; }
 
   // Issues `count` ids, letting `step` pass before each; stops at the first error (in status_).
   int issue(Runtime& runtime, int count, milliseconds step = milliseconds(0)) {
@@ -72,12 +47,10 @@ class RuntimeMetricsTest : public ::testing::Test {
     return issued;
   }
 
-  Options options_;
-  RuntimeEnvironment environment_;
-  MemoryFs fs_;
-  ManualClock clock_{kNow};
-  CountingListener listener_;
-  Status status_;
+  // The events, counted as the metrics count: an unsigned count.
+  std::uint64_t events(EventKind kind) { return static_cast<std::uint64_t>(listener_.count(kind)); }
+
+  testing::RecordingListener listener_;
 };
 
 TEST_F(RuntimeMetricsTest, RightAfterOpenTheFirstCeilingIsOneWriteAndTheWindowIsShown) {
@@ -108,7 +81,7 @@ TEST_F(RuntimeMetricsTest, CountsIdsAndEveryCeilingMadeDurable) {
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.ids_issued, 10u);
   EXPECT_EQ(metrics.state_writes, 2u);
-  EXPECT_EQ(metrics.state_writes - 1, listener_.count(EventKind::kCeilingAdvanced));
+  EXPECT_EQ(metrics.state_writes - 1, events(EventKind::kCeilingAdvanced));
   EXPECT_EQ(metrics.ceiling_ms, kNow + 70 + 100);
   EXPECT_EQ(metrics.floor_ms, kNewFloor);
   EXPECT_EQ(metrics.ceiling_waits, 0u);
@@ -123,7 +96,7 @@ TEST_F(RuntimeMetricsTest, AWaitAtTheCeilingIsCountedWithTheWriteItCaused) {
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.ids_issued, 1u);
   EXPECT_EQ(metrics.ceiling_waits, 1u);
-  EXPECT_EQ(metrics.ceiling_waits, listener_.count(EventKind::kWaitingAtCeiling));
+  EXPECT_EQ(metrics.ceiling_waits, events(EventKind::kWaitingAtCeiling));
   EXPECT_EQ(metrics.state_writes, 2u);  // the waiting thread renewed inline
   EXPECT_EQ(metrics.ceiling_ms, kNow + 150 + 100);
 }
@@ -160,7 +133,7 @@ TEST_F(RuntimeMetricsTest, WritesFailingAtTheCeilingCountAGeneratorFailure) {
   EXPECT_EQ(metrics.ceiling_waits, 1u);
   EXPECT_EQ(metrics.state_writes, 1u);
   EXPECT_GE(metrics.state_write_failures, 1u);
-  EXPECT_EQ(metrics.state_write_failures, listener_.count(EventKind::kStateWriteFailed));
+  EXPECT_EQ(metrics.state_write_failures, events(EventKind::kStateWriteFailed));
   EXPECT_EQ(metrics.ceiling_ms, kNow + 100);
 }
 
@@ -252,7 +225,7 @@ TEST_F(RuntimeMetricsTest, SnapshotsWhileIssuingAndRenewingOnOtherThreads) {
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.ids_issued, static_cast<std::uint64_t>(kIds));
   EXPECT_GE(metrics.state_writes, 2u);
-  EXPECT_EQ(metrics.state_writes - 1, listener_.count(EventKind::kCeilingAdvanced));
+  EXPECT_EQ(metrics.state_writes - 1, events(EventKind::kCeilingAdvanced));
   EXPECT_EQ(metrics.state_write_failures, 0u);
   EXPECT_EQ(metrics.generator_failures, 0u);
 }

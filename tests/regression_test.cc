@@ -24,8 +24,8 @@ using std::chrono::milliseconds;
 using testing::MemoryFs;
 using Op = MemoryFs::Op;
 
-constexpr std::int64_t kNow = 1796005378123;
-constexpr char kPath[] = "var/state";
+using testing::kNow;
+constexpr auto& kPath = testing::kStatePath;
 
 struct Current {
   bool valid = false;
@@ -145,24 +145,7 @@ class HookFs : public FileSystem {
   milliseconds max_block_{0};
 };
 
-class RuntimeRegression : public ::testing::Test {
- protected:
-  RuntimeRegression() {
-    options_ = testing::small_runtime_options(kPath);
-    environment_ = testing::inline_environment(clock_, fs_);
-  }
-
-  std::unique_ptr<Runtime> open() {
-    status_.clear();
-    return Runtime::open(options_, environment_, status_);
-  }
-
-  Options options_;
-  RuntimeEnvironment environment_;
-  MemoryFs fs_;
-  ManualClock clock_{kNow};
-  Status status_;
-};
+class RuntimeRegression : public testing::RuntimeFixture<MemoryFs> {};
 
 // runtime.cc:162/243/255: when start() fails after the state file was opened (clock behind the
 // floor, first advance failing), ~Impl runs close(), which finds no binding, takes last = 0 and

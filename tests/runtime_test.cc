@@ -31,8 +31,8 @@ using testing::MemoryFs;
 using testing::RecordingListener;
 using Op = MemoryFs::Op;
 
-constexpr std::int64_t kNow = 1796005378123;
-constexpr char kPath[] = "var/state";
+using testing::kNow;
+constexpr auto& kPath = testing::kStatePath;
 
 // The ceiling of the current durable record: what a restart after a power loss would read.
 std::int64_t durable_ceiling(MemoryFs& fs) {
@@ -44,18 +44,9 @@ std::int64_t time_of(std::uint64_t id) {
   return layouts::kDefault.tick_start_ms(layouts::kDefault.parse(id).timestamp);
 }
 
-class RuntimeTest : public ::testing::Test {
+class RuntimeTest : public testing::RuntimeFixture<MemoryFs> {
  protected:
-  RuntimeTest() {
-    options_ = testing::small_runtime_options(kPath);
-    environment_ = testing::inline_environment(clock_, fs_);
-    environment_.listener = &listener_;
-  }
-
-  std::unique_ptr<Runtime> open() {
-    status_.clear();
-    return Runtime::open(options_, environment_, status_);
-  }
+  RuntimeTest() { environment_.listener = &listener_; }
 
   std::vector<std::uint64_t> issue(Runtime& runtime, int count,
                                    milliseconds step = milliseconds(0)) {
@@ -71,12 +62,7 @@ class RuntimeTest : public ::testing::Test {
     return ids;
   }
 
-  Options options_;
-  RuntimeEnvironment environment_;
-  MemoryFs fs_;
-  ManualClock clock_{kNow};
   RecordingListener listener_;
-  Status status_;
 };
 
 TEST_F(RuntimeTest, FirstStartCreatesTheFileAndMakesTheCeilingDurableBeforeAnyId) {
@@ -425,6 +411,17 @@ void finish_within_guard(const char* what, Call call, const std::function<void()
   caller.join();
 }
 
+// close() through finish_within_guard, on its own Status (the caller's thread may use status_).
+void close_within_guard(Runtime& runtime) {
+  finish_within_guard(
+      "close()",
+      [&] {
+        Status status;
+        EXPECT_TRUE(runtime.close(status)) << status.message();
+      },
+      nullptr);
+}
+
 // A transient stat failure (EIO) during the identity check says nothing about the file: it is
 // reported as a failed write and retried, not taken for a removed or replaced file (which used to
 // stop every ceiling for good).
@@ -475,13 +472,7 @@ TEST_F(RuntimeTest, FailedStatInTheBackgroundIsRetriedAndTheWaitingGeneratorGoes
   EXPECT_EQ(time_of(id), kNow + 101);
   EXPECT_EQ(listener_.count(EventKind::kStateWriteFailed), 1);
   EXPECT_EQ(listener_.count(EventKind::kStateFileReplaced), 0);
-  finish_within_guard(
-      "close()",
-      [&] {
-        Status status;
-        EXPECT_TRUE(runtime->close(status)) << status.message();
-      },
-      nullptr);
+  close_within_guard(*runtime);
 }
 
 // The identity check runs before every write, not every fifth round of the writer: a generator
@@ -514,13 +505,7 @@ TEST_F(RuntimeTest, NoCeilingIsWrittenIntoARemovedFileAndGeneratorsFailAtOnce) {
   clock_.step_ms(-101);  // back below the durable ceiling: still no id
   EXPECT_EQ(generator->next(status_), 0u);
   EXPECT_STATUS(status_, errc::state_file_replaced);
-  finish_within_guard(
-      "close()",
-      [&] {
-        Status status;
-        EXPECT_TRUE(runtime->close(status)) << status.message();
-      },
-      nullptr);
+  close_within_guard(*runtime);
 }
 
 // Once the writer has found the file replaced, a generator that then reaches the ceiling must not
@@ -553,13 +538,7 @@ TEST_F(RuntimeTest, ReplacedFileMakesTheWriterSleepAndCloseReturn) {
   const std::int64_t reads = counting.reads();
   std::this_thread::sleep_for(milliseconds(50));
   EXPECT_EQ(counting.reads(), reads) << "a thread reads the clock in a loop";
-  finish_within_guard(
-      "close()",
-      [&] {
-        Status status;
-        EXPECT_TRUE(runtime->close(status)) << status.message();
-      },
-      nullptr);
+  close_within_guard(*runtime);
 }
 
 // Runs `body` in a forked child in which no thread can start: every new thread asks for a 1 GiB

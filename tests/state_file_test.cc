@@ -11,6 +11,7 @@
 
 #include "memory_fs.h"
 #include "state_record.h"
+#include "temp_dir.h"
 #include "test_util.h"
 
 namespace cosid {
@@ -19,7 +20,7 @@ namespace {
 using testing::MemoryFs;
 using Op = MemoryFs::Op;
 
-constexpr std::int64_t kNow = 1796005378123;
+using testing::kNow;
 constexpr char kPath[] = "state/cosid.state";
 
 StateFileOwner owner(std::uint32_t slot = 3, const std::string& ns = "orders") {
@@ -428,7 +429,7 @@ TEST_F(StateFileTest, RepairGivesTheFloorAndNeverLowersAValidCeiling) {
     ASSERT_TRUE(file->advance(kNow + 5000, status_)) << status_.message();
   }
   auto image = fs_.durable(kPath);
-  image[7] ^= 0x01;                               // block A: bad magic
+  image[7] ^= 0x01;                             // block A: bad magic
   image[detail::kStateBlockSize + 61] ^= 0x01;  // block B: bad checksum
   fs_.set_both(kPath, image);
   EXPECT_FALSE(open());
@@ -682,21 +683,16 @@ TEST_F(StateFileTest, ReadStateFileShowsBothBlocks) {
 
 class PosixStateFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/cosid-state-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    path_ = dir_ + "/state";
-  }
-  void TearDown() override { (void)std::system(("rm -rf " + dir_).c_str()); }
+  void SetUp() override { ASSERT_FALSE(dir_.empty()); }
 
   std::unique_ptr<StateFile> open(Status& status) {
     return StateFile::open(posix_file_system(), clock_, path_, owner(), {}, status);
   }
 
   SystemClock clock_;
-  std::string dir_;
-  std::string path_;
+  const TempDir temp_{"state_file_test"};
+  const std::string dir_ = temp_.path();
+  std::string path_ = temp_.file("state");
 };
 
 TEST_F(PosixStateFileTest, SecondRuntimeInTheSameProcessIsRefused) {
