@@ -147,10 +147,11 @@ class HookFs : public FileSystem {
 
 class RuntimeRegression : public testing::RuntimeFixture<MemoryFs> {};
 
-// runtime.cc:162/243/255: when start() fails after the state file was opened (clock behind the
-// floor, first advance failing), ~Impl runs close(), which finds no binding, takes last = 0 and
-// writes a *clean-shutdown record with ceiling 0*. The file's ceiling is rolled back to 0, so the
-// next start's floor is only not-before and it reissues every timestamp of the previous run.
+// When Runtime::open() fails after the state file was opened (clock behind the floor, first
+// advance failing), the half-started runtime is closed. Its close() used to find no binding, take
+// last = 0 and write a *clean-shutdown record with ceiling 0*: the file's ceiling rolled back to
+// 0, so the next start's floor was only not-before and it reissued every timestamp of the
+// previous run. StateFileKeeper::close() now writes nothing when start() made no binding.
 TEST_F(RuntimeRegression, FailedStartMustNotRollTheCeilingBackWithACleanShutdownOfZero) {
   std::int64_t last_issued = 0;
   std::uint64_t first_id = 0;
@@ -220,10 +221,11 @@ TEST_F(RuntimeRegression, FailedFirstAdvanceMustNotRollTheCeilingBack) {
   EXPECT_GE(durable_current(fs_).record.ceiling_ms, ceiling);
 }
 
-// runtime.cc:255-257: close() writes the clean-shutdown record and resets file_ without holding
-// writer_mutex_, while maintain() (and, inline, on_ceiling_wanted) uses file_ under that mutex.
-// A maintain() during close() writes the StateFile from a second thread at the same time
-// (StateFile is single-threaded; also a use-after-free once file_.reset() runs).
+// close() used to write the clean-shutdown record and reset the state file without the lock that
+// maintain() (and, inline, a waiting generator's renewal) took to use it. A maintain() during
+// close() wrote the StateFile from a second thread at the same time (StateFile is single-threaded;
+// also a use-after-free once the file was reset). StateFileKeeper::close() now takes the keeper's
+// mutex_, which every write holds.
 TEST_F(RuntimeRegression, CloseMustNotWriteTheStateFileConcurrentlyWithMaintain) {
   HookFs hook(fs_);
   environment_.fs = &hook;
@@ -252,10 +254,12 @@ TEST_F(RuntimeRegression, CloseMustNotWriteTheStateFileConcurrentlyWithMaintain)
   EXPECT_TRUE(after.record.clean_shutdown);
 }
 
-// runtime.cc:262-275 with the background thread: on_ceiling_wanted() locks writer_mutex_, which
-// run_writer() holds across the whole fdatasync of an advance. A generator waiting at the ceiling
-// then blocks inside next() for as long as the disk stalls, far past GeneratorOptions::ceiling,
-// instead of failing with ceiling_reached (binding.h: the listener "must not block").
+// With the background thread: a generator waiting at the ceiling asks the keeper for a renewal
+// (StateFileKeeper::on_ceiling_wanted()), and that used to take the lock the background round
+// holds across the whole fdatasync of an advance. next() then blocked for as long as the disk
+// stalled, far past GeneratorOptions::ceiling, instead of failing with ceiling_reached (binding.h:
+// the listener "must not block"). The wish now only wakes the KeeperLoop, under the loop's own
+// lock, which no sync is made under.
 TEST_F(RuntimeRegression, WaitingGeneratorMustNotBlockBehindASlowSyncPastItsBound) {
   HookFs hook(fs_);
   environment_.fs = &hook;
@@ -287,10 +291,10 @@ TEST_F(RuntimeRegression, WaitingGeneratorMustNotBlockBehindASlowSyncPastItsBoun
   (void)runtime->close(status_);
 }
 
-// runtime.cc:227-233: without the background thread, nothing ever runs check_identity (the
-// identity check of src/DURABILITY.md, "Advance"; runtime.h kStateFileReplaced): maintain() keeps
-// writing ceilings into a file that was removed, so the ids it allows are recorded nowhere a
-// restart will look.
+// Without the background thread, nothing used to run the identity check (src/DURABILITY.md,
+// "Advance"; runtime.h kStateFileReplaced): maintain() kept writing ceilings into a file that was
+// removed, so the ids it allowed were recorded nowhere a restart will look. StateFileKeeper's
+// maintain() now checks the file's identity inline, before every write and when no write is due.
 TEST_F(RuntimeRegression, InlineMaintainMustNoticeARemovedStateFile) {
   auto runtime = open();
   ASSERT_TRUE(runtime) << status_.message();
@@ -304,9 +308,9 @@ TEST_F(RuntimeRegression, InlineMaintainMustNoticeARemovedStateFile) {
       << "the ceiling kept rising on a state file nobody can find any more";
 }
 
-// generator.cc:386-393: for a second-unit layout the clock can lie *after* the floor while its
-// tick still begins at or before it; the message then states a negative gap
-// ("the clock (...) is -199 ms at or before the window's floor").
+// The message of a next() that finds the clock behind the floor: for a second-unit layout the
+// clock can lie *after* the floor while its tick still begins at or before it, and the message
+// then stated a negative gap ("the clock (...) is -199 ms at or before the window's floor").
 TEST(GeneratorRegression, BehindFloorMessageInSecondsLayoutStatesNoNegativeGap) {
   const Layout layout = layouts::kSeconds;
   const std::int64_t second = 1796005378000;  // a whole second
@@ -322,7 +326,7 @@ TEST(GeneratorRegression, BehindFloorMessageInSecondsLayoutStatesNoNegativeGap) 
   EXPECT_EQ(status.message().find(" -"), std::string::npos) << status.message();
 }
 
-// runtime.cc:286-300: the same negative gap in Runtime::open's wait for the floor.
+// The same negative gap in the message of Runtime::open()'s wait for the floor.
 TEST_F(RuntimeRegression, WaitForFloorMessageInSecondsLayoutStatesNoNegativeGap) {
   const std::int64_t second = 1796005378000;
   clock_.set_ms(second + 700);
