@@ -262,7 +262,7 @@ TEST(ConfigFile, RefusesAnOversizedText) {
   const std::string text = "cosid:\n" + std::string(kMaxConfigBytes, '#');
   Status status;
   EXPECT_TRUE(parse_config(text, "big.yaml", {}, status).empty());
-  EXPECT_ERRC(status.code(), errc::config_syntax);
+  EXPECT_STATUS(status, errc::config_syntax);
   EXPECT_EQ(status.message().substr(0, 10), "big.yaml: ");
 }
 
@@ -281,11 +281,11 @@ TEST(ConfigFile, ReadsAFile) {
   ::unlink(path);
 
   EXPECT_TRUE(read_config_file(path, {}, status).empty());
-  EXPECT_ERRC(status.code(), errc::config_unreadable);
+  EXPECT_STATUS(status, errc::config_unreadable);
   EXPECT_NE(status.message().find(path), std::string::npos) << status.message();
   EXPECT_NE(status.message().find("No such file"), std::string::npos) << status.message();
   EXPECT_TRUE(read_config_file("/tmp", {}, status).empty());
-  EXPECT_ERRC(status.code(), errc::config_unreadable);
+  EXPECT_STATUS(status, errc::config_unreadable);
 }
 
 // A FIFO would make the open wait for a writer (cli_test runs that case, with a hang guard); a
@@ -296,14 +296,14 @@ TEST(ConfigFile, RefusesWhatIsNotARegularFile) {
   const std::string& dir = temp.path();
   ASSERT_FALSE(dir.empty());
   EXPECT_TRUE(read_config_file(dir, {}, status).empty());
-  EXPECT_ERRC(status.code(), errc::config_unreadable);
+  EXPECT_STATUS(status, errc::config_unreadable);
   EXPECT_EQ(status.message(),
             "config file " + dir +
                 " is a directory, not a regular file: give the path of the config file "
                 "itself with --config or COSID_CONFIG");
   // /dev/null reads as empty, which would pass for a config file without a key.
   EXPECT_TRUE(read_config_file("/dev/null", {}, status).empty());
-  EXPECT_ERRC(status.code(), errc::config_unreadable);
+  EXPECT_STATUS(status, errc::config_unreadable);
   EXPECT_EQ(status.message(),
             "config file /dev/null is a character device, not a regular file: give the path of "
             "the config file itself with --config or COSID_CONFIG");

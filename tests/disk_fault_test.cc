@@ -351,7 +351,7 @@ class DamagedFile : public ::testing::Test {
     auto file = StateFile::open(fs_, clock_, kPath, owner(), options, status);
     if (expected < 0) {
       ASSERT_FALSE(file) << what;
-      ASSERT_ERRC(status.code(), errc::state_file_corrupt) << what;
+      ASSERT_STATUS(status, errc::state_file_corrupt) << what;
       return;
     }
     ASSERT_TRUE(file) << what << ": " << status.message();

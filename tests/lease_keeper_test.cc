@@ -106,7 +106,7 @@ class KeeperTest : public ::testing::Test {
     auto keeper = LeaseKeeper::open(store != nullptr ? *store : store_, o,
                                     clock != nullptr ? *clock : clock_, &events_, loop, status);
     EXPECT_NE(keeper, nullptr) << status.message();
-    EXPECT_NO_ERROR(status.code());
+    EXPECT_OK(status);
     return keeper;
   }
 
@@ -463,7 +463,7 @@ TEST_F(KeeperTest, TermsOfAnotherToleranceAreRefused) {
   o.terms.tolerance = milliseconds(2000);
   Status status;
   EXPECT_EQ(LeaseKeeper::open(store_, o, clock_, &events_, nullptr, status), nullptr);
-  EXPECT_ERRC(status.code(), errc::lease_terms_mismatch);
+  EXPECT_STATUS(status, errc::lease_terms_mismatch);
 }
 
 }  // namespace

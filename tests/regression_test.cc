@@ -322,7 +322,7 @@ TEST(GeneratorRegression, BehindFloorMessageInSecondsLayoutStatesNoNegativeGap) 
       status);
   ASSERT_TRUE(generator);
   EXPECT_EQ(generator->next(status), 0u);
-  EXPECT_ERRC(status.code(), errc::clock_behind_floor);
+  EXPECT_STATUS(status, errc::clock_behind_floor);
   EXPECT_EQ(status.message().find(" -"), std::string::npos) << status.message();
 }
 
