@@ -346,6 +346,7 @@ Runtime::~Runtime() {
 
 std::unique_ptr<Runtime> Runtime::open(const Options& options,
                                        const RuntimeEnvironment& environment, Status& status) {
+  status.clear();  // every path below sets it only on failure
   auto impl = std::make_unique<Impl>(options, environment);
   if (!impl->start(status)) return nullptr;
   return std::unique_ptr<Runtime>(new Runtime(std::move(impl)));
@@ -378,8 +379,15 @@ Generator* Runtime::generator(std::string_view name, Status& status) {
   return impl_->generator(name, status);
 }
 
-bool Runtime::maintain(Status& status) { return impl_->maintain(status); }
-bool Runtime::close(Status& status) { return impl_->close(status); }
+// Cleared first: the paths of both set `status` only on failure.
+bool Runtime::maintain(Status& status) {
+  status.clear();
+  return impl_->maintain(status);
+}
+bool Runtime::close(Status& status) {
+  status.clear();
+  return impl_->close(status);
+}
 std::uint32_t Runtime::slot() const noexcept { return impl_->binding().slot(); }
 std::int64_t Runtime::floor_ms() const noexcept { return impl_->binding().floor_ms(); }
 std::int64_t Runtime::ceiling_ms() const noexcept { return impl_->binding().ceiling_ms(); }

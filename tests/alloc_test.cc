@@ -28,7 +28,7 @@
 #include "cosid/layout.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
-#include "runtime_calls.h"
+#include "temp_dir.h"
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
@@ -106,30 +106,6 @@ void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcep
 
 namespace {
 
-// A new directory under gtest's temporary directory, removed with its files afterwards.
-class TempDir {
- public:
-  TempDir() : path_(testing::TempDir() + "alloc_test_XXXXXX") {
-    if (mkdtemp(&path_[0]) == nullptr) ADD_FAILURE() << "mkdtemp failed in " << testing::TempDir();
-  }
-  ~TempDir() {
-    if (DIR* dir = opendir(path_.c_str())) {
-      while (const struct dirent* entry = readdir(dir)) {
-        const std::string name = entry->d_name;
-        if (name != "." && name != "..") unlink((path_ + "/" + name).c_str());
-      }
-      closedir(dir);
-    }
-    rmdir(path_.c_str());
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 constexpr int kIds = 100000;
 constexpr int kBatches = 100;
 constexpr std::size_t kBatchSize = 256;
@@ -198,18 +174,17 @@ TEST(Alloc, NextAndNextBatchAllocateNothing) {
 // (every 50 ms here): the thread that issues ids still allocates nothing.
 TEST(Alloc, RuntimeGeneratorAllocatesNothing) {
   COSID_SKIP_UNDER_SANITIZER();
-  const TempDir dir;
+  const TempDir dir("alloc_test");
   cosid::Options options;
   options.slot = 0;
   options.state_file = dir.path() + "/state";
   options.ahead = std::chrono::milliseconds(100);
+  cosid::Status status;
+  const std::unique_ptr<cosid::Runtime> runtime = cosid::Runtime::open(options, {}, status);
+  ASSERT_TRUE(runtime) << status.message();
+  cosid::Generator* generator = runtime->generator("default", status);
+  ASSERT_NE(generator, nullptr) << status.message();
   std::error_code ec;
-  std::string message;
-  const std::unique_ptr<cosid::Runtime> runtime =
-      cosid::testing::open_runtime(options, {}, ec, &message);
-  ASSERT_TRUE(runtime) << message;
-  cosid::Generator* generator = cosid::testing::generator_of(*runtime, "default", ec);
-  ASSERT_NE(generator, nullptr) << ec.message();
   std::vector<std::uint64_t> ids(kIds);
   std::vector<std::uint64_t> batch(kBatchSize);
   ASSERT_NE(generator->next(ec), 0u) << ec.message();  // warm up
@@ -218,7 +193,7 @@ TEST(Alloc, RuntimeGeneratorAllocatesNothing) {
   const std::uint64_t allocations = allocations_while_issuing(*generator, ids, batch, ok);
   ASSERT_TRUE(ok);
   EXPECT_EQ(allocations, 0u);
-  EXPECT_FALSE(cosid::testing::close_runtime(*runtime));
+  EXPECT_TRUE(runtime->close(status)) << status.message();
 }
 
 }  // namespace

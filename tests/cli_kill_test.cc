@@ -31,8 +31,9 @@
 #include <vector>
 
 #include "cli_command.h"
-#include "temp_dir.h"
 #include "cosid/layout.h"
+#include "temp_dir.h"
+#include "test_util.h"
 
 extern char** environ;
 
@@ -44,12 +45,7 @@ using std::chrono::milliseconds;
 constexpr auto kHangGuard = std::chrono::seconds(20);
 constexpr std::int64_t kHourMs = 3600 * 1000;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using cosid::testing::read_file;
 
 double ms_since(Steady::time_point start) {
   return std::chrono::duration<double, std::milli>(Steady::now() - start).count();

@@ -40,12 +40,7 @@ using std::chrono::milliseconds;
 constexpr auto kHangGuard = std::chrono::seconds(20);
 constexpr auto kStopDeadline = std::chrono::seconds(2);
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using cosid::testing::read_file;
 
 bool write_file(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

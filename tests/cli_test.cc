@@ -29,7 +29,7 @@
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
 #include "cosid/version.h"
-#include "runtime_calls.h"
+#include "temp_dir.h"
 #include "test_util.h"
 #include "time_format.h"
 
@@ -43,12 +43,7 @@ struct RunResult {
   std::string err;
 };
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using cosid::testing::read_file;
 
 // A file under the test's temporary directory, removed when the object goes away.
 class TempFile {
@@ -518,27 +513,6 @@ class Environment {
   std::vector<char*> pointers_;
 };
 
-// A directory under the test's temporary directory, removed (with its files) at the end.
-class TempDir {
- public:
-  TempDir() : path_(testing::TempDir() + "cli_test_dir_XXXXXX") {
-    if (mkdtemp(&path_[0]) == nullptr) ADD_FAILURE() << "mkdtemp failed in " << testing::TempDir();
-  }
-  ~TempDir() {
-    for (const char* name : {"state", "state.tmp", "migrated", "other", "cosid.yaml", "fifo"}) {
-      unlink(file(name).c_str());
-    }
-    rmdir(file("dir").c_str());
-    rmdir(path_.c_str());
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
@@ -553,7 +527,7 @@ std::vector<std::uint64_t> ids_of(const std::string& text) {
 }
 
 TEST(CliNext, IssuesIncreasingIdsOnTheSlotAndAfterARestart) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const Environment env;
   const std::vector<std::string> args = {"next",           "-n", "5", "--slot", "3", "--state-file",
                                          dir.file("state")};
@@ -578,7 +552,7 @@ TEST(CliNext, IssuesIncreasingIdsOnTheSlotAndAfterARestart) {
 }
 
 TEST(CliNext, MetricsGoToStandardErrorAtExit) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const Environment env;
   const RunResult result = run_cosid({"next", "-n", "3", "--slot", "4", "--namespace", "x\"y",
                                       "--state-file", dir.file("state"), "--metrics"},
@@ -718,7 +692,7 @@ class StreamingNext {
 };
 
 TEST(CliNext, StreamsUntilSigtermThenShutsDownCleanly) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   StreamingNext next({"--slot", "9", "--state-file", dir.file("state")});
   // Read until three whole lines have arrived, then stop it and read the rest.
   next.read_lines(3);
@@ -749,7 +723,7 @@ TEST(CliNext, StreamsUntilSigtermThenShutsDownCleanly) {
 }
 
 TEST(CliState, InitThenShow) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("migrated");
   const RunResult init =
       run_cosid({"state", "init", path, "--slot", "7", "--not-before", "2026-11-30T02:22:58.123Z"});
@@ -781,7 +755,7 @@ TEST(CliState, InitThenShow) {
 }
 
 TEST(CliState, InitRefusesAnExistingFileAndABadSlot) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("migrated");
   ASSERT_EQ(run_cosid({"state", "init", path, "--slot", "1"}).exit_code, 0);
   const std::string before = read_file(path);
@@ -811,10 +785,10 @@ std::int64_t first_timestamp_ms(const std::string& json) {
 }
 
 TEST(CliState, ADamagedBlockIsReportedAndRepairGivesAFloor) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("state");
-  const std::vector<std::string> next = {"next",         "--slot", "5", "--state-file",
-                                         path,           "--format", "json"};
+  const std::vector<std::string> next = {"next", "--slot",   "5",   "--state-file",
+                                         path,   "--format", "json"};
   ASSERT_EQ(run_cosid(next).exit_code, 0);
 
   // One damaged block: the start goes on, and says so. (Block A: the clean close wrote B, so the
@@ -846,8 +820,8 @@ TEST(CliState, ADamagedBlockIsReportedAndRepairGivesAFloor) {
   EXPECT_EQ(run_cosid({"state", "repair", path, "--slot", "6", "--not-before", past}).exit_code,
             0);  // no valid block tells the slot: the flags do
   ASSERT_EQ(run_cosid({"state", "init", dir.file("other"), "--slot", "6"}).exit_code, 0);
-  const RunResult other = run_cosid(
-      {"state", "repair", dir.file("other"), "--slot", "5", "--not-before", past});
+  const RunResult other =
+      run_cosid({"state", "repair", dir.file("other"), "--slot", "5", "--not-before", past});
   EXPECT_EQ(other.exit_code, 1);  // a valid block of slot 6 is not repaired into slot 5's
   EXPECT_NE(other.err.find("was written for slot 6"), std::string::npos) << other.err;
 
@@ -855,8 +829,8 @@ TEST(CliState, ADamagedBlockIsReportedAndRepairGivesAFloor) {
   flip_bit(path, 20);
   flip_bit(path, 4096 + 20);
   const std::int64_t floor = cosid::SystemClock().now_ms() + 1500;
-  const RunResult repaired = run_cosid(
-      {"state", "repair", path, "--slot", "5", "--not-before", std::to_string(floor)});
+  const RunResult repaired =
+      run_cosid({"state", "repair", path, "--slot", "5", "--not-before", std::to_string(floor)});
   ASSERT_EQ(repaired.exit_code, 0) << repaired.err;
   EXPECT_EQ(repaired.out, "repaired " + path + " for slot 5: floor " +
                               cosid::detail::format_instant(floor) + "\n");
@@ -909,7 +883,7 @@ TEST(CliConfigCheck, ShowsEverySettingAndItsOrigin) {
 
 // cosid bench: only the shape of the output and the exit status; the numbers depend on the machine.
 TEST(CliBench, PrintsOneJsonLineAndVerifies) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const RunResult result = run_cosid({"bench", "--seconds", "1", "--threads", "2", "--verify"},
                                      Environment({"TMPDIR=" + dir.file("")}).envp());
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -927,7 +901,7 @@ TEST(CliBench, PrintsOneJsonLineAndVerifies) {
 }
 
 TEST(CliBench, BatchDriftAndAGivenStateFile) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const RunResult result = run_cosid({"bench", "--seconds", "1", "--batch", "64", "--max-drift",
                                       "5ms", "--state-file", dir.file("state"), "--verify"},
                                      Environment().envp());
@@ -996,7 +970,7 @@ void expect_not_ready(const RunResult& result, const std::string& reason) {
 }
 
 TEST(CliStateCheck, ReadyWhileNextRunsAndNotAfterItStopsCleanly) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("state");
   StreamingNext next({"--slot", "9", "--state-file", path});
   next.read_lines(1);  // the runtime is open: the file is locked and its ceiling written ahead
@@ -1017,7 +991,7 @@ TEST(CliStateCheck, ReadyWhileNextRunsAndNotAfterItStopsCleanly) {
 }
 
 TEST(CliStateCheck, NeedsAHolderAndACeilingAheadByTheMinimumLead) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("state");
   init_state(path, unix_ms_now() + 3600000);  // an hour ahead
   const std::vector<std::string> check = {"state", "check", path, "--slot", "2"};
@@ -1036,7 +1010,7 @@ TEST(CliStateCheck, NeedsAHolderAndACeilingAheadByTheMinimumLead) {
 }
 
 TEST(CliStateCheck, ACeilingInThePastIsNotRenewed) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("state");
   init_state(path, 1796005378123 - 366LL * 86400000);  // 2025-11-29T02:22:58.123Z
   const FileLock lock(path);
@@ -1048,7 +1022,7 @@ TEST(CliStateCheck, ACeilingInThePastIsNotRenewed) {
 }
 
 TEST(CliStateCheck, TheFileMustBelongToTheSlotNamespaceAndLayout) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("state");
   init_state(path, unix_ms_now() + 3600000);
   const FileLock lock(path);
@@ -1067,7 +1041,7 @@ TEST(CliStateCheck, TheFileMustBelongToTheSlotNamespaceAndLayout) {
 
 // The probe of examples/kubernetes: everything from COSID_CONFIG, the slot from ${POD_ORDINAL}.
 TEST(CliStateCheck, ResolvesTheServicesConfiguration) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("state");
   init_state(path, unix_ms_now() + 3600000);
   const FileLock lock(path);
@@ -1207,7 +1181,7 @@ RunResult run_cosid_bounded(const std::vector<std::string>& args, char* const* e
 }
 
 TEST(CliInputs, AFifoOrADirectoryAsConfigFileIsRefusedAtOnce) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string fifo = dir.file("fifo");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   const std::string directory = dir.file("dir");
@@ -1236,7 +1210,7 @@ TEST(CliInputs, AFifoOrADirectoryAsConfigFileIsRefusedAtOnce) {
 }
 
 TEST(CliInputs, AFifoOrADirectoryAsStateFileIsRefusedAtOnce) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string fifo = dir.file("fifo");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   const std::string directory = dir.file("dir");
@@ -1267,7 +1241,7 @@ TEST(CliInputs, AFifoOrADirectoryAsStateFileIsRefusedAtOnce) {
 
 TEST(CliInputs, AFileSizeLimitBelowTheStateFileFailsWithAMessageNotASignal) {
   if (const char* why = file_size_limit_kills_the_runtime()) GTEST_SKIP() << why;
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string hint =
       "; the file size limit (ulimit -f) is below the state file's 8192 bytes: raise it\n";
   // 0: the creation's one write would start at the limit (SIGXFSZ). 4096: it would be cut there
@@ -1306,7 +1280,7 @@ TEST(CliInputs, AFileSizeLimitBelowTheStateFileFailsWithAMessageNotASignal) {
 // The tool's own output: a write at the limit raises SIGXFSZ, which the tool ignores.
 TEST(CliInputs, AFileSizeLimitOnTheOutputFileFailsWithAMessageNotASignal) {
   if (const char* why = file_size_limit_kills_the_runtime()) GTEST_SKIP() << why;
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string out = dir.file("other");
   const RunResult version = run_cosid_bounded({"--version"}, Environment().envp(), 0, out);
   EXPECT_EQ(version.exit_code, 1) << version.err;
@@ -1320,7 +1294,7 @@ TEST(CliInputs, AFileSizeLimitOnTheOutputFileFailsWithAMessageNotASignal) {
 // The library in a program that leaves SIGXFSZ at its default (death): the state file's writes
 // fail with EFBIG instead of raising it. Run in a forked child, which reports by its exit status.
 TEST(CliInputs, TheLibraryGetsEfbigUnderAFileSizeLimitWithoutIgnoringSigxfsz) {
-  const TempDir dir;
+  const TempDir dir("cli_test");
   const std::string path = dir.file("state");
   // In the child: 0 if `call` failed with EFBIG, 1 if it failed otherwise, 2 if it succeeded.
   const auto in_child = [](rlim_t file_size_limit, const auto& call) {
@@ -1329,8 +1303,8 @@ TEST(CliInputs, TheLibraryGetsEfbigUnderAFileSizeLimitWithoutIgnoringSigxfsz) {
       std::signal(SIGXFSZ, SIG_DFL);
       const struct rlimit limit = {file_size_limit, file_size_limit};
       if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(3);
-      const std::error_code ec = call();
-      _exit(!ec ? 2 : ec == std::errc::file_too_large ? 0 : 1);
+      const cosid::Status result = call();
+      _exit(result.ok() ? 2 : result.code() == std::errc::file_too_large ? 0 : 1);
     }
     const int status = wait_bounded(pid);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -1340,14 +1314,14 @@ TEST(CliInputs, TheLibraryGetsEfbigUnderAFileSizeLimitWithoutIgnoringSigxfsz) {
   const auto create = [&] {
     cosid::Status status;
     (void)cosid::create_state_file(cosid::posix_file_system(), clock, path, owner, 0, status);
-    return status.code();
+    return status;
   };
   // 0: the creation's one write would start at the limit. 4096: the kernel would cut it there.
   EXPECT_EQ(in_child(0, create), 0);
   EXPECT_EQ(in_child(4096, create), 0);
   EXPECT_NE(access(path.c_str(), F_OK), 0);
   // An existing file: the start's first advance would write block B at 4096, at the limit.
-  ASSERT_FALSE(create());
+  ASSERT_OK(create());
   EXPECT_EQ(in_child(4096,
                      [&] {
                        cosid::Options options;
@@ -1355,9 +1329,9 @@ TEST(CliInputs, TheLibraryGetsEfbigUnderAFileSizeLimitWithoutIgnoringSigxfsz) {
                        options.state_file = path;
                        cosid::RuntimeEnvironment environment;
                        environment.background_thread = false;
-                       std::error_code ec;
-                       const auto runtime = cosid::testing::open_runtime(options, environment, ec);
-                       return ec;
+                       cosid::Status status;
+                       const auto runtime = cosid::Runtime::open(options, environment, status);
+                       return status;
                      }),
             0);
 }

@@ -46,8 +46,8 @@ std::uint64_t decode_ok(std::string_view text, IdFormat format,
                         const Layout& layout = layouts::kDefault) {
   Status status(make_error_code(errc::closed), "untouched");
   const std::uint64_t id = decode(text, format, layout, status);
-  EXPECT_NO_ERROR(status.code()) << " decoding " << testing::PrintToString(std::string(text))
-                                 << ": " << status.message();
+  EXPECT_OK(status) << " decoding " << ::testing::PrintToString(std::string(text)) << ": "
+                    << status.message();
   return id;
 }
 
@@ -72,11 +72,11 @@ std::string message_quote(std::string_view text) {
 // quote the input.
 void expect_error(IdFormat format, std::string_view text, errc code,
                   const Layout& layout = layouts::kDefault) {
-  SCOPED_TRACE(std::string(to_string(format)) + " " + testing::PrintToString(std::string(text)));
+  SCOPED_TRACE(std::string(to_string(format)) + " " + ::testing::PrintToString(std::string(text)));
   Status status;
   std::string message;
   EXPECT_EQ(decode(text, format, layout, status), 0u);
-  EXPECT_ERRC(status.code(), code);
+  EXPECT_STATUS(status, code);
   EXPECT_NE(status.message().find(std::string(to_string(format)) + " id " + message_quote(text)),
             std::string::npos)
       << status.message();
@@ -84,7 +84,7 @@ void expect_error(IdFormat format, std::string_view text, errc code,
 
   Status again;
   EXPECT_EQ(decode(text, format, layout, again), 0u);
-  EXPECT_ERRC(again.code(), code);
+  EXPECT_STATUS(again, code);
 }
 
 std::string with_nul() {
@@ -151,7 +151,7 @@ TEST(Codec, RandomIdsRoundTripInEveryCodec) {
       const std::string_view text(buf, encode(id, format, layouts::kDefault, buf));
       Status status;
       const std::uint64_t decoded = decode(text, format, layouts::kDefault, status);
-      ASSERT_NO_ERROR(status.code()) << to_string(format) << " " << text;
+      ASSERT_OK(status) << to_string(format) << " " << text;
       ASSERT_EQ(decoded, id) << to_string(format) << " " << text;
       // Every encoding is recognised, but a fixed-width one of digits only reads as decimal.
       const bool all_digits = text.find_first_not_of("0123456789") == std::string_view::npos;
@@ -287,7 +287,7 @@ TEST(Codec, MessagesSayWhatIsWrongAndWhatIsExpected) {
 TEST(Codec, SuccessClearsTheStatus) {
   Status status(make_error_code(errc::id_empty), "before");
   EXPECT_EQ(decode_radix62("00000000010", status), 62u);
-  EXPECT_NO_ERROR(status.code());
+  EXPECT_OK(status);
   EXPECT_EQ(status.message(), "");
 }
 

@@ -12,6 +12,7 @@
 
 #include "fake_env.h"
 #include "interpolate.h"
+#include "temp_dir.h"
 #include "test_util.h"
 
 namespace cosid {
@@ -261,7 +262,7 @@ TEST(ConfigFile, RefusesAnOversizedText) {
   const std::string text = "cosid:\n" + std::string(kMaxConfigBytes, '#');
   Status status;
   EXPECT_TRUE(parse_config(text, "big.yaml", {}, status).empty());
-  EXPECT_ERRC(status.code(), errc::config_syntax);
+  EXPECT_STATUS(status, errc::config_syntax);
   EXPECT_EQ(status.message().substr(0, 10), "big.yaml: ");
 }
 
@@ -280,29 +281,29 @@ TEST(ConfigFile, ReadsAFile) {
   ::unlink(path);
 
   EXPECT_TRUE(read_config_file(path, {}, status).empty());
-  EXPECT_ERRC(status.code(), errc::config_unreadable);
+  EXPECT_STATUS(status, errc::config_unreadable);
   EXPECT_NE(status.message().find(path), std::string::npos) << status.message();
   EXPECT_NE(status.message().find("No such file"), std::string::npos) << status.message();
   EXPECT_TRUE(read_config_file("/tmp", {}, status).empty());
-  EXPECT_ERRC(status.code(), errc::config_unreadable);
+  EXPECT_STATUS(status, errc::config_unreadable);
 }
 
 // A FIFO would make the open wait for a writer (cli_test runs that case, with a hang guard); a
 // directory and a device are refused the same way, by what they are, before any read.
 TEST(ConfigFile, RefusesWhatIsNotARegularFile) {
   Status status;
-  char dir[] = "/tmp/cosid_config_test_XXXXXX";
-  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const TempDir temp("config_file_test");
+  const std::string& dir = temp.path();
+  ASSERT_FALSE(dir.empty());
   EXPECT_TRUE(read_config_file(dir, {}, status).empty());
-  EXPECT_ERRC(status.code(), errc::config_unreadable);
+  EXPECT_STATUS(status, errc::config_unreadable);
   EXPECT_EQ(status.message(),
-            "config file " + std::string(dir) +
+            "config file " + dir +
                 " is a directory, not a regular file: give the path of the config file "
                 "itself with --config or COSID_CONFIG");
-  ::rmdir(dir);
   // /dev/null reads as empty, which would pass for a config file without a key.
   EXPECT_TRUE(read_config_file("/dev/null", {}, status).empty());
-  EXPECT_ERRC(status.code(), errc::config_unreadable);
+  EXPECT_STATUS(status, errc::config_unreadable);
   EXPECT_EQ(status.message(),
             "config file /dev/null is a character device, not a regular file: give the path of "
             "the config file itself with --config or COSID_CONFIG");

@@ -143,7 +143,7 @@ TEST(ConfigTable, RangeMessagesQuoteTheRowsBounds) {
   options.ahead = std::chrono::milliseconds(5);
   Status status;
   EXPECT_FALSE(validate_options(options, status));
-  EXPECT_ERRC(status.code(), errc::invalid_value);
+  EXPECT_STATUS(status, errc::invalid_value);
   EXPECT_NE(status.message().find("ahead is " + detail::range_text(detail::kAhead)),
             std::string::npos)
       << status.message();

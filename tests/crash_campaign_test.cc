@@ -19,7 +19,6 @@
 
 #include "cosid/runtime.h"
 #include "crash_fs.h"
-#include "runtime_calls.h"
 #include "runtime_setup.h"
 #include "state_record.h"
 #include "test_util.h"
@@ -33,8 +32,8 @@ using testing::CrashFs;
 using testing::CrashMode;
 using Op = CrashFs::Op;
 
-constexpr std::int64_t kNow = 1796005378123;
-constexpr char kPath[] = "var/state";
+using testing::kNow;
+constexpr auto& kPath = testing::kStatePath;
 
 int crash_seeds() {
   const char* value = std::getenv("COSID_CRASH_SEEDS");
@@ -58,20 +57,20 @@ struct World {
   }
 
   std::unique_ptr<Runtime> open() {
-    ec.clear();
-    message.clear();
-    return cosid::testing::open_runtime(options, environment, ec, &message);
+    status.clear();
+    return Runtime::open(options, environment, status);
   }
 
   // Issues up to `count` ids, letting 1 ms pass every `per_ms` ids; stops at the first error.
   // Every id goes through the auditor and into `ids`.
   void issue(Runtime& runtime, int count, int per_ms = 10) {
-    Generator* generator = cosid::testing::generator_of(runtime, "default", ec);
+    status.clear();
+    Generator* generator = runtime.generator("default", status);
     if (generator == nullptr) return;
     for (int i = 0; i < count; ++i) {
       if (i % per_ms == per_ms - 1) clock.advance(milliseconds(1));
-      const std::uint64_t id = generator->next(ec);
-      if (ec) return;
+      const std::uint64_t id = generator->next(status);
+      if (!status.ok()) return;
       ids.push_back(id);
       auditor.check(id, context);
     }
@@ -84,8 +83,7 @@ struct World {
   Auditor auditor;
   std::vector<std::uint64_t> ids;
   std::string context;
-  std::error_code ec;
-  std::string message;
+  Status status;  // what the last open() or issue() reported
 };
 
 // After a crash: a new runtime on the same CrashFs and clock must start, its floor must be at or
@@ -104,7 +102,8 @@ void check_restart(World& w, std::vector<std::string>& failures) {
   }
   auto runtime = w.open();
   if (!runtime) {
-    failures.push_back(w.context + ": restart failed: " + w.ec.message() + ": " + w.message);
+    failures.push_back(w.context + ": restart failed: " + w.status.code().message() + ": " +
+                       w.status.message());
     return;
   }
   if (!w.ids.empty() && runtime->floor_ms() < max_t) {
@@ -113,8 +112,8 @@ void check_restart(World& w, std::vector<std::string>& failures) {
   }
   const std::size_t before = w.ids.size();
   w.issue(*runtime, 50);
-  if (w.ec) {
-    failures.push_back(w.context + ": issuing after the restart failed: " + w.ec.message());
+  if (!w.status.ok()) {
+    failures.push_back(w.context + ": issuing after the restart failed: " + w.status.message());
   }
   for (std::size_t i = before; i < w.ids.size(); ++i) {
     if (w.ids[i] <= max_id) {
@@ -146,17 +145,17 @@ void c01_workload(World& w) {
   w.issue(*runtime, 10);
   for (int i = 0; i < 3; ++i) {
     w.clock.advance(milliseconds(60));  // less than ahead/2 left: maintain() advances
-    (void)cosid::testing::maintain_runtime(*runtime);
+    (void)runtime->maintain(w.status);
     w.issue(*runtime, 10);
   }
   // 960 more ids over about 96 ms: the generator reaches the ceiling and renews it inline.
   w.issue(*runtime, 960);
-  (void)cosid::testing::close_runtime(*runtime);
+  (void)runtime->close(w.status);
   runtime.reset();
   runtime = w.open();
   if (!runtime) return;
   w.issue(*runtime, 1000);
-  (void)cosid::testing::close_runtime(*runtime);
+  (void)runtime->close(w.status);
 }
 
 TEST(CrashCampaign, C01CrashAtEveryCallEveryModeNeverDuplicates) {
@@ -165,7 +164,7 @@ TEST(CrashCampaign, C01CrashAtEveryCallEveryModeNeverDuplicates) {
     World w;
     w.context = "no crash";
     c01_workload(w);
-    ASSERT_EQ(w.ids.size(), 2000u) << w.ec.message();
+    ASSERT_EQ(w.ids.size(), 2000u) << w.status.message();
     ASSERT_TRUE(w.auditor.violations().empty()) << w.auditor.violations().front();
     total_calls = w.fs.total_calls();
   }
@@ -202,12 +201,12 @@ void c04_failed_sync_then_process_crash(World& w, bool keep_new, std::uint64_t s
                                         std::vector<std::string>& failures) {
   auto runtime = w.open();
   if (!runtime) {
-    failures.push_back(w.context + ": first start failed: " + w.message);
+    failures.push_back(w.context + ": first start failed: " + w.status.message());
     return;
   }
   w.issue(*runtime, 20);
   w.clock.advance(milliseconds(60));
-  (void)cosid::testing::maintain_runtime(*runtime);
+  (void)runtime->maintain(w.status);
   w.issue(*runtime, 20);
   CrashFs::FailedSync failed;
   failed.applied = CrashFs::FailedSync::Applied::kRandomSectors;
@@ -217,8 +216,8 @@ void c04_failed_sync_then_process_crash(World& w, bool keep_new, std::uint64_t s
   w.fs.fail(Op::kSyncData, EIO);
   w.clock.advance(milliseconds(60));
   const std::int64_t published = runtime->ceiling_ms();
-  const std::error_code io = cosid::testing::maintain_runtime(*runtime);
-  if (io != std::errc::io_error) failures.push_back(w.context + ": maintain did not fail with EIO");
+  if (runtime->maintain(w.status) || w.status.code() != std::errc::io_error)
+    failures.push_back(w.context + ": maintain did not fail with EIO");
   if (runtime->ceiling_ms() != published) {
     failures.push_back(w.context + ": the ceiling was raised after a failed fdatasync");
   }
@@ -236,9 +235,9 @@ void c04_restart_workload(World& w) {
   if (!runtime) return;
   w.issue(*runtime, 20);
   w.clock.advance(milliseconds(60));
-  (void)cosid::testing::maintain_runtime(*runtime);
+  (void)runtime->maintain(w.status);
   w.issue(*runtime, 20);
-  (void)cosid::testing::close_runtime(*runtime);
+  (void)runtime->close(w.status);
 }
 
 TEST(CrashCampaign, C04FailedSyncThenRestartWithoutRebootThenCrashAtEveryLaterCall) {
@@ -358,9 +357,9 @@ TEST(CrashCampaign, LeftoverTemporaryOfACrashedCreationDoesNotBlockTheNextStart)
   const std::string temp = std::string(kPath) + ".tmp." + std::to_string(getpid()) + ".0";
   w.fs.set_both(temp, {});
   auto runtime = w.open();
-  ASSERT_TRUE(runtime) << w.message;
+  ASSERT_TRUE(runtime) << w.status.message();
   w.issue(*runtime, 10);
-  EXPECT_NO_ERROR(w.ec);
+  EXPECT_OK(w.status);
   EXPECT_TRUE(w.fs.exists(temp));  // never touched: it is not ours
 }
 
@@ -373,12 +372,12 @@ TEST(CrashCampaign, PowerLossDuringTheFirstWriteOfARestartKeepsTheCoveringRecord
   World w;
   w.context = "unclean stop, then power loss with garbage inside the confirm write";
   auto runtime = w.open();
-  ASSERT_TRUE(runtime) << w.message;
+  ASSERT_TRUE(runtime) << w.status.message();
   w.issue(*runtime, 10);
   w.clock.advance(milliseconds(60));
-  ASSERT_NO_ERROR(cosid::testing::maintain_runtime(
-      *runtime));                        // block A: generation 3, ceiling kNow + 161 + 100
-  w.clock.advance(milliseconds(40));     // past block B's ceiling kNow + 100
+  // Block A: generation 3, ceiling kNow + 161 + 100.
+  ASSERT_TRUE(runtime->maintain(w.status)) << w.status.message();
+  w.clock.advance(milliseconds(40));  // past block B's ceiling kNow + 100
   w.issue(*runtime, 10);
   // Power loss with nothing pending: no clean shutdown.
   w.fs.crash_at(w.fs.total_calls() + 1);

@@ -52,7 +52,7 @@
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
 #include "fork_support.h"
-#include "runtime_calls.h"
+#include "temp_dir.h"
 
 namespace cosid {
 namespace {
@@ -136,15 +136,14 @@ extern "C" void on_child_term(int) { g_child_stop.store(1, std::memory_order_rel
   RuntimeEnvironment environment;
   environment.clock = &clock;
   if (config.shim) environment.fs = &shim;
-  std::error_code ec;
-  std::string message;
-  auto runtime = cosid::testing::open_runtime(options, environment, ec, &message);
+  Status status;
+  auto runtime = Runtime::open(options, environment, status);
   if (!runtime) {
-    if (ec == errc::clock_behind_floor) _exit(kChildClockBehind);
-    std::fprintf(stderr, "child: open failed: %s\n", message.c_str());
+    if (status.code() == errc::clock_behind_floor) _exit(kChildClockBehind);
+    std::fprintf(stderr, "child: open failed: %s\n", status.message().c_str());
     _exit(kChildOpenFailed);
   }
-  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec);
+  Generator* generator = runtime->generator("default", status);
   std::atomic<int> failure{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < config.threads; ++t) {
@@ -167,7 +166,7 @@ extern "C" void on_child_term(int) { g_child_stop.store(1, std::memory_order_rel
   for (std::thread& thread : threads) thread.join();
   if (failure.load() != 0) _exit(failure.load());
   // SIGTERM: the ordered shutdown writes the exact last timestamp with the clean flag.
-  _exit(cosid::testing::close_runtime(*runtime) ? kChildOpenFailed : kChildStopped);
+  _exit(runtime->close(status) ? kChildStopped : kChildOpenFailed);
 }
 
 // How one child ended, and what it sent.
@@ -293,21 +292,6 @@ class History {
   std::size_t duplicates_ = 0;
 };
 
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/cosid-crash-XXXXXX";
-    if (mkdtemp(pattern) != nullptr) path_ = pattern;
-  }
-  ~TempDir() {
-    if (!path_.empty()) (void)std::system(("rm -rf " + path_).c_str());
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 // A clock offset of a uniform 0 to ahead back.
 std::int64_t up_to_ahead_back(std::mt19937& random) {
   return -std::uniform_int_distribution<std::int64_t>(0, kAhead.count())(random);
@@ -318,7 +302,7 @@ std::int64_t up_to_ahead_back(std::mt19937& random) {
 // a restart issues after the previous ids whatever the file says, so only a clock behind the
 // previous run's ids shows whether the durable ceiling really survived the kill.
 void kill_loop(int cycles, bool shim, bool jitter, const char* name) {
-  TempDir dir;
+  TempDir dir("crash_test");
   ASSERT_FALSE(dir.path().empty());
   const std::uint32_t seed = crash_seed();
   SCOPED_TRACE("COSID_CRASH_SEED=" + std::to_string(seed));
@@ -369,7 +353,7 @@ TEST(CrashTest, BufferedUntilSyncSigkillNeverRepeatsAnId) {
 // Some children die before their first id; the next one must start all the same. Every child's
 // clock is set back by a uniform 0 to ahead, as in the shim's kill loop.
 TEST(CrashTest, KillInsideSyncNeverRepeatsAnId) {
-  TempDir dir;
+  TempDir dir("crash_test");
   ASSERT_FALSE(dir.path().empty());
   const std::uint32_t seed = crash_seed();
   SCOPED_TRACE("COSID_CRASH_SEED=" + std::to_string(seed));
@@ -438,7 +422,7 @@ TEST_P(ClockBackTest, RestartWithTheClockSetBackNeverRepeatsAnId) {
   for (const Stop stop : {Stop::kKill, Stop::kTerm}) {
     const char* how = stop == Stop::kKill ? "after SIGKILL" : "after SIGTERM";
     SCOPED_TRACE(std::string("clock back ") + step.name + " " + how);
-    TempDir dir;
+    TempDir dir("crash_test");
     ASSERT_FALSE(dir.path().empty());
     std::mt19937 random(crash_seed());
     History history;
@@ -494,16 +478,17 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ForkTest, ChildOfAProcessWithARuntimeCannotIssueOrWrite) {
   const std::string unseen = wipe_on_fork_not_honoured();
   if (!unseen.empty()) GTEST_SKIP() << unseen;
-  char pattern[] = "/tmp/cosid-fork-XXXXXX";
-  ASSERT_NE(mkdtemp(pattern), nullptr);
-  const std::string dir = pattern;
+  const TempDir dir("crash_test_fork");
+  ASSERT_FALSE(dir.path().empty());
   Options options;
   options.slot = 2;
-  options.state_file = dir + "/state";
+  options.state_file = dir.file("state");
+  Status opened;
+  auto runtime = Runtime::open(options, {}, opened);
+  ASSERT_TRUE(runtime) << opened.message();
+  Generator* generator = runtime->generator("default", opened);
+  ASSERT_NE(generator, nullptr) << opened.message();
   std::error_code ec;
-  auto runtime = cosid::testing::open_runtime(options, {}, ec);
-  ASSERT_TRUE(runtime) << ec.message();
-  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec);
   ASSERT_NE(generator->next(ec), 0u);
 
   const pid_t child = fork();
@@ -511,10 +496,11 @@ TEST(ForkTest, ChildOfAProcessWithARuntimeCannotIssueOrWrite) {
   if (child == 0) {
     std::error_code child_ec;
     const bool refused = generator->next(child_ec) == 0 && child_ec == errc::forked_process;
-    const bool no_new_generator =
-        cosid::testing::generator_of(*runtime, "other", child_ec) == nullptr &&
-        child_ec == errc::forked_process;
-    const bool closed_quietly = !cosid::testing::close_runtime(*runtime);
+    Status child_status;
+    const bool no_new_generator = runtime->generator("other", child_status) == nullptr &&
+                                  child_status.code() == errc::forked_process;
+    Status closed;
+    const bool closed_quietly = runtime->close(closed);
     runtime.release();  // its destructor belongs to the parent
     _exit(refused && no_new_generator && closed_quietly ? 0 : 1);
   }
@@ -528,8 +514,7 @@ TEST(ForkTest, ChildOfAProcessWithARuntimeCannotIssueOrWrite) {
   Status read;
   ASSERT_TRUE(read_state_file(posix_file_system(), options.state_file, view, read));
   EXPECT_FALSE(view.records[view.current].clean_shutdown);
-  EXPECT_FALSE(cosid::testing::close_runtime(*runtime));
-  (void)std::system(("rm -rf " + dir).c_str());
+  EXPECT_TRUE(runtime->close(opened)) << opened.message();
 }
 
 }  // namespace

@@ -17,7 +17,6 @@
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
 #include "crash_fs.h"
-#include "runtime_calls.h"
 #include "runtime_setup.h"
 #include "state_record.h"
 #include "test_util.h"
@@ -32,8 +31,8 @@ using testing::decode_image;
 using testing::ImageState;
 using Op = CrashFs::Op;
 
-constexpr std::int64_t kNow = 1796005378123;
-constexpr char kPath[] = "var/state";
+using testing::kNow;
+constexpr auto& kPath = testing::kStatePath;
 
 std::error_code sys(int value) { return {value, std::generic_category()}; }
 
@@ -61,25 +60,18 @@ std::string name_of(const FaultCase& c) {
   return s;
 }
 
-class DiskFaultBase : public ::testing::Test {
+class DiskFaultBase : public testing::RuntimeFixture<CrashFs> {
  protected:
-  DiskFaultBase() : auditor_(fs_, kPath, layouts::kDefault) {
-    options_ = testing::small_runtime_options(kPath);
-    environment_ = testing::inline_environment(clock_, fs_);
-  }
+  DiskFaultBase() : auditor_(fs_, kPath, layouts::kDefault) {}
 
-  std::unique_ptr<Runtime> open() {
-    return cosid::testing::open_runtime(options_, environment_, ec_, &message_);
-  }
-
-  // Issues up to `count` ids, 1 ms apart, auditing each; stops at the first error (in ec_).
+  // Issues up to `count` ids, 1 ms apart, auditing each; stops at the first error (in status_).
   int issue(Runtime& runtime, int count) {
-    Generator* generator = cosid::testing::generator_of(runtime, "default", ec_);
+    Generator* generator = runtime.generator("default", status_);
     if (generator == nullptr) return 0;
     for (int i = 0; i < count; ++i) {
       clock_.advance(milliseconds(1));
-      const std::uint64_t id = generator->next(ec_);
-      if (ec_) return i;
+      const std::uint64_t id = generator->next(status_);
+      if (!status_.ok()) return i;
       EXPECT_TRUE(auditor_.check(id, label_)) << auditor_.violations().back();
       if (!ids_.empty()) {
         EXPECT_GT(id, ids_.back());
@@ -139,14 +131,8 @@ class DiskFaultBase : public ::testing::Test {
     EXPECT_GT(writes, 0);
   }
 
-  CrashFs fs_;
-  ManualClock clock_{kNow};
-  Options options_;
-  RuntimeEnvironment environment_;
   Auditor auditor_;
   std::vector<std::uint64_t> ids_;
-  std::error_code ec_;
-  std::string message_;
   std::string label_;
 };
 
@@ -158,7 +144,7 @@ class DiskFault : public DiskFaultBase, public ::testing::WithParamInterface<Fau
 TEST_P(DiskFault, CeilingNeverRaisedOnFailureIssuingStopsAtTheOldCeilingAndRecovers) {
   const FaultCase c = GetParam();
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   ASSERT_EQ(issue(*runtime, 10), 10);
   fs_.set_logging(true);  // from here on: the advances of the running runtime
   const std::int64_t published = runtime->ceiling_ms();
@@ -170,55 +156,57 @@ TEST_P(DiskFault, CeilingNeverRaisedOnFailureIssuingStopsAtTheOldCeilingAndRecov
     for (int i = 0; i < 10; ++i) {
       if (i % 2 == 0) fs_.fail(c.op, c.error);
       const std::int64_t before = runtime->ceiling_ms();
-      const std::error_code io = cosid::testing::maintain_runtime(*runtime, &message_);
+      const bool maintained = runtime->maintain(status_);
       if (i % 2 == 0) {
-        EXPECT_EQ(io, sys(c.error)) << i;
+        EXPECT_FALSE(maintained) << i;
+        EXPECT_EQ(status_.code(), sys(c.error)) << i;
         EXPECT_EQ(runtime->ceiling_ms(), before) << "raised on a failure";
       } else {
-        EXPECT_NO_ERROR(io) << message_;
+        EXPECT_TRUE(maintained) << status_.message();
         EXPECT_GT(runtime->ceiling_ms(), before);
       }
       expect_published_is_durable(*runtime);
-      ASSERT_EQ(issue(*runtime, 5), 5) << ec_.message();
+      ASSERT_EQ(issue(*runtime, 5), 5) << status_.code().message();
       clock_.advance(milliseconds(55));
     }
     expect_write_discipline();
-    EXPECT_FALSE(cosid::testing::close_runtime(*runtime));
+    EXPECT_TRUE(runtime->close(status_)) << status_.message();
     return;
   }
 
   fs_.fail(c.op, c.error, 1, c.pattern == Pattern::kPersistent);
   // The failure is surfaced at once, and the published ceiling stays.
-  const std::error_code io = cosid::testing::maintain_runtime(*runtime, &message_);
-  EXPECT_EQ(io, sys(c.error)) << message_;
-  EXPECT_NE(message_.find("durable ceiling"), std::string::npos) << message_;
+  EXPECT_FALSE(runtime->maintain(status_));
+  EXPECT_EQ(status_.code(), sys(c.error)) << status_.message();
+  EXPECT_NE(status_.message().find("durable ceiling"), std::string::npos) << status_.message();
   EXPECT_EQ(runtime->ceiling_ms(), published);
   EXPECT_EQ(decode_image(fs_.durable(kPath)).record.ceiling_ms, durable);
   expect_published_is_durable(*runtime);
 
   if (c.pattern == Pattern::kOnce) {
     // The generator reaches the ceiling and renews it inline: no error, nothing above it.
-    ASSERT_EQ(issue(*runtime, 200), 200) << ec_.message();
+    ASSERT_EQ(issue(*runtime, 200), 200) << status_.code().message();
     EXPECT_GT(runtime->ceiling_ms(), published);
   } else {
     // Issuing goes on up to the old ceiling, then waits and fails.
     issue(*runtime, 1000);
-    EXPECT_ERRC(ec_, errc::ceiling_reached);
+    EXPECT_STATUS(status_, errc::ceiling_reached);
     EXPECT_EQ(runtime->ceiling_ms(), published);
     for (const std::uint64_t id : ids_) EXPECT_LE(time_of(id), published);
     // Still failing: still the old ceiling.
     clock_.advance(milliseconds(300));
-    EXPECT_EQ(cosid::testing::maintain_runtime(*runtime), sys(c.error));
+    EXPECT_FALSE(runtime->maintain(status_));
+    EXPECT_EQ(status_.code(), sys(c.error));
     EXPECT_EQ(runtime->ceiling_ms(), published);
     expect_published_is_durable(*runtime);
     // Space comes back (3 x ahead later): the next id renews the ceiling by itself.
     fs_.clear_faults();
-    ASSERT_EQ(issue(*runtime, 5), 5) << ec_.message();
+    ASSERT_EQ(issue(*runtime, 5), 5) << status_.code().message();
     EXPECT_GT(runtime->ceiling_ms(), published);
   }
   expect_published_is_durable(*runtime);
   expect_write_discipline();
-  EXPECT_FALSE(cosid::testing::close_runtime(*runtime));
+  EXPECT_TRUE(runtime->close(status_)) << status_.message();
   EXPECT_TRUE(auditor_.violations().empty());
 }
 
@@ -251,19 +239,20 @@ TEST_F(DiskFaultBase, FailedSyncWithPartOnDiskNeverPublishes) {
       fs_.remove(kPath);
       ids_.clear();
       auto runtime = open();
-      ASSERT_TRUE(runtime) << message_;
+      ASSERT_TRUE(runtime) << status_.message();
       fs_.clear_log();
       fs_.set_logging(true);
       const std::int64_t published = runtime->ceiling_ms();
       clock_.advance(milliseconds(60));
       fs_.fail(Op::kSyncData, EIO);
-      EXPECT_EQ(cosid::testing::maintain_runtime(*runtime), sys(EIO));
+      EXPECT_FALSE(runtime->maintain(status_));
+      EXPECT_EQ(status_.code(), sys(EIO));
       EXPECT_EQ(runtime->ceiling_ms(), published) << "seed " << seed;
-      ASSERT_EQ(issue(*runtime, 20), 20) << "seed " << seed << ": " << ec_.message();
-      EXPECT_NO_ERROR(cosid::testing::maintain_runtime(*runtime));
+      ASSERT_EQ(issue(*runtime, 20), 20) << "seed " << seed << ": " << status_.code().message();
+      EXPECT_TRUE(runtime->maintain(status_)) << status_.message();
       expect_write_discipline();
       expect_published_is_durable(*runtime);
-      EXPECT_FALSE(cosid::testing::close_runtime(*runtime));
+      EXPECT_TRUE(runtime->close(status_)) << status_.message();
       fs_.set_logging(false);
     }
   }
@@ -273,16 +262,17 @@ TEST_F(DiskFaultBase, FailedSyncWithPartOnDiskNeverPublishes) {
 // D-03: a short write is an error; the retry writes the whole block again.
 TEST_F(DiskFaultBase, ShortWriteIsAnErrorAndTheRetryRewritesTheWholeBlock) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   const std::int64_t published = runtime->ceiling_ms();
   clock_.advance(milliseconds(60));
   fs_.short_write(100);
   fs_.set_logging(true);
-  EXPECT_EQ(cosid::testing::maintain_runtime(*runtime), sys(EIO));
+  EXPECT_FALSE(runtime->maintain(status_));
+  EXPECT_EQ(status_.code(), sys(EIO));
   EXPECT_EQ(runtime->ceiling_ms(), published);
   // The open's sync and the first advance's two: no sync after the short write.
   EXPECT_EQ(fs_.calls(Op::kSyncData), 3);
-  EXPECT_NO_ERROR(cosid::testing::maintain_runtime(*runtime));
+  EXPECT_TRUE(runtime->maintain(status_)) << status_.message();
   EXPECT_GT(runtime->ceiling_ms(), published);
   const auto log = fs_.log();
   ASSERT_EQ(log.size(), 5u);
@@ -295,7 +285,7 @@ TEST_F(DiskFaultBase, ShortWriteIsAnErrorAndTheRetryRewritesTheWholeBlock) {
   EXPECT_NE(log[3].offset, log[0].offset);
   EXPECT_EQ(log[4].op, Op::kSyncData);
   expect_published_is_durable(*runtime);
-  EXPECT_FALSE(cosid::testing::close_runtime(*runtime));
+  EXPECT_TRUE(runtime->close(status_)) << status_.message();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -361,7 +351,7 @@ class DamagedFile : public ::testing::Test {
     auto file = StateFile::open(fs_, clock_, kPath, owner(), options, status);
     if (expected < 0) {
       ASSERT_FALSE(file) << what;
-      ASSERT_ERRC(status.code(), errc::state_file_corrupt) << what;
+      ASSERT_STATUS(status, errc::state_file_corrupt) << what;
       return;
     }
     ASSERT_TRUE(file) << what << ": " << status.message();

@@ -26,6 +26,7 @@
 #include "cosid/clock.h"
 #include "cosid/fs.h"
 #include "lease/keeper.h"
+#include "temp_dir.h"
 #include "test_util.h"
 
 namespace cosid::lease {
@@ -35,12 +36,7 @@ using std::chrono::milliseconds;
 
 constexpr std::int64_t kStart = 1700000000000;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream data;
-  data << in.rdbuf();
-  return data.str();
-}
+using cosid::testing::read_file;
 
 void write_file(const std::string& path, const std::string& data) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -177,44 +173,16 @@ int lock_as_another_process(const std::string& path) {
   return fd;
 }
 
-class Events final : public EventListener {
- public:
-  void on_event(const Event& event) noexcept override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (event.kind == EventKind::kClockSkew) skews.push_back(event);
-  }
-  std::vector<Event> skews;
-
- private:
-  std::mutex mutex_;
-};
-
 class FileStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/cosid-file-store-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    ASSERT_FALSE(dir_.empty());
     store_ = open_store(milliseconds(10000));
     ASSERT_NE(store_, nullptr);
     owner_.key = "host:1";
     Status status;
     ASSERT_TRUE(Incarnation::random(owner_.incarnation, status));
     terms_.slot_limit = 4;
-  }
-
-  void TearDown() override {
-    store_.reset();
-    if (DIR* listing = ::opendir(dir_.c_str())) {
-      while (const dirent* entry = ::readdir(listing)) {
-        const std::string name = entry->d_name;
-        if (name != "." && name != "..") ::unlink((dir_ + "/" + name).c_str());
-      }
-      ::closedir(listing);
-    }
-    ::rmdir(dir_.c_str());
   }
 
   std::unique_ptr<FileLeaseStore> open_store(milliseconds lock_timeout,
@@ -256,7 +224,8 @@ class FileStoreTest : public ::testing::Test {
   }
 
   ManualClock clock_{kStart};
-  std::string dir_;
+  const TempDir temp_{"file_store_test"};
+  const std::string dir_ = temp_.path();
   std::unique_ptr<FileLeaseStore> store_;
   Owner owner_;
   NamespaceTerms terms_;
@@ -593,14 +562,14 @@ TEST_F(FileStoreTest, ASlowWriteIsNotClockSkew) {
   options.name_space = "orders";
   options.owner_key = "host:1";
   options.terms = terms_;  // tolerance 1 s: skew is reported above 500 ms
-  Events events;
+  testing::RecordingListener events;
   auto keeper = LeaseKeeper::open(*store, options, clock_, &events, nullptr, status);
   ASSERT_NE(keeper, nullptr) << status.message();
   EXPECT_EQ(fs.directory_syncs_ok, 1);
   clock_.advance(milliseconds(10000));  // the renewal is due (ttl/3)
   (void)keeper->round();
   EXPECT_EQ(fs.directory_syncs_ok, 2);
-  EXPECT_EQ(events.skews.size(), 0u) << events.skews[0].message;
+  EXPECT_EQ(events.count(EventKind::kClockSkew), 0) << events.last(EventKind::kClockSkew).message;
 }
 
 // The store's clock is 6 s ahead and its writes take 5 s: the store's `now` is 6 s past the local
@@ -626,12 +595,13 @@ TEST_F(FileStoreTest, ClockSkewIsWhatTheRoundTripCannotExplain) {
   options.name_space = "orders";
   options.owner_key = "host:1";
   options.terms = terms_;
-  Events events;
+  testing::RecordingListener events;
   Status status;
   auto keeper = LeaseKeeper::open(*store, options, clock_, &events, nullptr, status);
   ASSERT_NE(keeper, nullptr) << status.message();
-  ASSERT_EQ(events.skews.size(), 1u);
-  EXPECT_EQ(events.skews[0].skew_ms, 1000) << events.skews[0].message;
+  ASSERT_EQ(events.count(EventKind::kClockSkew), 1);
+  const Event skew = events.last(EventKind::kClockSkew);
+  EXPECT_EQ(skew.skew_ms, 1000) << skew.message;
 }
 
 }  // namespace

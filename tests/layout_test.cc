@@ -41,13 +41,13 @@ TEST(Layout, PresetByName) {
   EXPECT_EQ(layout_preset("seconds", status), layouts::kSeconds);
   EXPECT_EQ(layout_preset("js-safe", status), layouts::kJsSafe);
   EXPECT_EQ(layout_preset("js-safe-seconds", status), layouts::kJsSafeSeconds);
-  EXPECT_NO_ERROR(status.code());
+  EXPECT_OK(status);
 }
 
 TEST(Layout, UnknownPresetNamesTheChoices) {
   Status status;
   (void)layout_preset("js_safe", status);
-  EXPECT_ERRC(status.code(), errc::unknown_layout);
+  EXPECT_STATUS(status, errc::unknown_layout);
   EXPECT_NE(status.message().find("\"js_safe\""), std::string::npos) << status.message();
   EXPECT_NE(status.message().find("js-safe-seconds"), std::string::npos) << status.message();
 }
@@ -57,7 +57,7 @@ TEST(Layout, EveryFieldNeedsOneBit) {
        {make(0, 10, 12), make(41, 0, 12), make(41, 10, 0), make(-1, 10, 12)}) {
     Status status;
     EXPECT_FALSE(layout.validate(status));
-    EXPECT_ERRC(status.code(), errc::layout_field_empty);
+    EXPECT_STATUS(status, errc::layout_field_empty);
     EXPECT_NE(status.message().find("at least 1 bit"), std::string::npos) << status.message();
   }
 }
@@ -67,30 +67,30 @@ TEST(Layout, AtMost63Bits) {
   EXPECT_TRUE(make(41, 10, 12).validate(status));
   EXPECT_TRUE(make(41, 11, 11).validate(status));
   EXPECT_FALSE(make(41, 10, 13).validate(status));
-  EXPECT_ERRC(status.code(), errc::layout_too_wide);
+  EXPECT_STATUS(status, errc::layout_too_wide);
   EXPECT_NE(status.message().find("64 bits"), std::string::npos) << status.message();
   EXPECT_FALSE(make(61, 61, 61).validate(status));
-  EXPECT_ERRC(status.code(), errc::layout_too_wide);
+  EXPECT_STATUS(status, errc::layout_too_wide);
   // A huge field must not overflow the sum.
   EXPECT_FALSE(make(2147483647, 1, 1).validate(status));
-  EXPECT_ERRC(status.code(), errc::layout_too_wide);
+  EXPECT_STATUS(status, errc::layout_too_wide);
 }
 
 TEST(Layout, SlotAndSequenceHoldAtMost32Bits) {
   Status status;
   EXPECT_TRUE(make(29, 2, 32).validate(status)) << status.message();
   EXPECT_FALSE(make(28, 2, 33).validate(status));
-  EXPECT_ERRC(status.code(), errc::layout_too_wide);
+  EXPECT_STATUS(status, errc::layout_too_wide);
   EXPECT_NE(status.message().find("sequence field has more than 32 bits"), std::string::npos)
       << status.message();
   EXPECT_FALSE(make(28, 33, 2).validate(status));
-  EXPECT_ERRC(status.code(), errc::layout_too_wide);
+  EXPECT_STATUS(status, errc::layout_too_wide);
 }
 
 TEST(Layout, EpochBefore1970IsRefused) {
   Status status;
   EXPECT_FALSE(make(41, 10, 12, TimeUnit::kMillisecond, -1).validate(status));
-  EXPECT_ERRC(status.code(), errc::layout_epoch_invalid);
+  EXPECT_STATUS(status, errc::layout_epoch_invalid);
   EXPECT_NE(status.message().find("1970"), std::string::npos) << status.message();
 }
 
@@ -98,12 +98,12 @@ TEST(Layout, LastTimestampMustFitIn64BitMilliseconds) {
   Status status;
   // 61 timestamp bits of seconds overflow int64 milliseconds.
   EXPECT_FALSE(make(61, 1, 1, TimeUnit::kSecond, 0).validate(status));
-  EXPECT_ERRC(status.code(), errc::layout_epoch_invalid);
+  EXPECT_STATUS(status, errc::layout_epoch_invalid);
   // 53 bits of seconds fit (2^53 s is about 9e18 ms).
   EXPECT_TRUE(make(53, 1, 1, TimeUnit::kSecond, 0).validate(status)) << status.message();
   // An epoch so late that the range runs past int64.
   EXPECT_FALSE(make(61, 1, 1, TimeUnit::kMillisecond, 9000000000000000000).validate(status));
-  EXPECT_ERRC(status.code(), errc::layout_epoch_invalid);
+  EXPECT_STATUS(status, errc::layout_epoch_invalid);
 }
 
 TEST(Layout, EpochInTheFutureOfTheClockIsRefused) {
@@ -111,14 +111,14 @@ TEST(Layout, EpochInTheFutureOfTheClockIsRefused) {
   const Layout layout = layouts::kDefault;
   EXPECT_TRUE(layout.validate_at(layout.epoch_ms(), status));
   EXPECT_FALSE(layout.validate_at(layout.epoch_ms() - 1, status));
-  EXPECT_ERRC(status.code(), errc::layout_epoch_in_future);
+  EXPECT_STATUS(status, errc::layout_epoch_in_future);
   EXPECT_NE(status.message().find("2019-12-24T16:00:00.000Z"), std::string::npos)
       << status.message();
   // An epoch in seconds mistaken for milliseconds is far in the past, but one in ms given to a
   // second-unit layout is far in the future.
   EXPECT_FALSE(
       make(31, 10, 22, TimeUnit::kSecond, 1577203200000).validate_at(1796005378123, status));
-  EXPECT_ERRC(status.code(), errc::layout_epoch_in_future);
+  EXPECT_STATUS(status, errc::layout_epoch_in_future);
 }
 
 TEST(Layout, ComposeAndParseBoundaries) {

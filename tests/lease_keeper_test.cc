@@ -87,31 +87,6 @@ class FaultyStore final : public SlotLeaseStore {
   MemoryLeaseStore inner_;
 };
 
-class Events final : public EventListener {
- public:
-  void on_event(const Event& event) noexcept override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    events_.push_back(event);
-  }
-  int count(EventKind kind) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    int n = 0;
-    for (const Event& e : events_) n += e.kind == kind ? 1 : 0;
-    return n;
-  }
-  Event last(EventKind kind) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (auto it = events_.rbegin(); it != events_.rend(); ++it) {
-      if (it->kind == kind) return *it;
-    }
-    return Event{kind, {}, {}};
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<Event> events_;
-};
-
 class KeeperTest : public ::testing::Test {
  protected:
   KeeperOptions options(const std::string& key = "orders-1") {
@@ -131,7 +106,7 @@ class KeeperTest : public ::testing::Test {
     auto keeper = LeaseKeeper::open(store != nullptr ? *store : store_, o,
                                     clock != nullptr ? *clock : clock_, &events_, loop, status);
     EXPECT_NE(keeper, nullptr) << status.message();
-    EXPECT_NO_ERROR(status.code());
+    EXPECT_OK(status);
     return keeper;
   }
 
@@ -145,7 +120,7 @@ class KeeperTest : public ::testing::Test {
 
   ManualClock clock_{kStart};
   FaultyStore store_{clock_};
-  Events events_;
+  testing::RecordingListener events_;
 };
 
 TEST_F(KeeperTest, StartLeasesTheLowestFreeSlotWithTheStoresWindow) {
@@ -488,7 +463,7 @@ TEST_F(KeeperTest, TermsOfAnotherToleranceAreRefused) {
   o.terms.tolerance = milliseconds(2000);
   Status status;
   EXPECT_EQ(LeaseKeeper::open(store_, o, clock_, &events_, nullptr, status), nullptr);
-  EXPECT_ERRC(status.code(), errc::lease_terms_mismatch);
+  EXPECT_STATUS(status, errc::lease_terms_mismatch);
 }
 
 }  // namespace

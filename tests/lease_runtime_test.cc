@@ -28,8 +28,8 @@
 #include "fork_support.h"
 #include "frozen_calls.h"
 #include "gate.h"
-#include "runtime_calls.h"
 #include "runtime_setup.h"
+#include "temp_dir.h"
 #include "test_util.h"
 
 namespace cosid {
@@ -61,18 +61,17 @@ class LeaseRuntimeTest : public ::testing::Test {
   }
 
   std::unique_ptr<Runtime> open(const Options& options) {
-    std::error_code ec;
-    std::string message;
-    auto runtime = cosid::testing::open_runtime(options, environment_, ec, &message);
-    EXPECT_NE(runtime, nullptr) << message;
-    EXPECT_NO_ERROR(ec);
+    Status status;
+    auto runtime = Runtime::open(options, environment_, status);
+    EXPECT_NE(runtime, nullptr) << status.message();
+    EXPECT_OK(status);
     return runtime;
   }
 
   std::uint64_t next(Generator& generator) {
     Status status;
     const std::uint64_t id = generator.next(status);
-    EXPECT_NO_ERROR(status.code()) << status.message();
+    EXPECT_OK(status);
     return id;
   }
 
@@ -89,6 +88,7 @@ class LeaseRuntimeTest : public ::testing::Test {
   lease::StoreRegistry stores_{&clock_};  // the memory store decides expiry on clock_
   Options options_;
   RuntimeEnvironment environment_;
+  Status status_;  // what the test's last Runtime call reported
 };
 
 TEST_F(LeaseRuntimeTest, LeasesASlotAndIssuesInsideTheLease) {
@@ -115,20 +115,17 @@ TEST_F(LeaseRuntimeTest, RuntimesSharingARegistryGetDistinctSlots) {
 
 TEST_F(LeaseRuntimeTest, MemoryWithoutARegistryIsRefused) {
   environment_.stores = nullptr;
-  std::error_code ec;
-  std::string message;
-  EXPECT_EQ(cosid::testing::open_runtime(options_, environment_, ec, &message), nullptr);
-  EXPECT_ERRC(ec, errc::unknown_store_type);
-  EXPECT_NE(message.find("RuntimeEnvironment::stores"), std::string::npos) << message;
+  EXPECT_EQ(Runtime::open(options_, environment_, status_), nullptr);
+  EXPECT_STATUS(status_, errc::unknown_store_type);
+  EXPECT_NE(status_.message().find("RuntimeEnvironment::stores"), std::string::npos)
+      << status_.message();
 }
 
 TEST_F(LeaseRuntimeTest, AnUnregisteredTypeIsRefusedWithTheKnownOnes) {
   options_.store_type = "zookeeper";
-  std::error_code ec;
-  std::string message;
-  EXPECT_EQ(cosid::testing::open_runtime(options_, environment_, ec, &message), nullptr);
-  EXPECT_ERRC(ec, errc::unknown_store_type);
-  EXPECT_NE(message.find("memory, file"), std::string::npos) << message;
+  EXPECT_EQ(Runtime::open(options_, environment_, status_), nullptr);
+  EXPECT_STATUS(status_, errc::unknown_store_type);
+  EXPECT_NE(status_.message().find("memory, file"), std::string::npos) << status_.message();
 }
 
 TEST_F(LeaseRuntimeTest, ARegisteredStoreIsChosenByItsName) {
@@ -199,13 +196,13 @@ TEST_F(LeaseRuntimeTest, ALostLeaseFailsItsGeneratorAndTheNextOneIssuesOnANewSlo
   clock_.advance(milliseconds(31001));
   auto other = open(options_);
   ASSERT_EQ(other->slot(), 0u);
-  EXPECT_NO_ERROR(cosid::testing::maintain_runtime(*runtime));  // the renewal finds the lease gone
+  EXPECT_TRUE(runtime->maintain(status_)) << status_.message();  // the renewal finds the lease gone
   EXPECT_EQ(listener_.count(EventKind::kLeaseLost), 1);
   std::error_code ec;
   (void)old_generator.next(ec);
   EXPECT_ERRC(ec, errc::slot_lost);
-  Generator* fresh = cosid::testing::generator_of(*runtime, "default", ec);
-  ASSERT_NE(fresh, nullptr) << ec.message();
+  Generator* fresh = runtime->generator("default", status_);
+  ASSERT_NE(fresh, nullptr) << status_.message();
   EXPECT_NE(fresh, &old_generator);
   EXPECT_EQ(runtime->slot(), 1u);
   EXPECT_GE(runtime->floor_ms(), old_ceiling);
@@ -225,7 +222,7 @@ TEST_F(LeaseRuntimeTest, MetricsFollowTheLeaseAcrossALoss) {
   (void)next(old_generator);
   (void)next(old_generator);
   clock_.advance(milliseconds(10001));  // past ttl/3: a renewal is due
-  EXPECT_NO_ERROR(cosid::testing::maintain_runtime(*runtime));
+  EXPECT_TRUE(runtime->maintain(status_)) << status_.message();
   RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.namespace_name, "orders");
   EXPECT_EQ(metrics.slot, 0u);
@@ -237,10 +234,9 @@ TEST_F(LeaseRuntimeTest, MetricsFollowTheLeaseAcrossALoss) {
 
   clock_.advance(milliseconds(31001));  // stalled past the expiry; another runtime takes slot 0
   auto other = open(options_);
-  EXPECT_NO_ERROR(cosid::testing::maintain_runtime(*runtime));
-  std::error_code ec;
-  Generator* fresh = cosid::testing::generator_of(*runtime, "default", ec);
-  ASSERT_NE(fresh, nullptr) << ec.message();
+  EXPECT_TRUE(runtime->maintain(status_)) << status_.message();
+  Generator* fresh = runtime->generator("default", status_);
+  ASSERT_NE(fresh, nullptr) << status_.message();
   clock_.set_ms(runtime->floor_ms() + 1);
   (void)next(*fresh);
   metrics = runtime->metrics();
@@ -258,11 +254,10 @@ TEST_F(LeaseRuntimeTest, CloseReleasesWithTheExactLastTimestamp) {
     (void)next(generator);
     clock_.advance(milliseconds(25));
     last = unix_ms_of(next(generator));
-    EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
+    EXPECT_TRUE(runtime->close(status_)) << status_.message();
     EXPECT_EQ(listener_.count(EventKind::kLeaseReleased), 1);
-    std::error_code ec;
-    EXPECT_EQ(cosid::testing::generator_of(*runtime, "default", ec), nullptr);
-    EXPECT_ERRC(ec, errc::closed);
+    EXPECT_EQ(runtime->generator("default", status_), nullptr);
+    EXPECT_STATUS(status_, errc::closed);
   }
   // The next runtime gets the same slot, starting right after the last id: no wait for the
   // ceiling, which lies 31 s ahead.
@@ -310,10 +305,8 @@ TEST_F(LeaseRuntimeTest, BackgroundRenewalsLetTwoThreadsIssuePastTheFirstCeiling
   environment.listener = &listener_;
   options_.ttl = milliseconds(300);
   options_.tolerance = milliseconds(100);
-  std::error_code ec;
-  std::string message;
-  auto runtime = cosid::testing::open_runtime(options_, environment, ec, &message);
-  ASSERT_NE(runtime, nullptr) << message;
+  auto runtime = Runtime::open(options_, environment, status_);
+  ASSERT_NE(runtime, nullptr) << status_.message();
   const std::int64_t first_ceiling = runtime->ceiling_ms();
   Generator& generator = runtime->generator();
   std::vector<std::vector<std::uint64_t>> ids(2);
@@ -341,26 +334,26 @@ TEST_F(LeaseRuntimeTest, BackgroundRenewalsLetTwoThreadsIssuePastTheFirstCeiling
     total += list.size();
   }
   EXPECT_EQ(seen.size(), total);
-  EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
+  EXPECT_TRUE(runtime->close(status_)) << status_.message();
   EXPECT_EQ(listener_.count(EventKind::kLeaseReleased), 1);
 }
 
 // What a forked child of a process with a leased runtime may do, whatever the parent's threads
 // held at the fork: every call returns at once, and none acts on the parent's window.
 bool child_finds_the_window_the_parents(std::unique_ptr<Runtime>& runtime) {
-  std::error_code ec;
-  if (cosid::testing::generator_of(*runtime, "default", ec) != nullptr ||
-      ec != errc::forked_process)
+  Status status;
+  if (runtime->generator("default", status) != nullptr || status.code() != errc::forked_process)
     return false;
-  if (cosid::testing::maintain_runtime(*runtime) != errc::forked_process) return false;
+  status.clear();
+  if (runtime->maintain(status) || status.code() != errc::forked_process) return false;
   const RuntimeMetrics metrics = runtime->metrics();
   if (metrics.slot != runtime->slot() || metrics.ceiling_ms != runtime->ceiling_ms() ||
       metrics.floor_ms != runtime->floor_ms() || metrics.ceiling_ms <= metrics.floor_ms) {
     return false;
   }
-  if (cosid::testing::close_runtime(*runtime))
-    return false;                      // releases nothing: the lease is the parent's
-  runtime.reset();                     // nor does destroying it
+  status.clear();
+  if (!runtime->close(status)) return false;  // releases nothing: the lease is the parent's
+  runtime.reset();                            // nor does destroying it
   return true;
 }
 
@@ -376,20 +369,19 @@ TEST_F(LeaseRuntimeTest, AForkedChildClosesWhileAParentThreadHoldsTheGeneratorLo
   ASSERT_NE(runtime, nullptr);
   std::thread holder([&] {
     clock.arm(GateClock::Read::kWall, 1);
-    std::error_code ec;
-    (void)cosid::testing::generator_of(*runtime, "default", ec);
+    Status status;
+    (void)runtime->generator("default", status);
   });
   ASSERT_TRUE(clock.gate.wait_entered());
   EXPECT_TRUE(run_in_child([&] { return child_finds_the_window_the_parents(runtime); }));
   clock.gate.open();
   holder.join();
   // The parent goes on, and its close releases the lease.
-  std::error_code ec;
-  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec);
-  ASSERT_NE(generator, nullptr) << ec.message();
-  EXPECT_NE(generator->next(ec), 0u);
-  EXPECT_NO_ERROR(ec);
-  EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
+  Generator* generator = runtime->generator("default", status_);
+  ASSERT_NE(generator, nullptr) << status_.message();
+  EXPECT_NE(generator->next(status_), 0u);
+  EXPECT_OK(status_);
+  EXPECT_TRUE(runtime->close(status_)) << status_.message();
   EXPECT_EQ(listener_.count(EventKind::kLeaseReleased), 1);
 }
 
@@ -403,13 +395,16 @@ TEST_F(LeaseRuntimeTest, AForkedChildNeverWaitsForAStoreCallInProgress) {
   ASSERT_NE(runtime, nullptr);
   clock_.advance(milliseconds(10001));  // past ttl/3: a renewal is due
   store->block_next_renewal();
-  std::thread renewer([&] { (void)cosid::testing::maintain_runtime(*runtime); });
+  std::thread renewer([&] {
+    Status status;
+    (void)runtime->maintain(status);
+  });
   ASSERT_TRUE(store->gate.wait_entered());
   EXPECT_TRUE(run_in_child([&] { return child_finds_the_window_the_parents(runtime); }));
   store->gate.open();
   renewer.join();
   EXPECT_EQ(store->renewals(), 1);  // the parent's renewal only: the child made none
-  EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
+  EXPECT_TRUE(runtime->close(status_)) << status_.message();
   EXPECT_EQ(listener_.count(EventKind::kLeaseReleased), 1);
 }
 
@@ -447,26 +442,23 @@ bool other_threads_asleep() {
 TEST(ForkedChildTest, DestroyingARuntimeWhoseWriterThreadWaitsDoesNotBlock) {
   const std::string unseen = wipe_on_fork_not_honoured();
   if (!unseen.empty()) GTEST_SKIP() << unseen;
-  char pattern[] = "/tmp/cosid-fork-lease-XXXXXX";
-  ASSERT_NE(mkdtemp(pattern), nullptr);
-  const std::string dir = pattern;
+  const TempDir dir("lease_runtime_fork");
+  ASSERT_FALSE(dir.path().empty());
   Options options;
   options.slot = 2;
-  options.state_file = dir + "/state";
-  std::error_code ec;
-  std::string message;
-  auto runtime = cosid::testing::open_runtime(options, {}, ec, &message);  // with its writer thread
-  ASSERT_NE(runtime, nullptr) << message;
+  options.state_file = dir.file("state");
+  Status status;
+  auto runtime = Runtime::open(options, {}, status);  // with its writer thread
+  ASSERT_NE(runtime, nullptr) << status.message();
   ASSERT_TRUE(other_threads_asleep()) << "the writer thread never went to sleep";
   EXPECT_TRUE(run_in_child([&] {
-    std::error_code child_ec;
-    const bool refused = cosid::testing::generator_of(*runtime, "default", child_ec) == nullptr &&
-                         child_ec == errc::forked_process;
+    Status child_status;
+    const bool refused = runtime->generator("default", child_status) == nullptr &&
+                         child_status.code() == errc::forked_process;
     runtime.reset();
     return refused;
   }));
-  EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
-  (void)std::system(("rm -rf " + dir).c_str());
+  EXPECT_TRUE(runtime->close(status)) << status.message();
 }
 
 // While a renewal sits in the store with the keeper's lock held, metrics(), the accessors and
@@ -479,17 +471,19 @@ TEST_F(LeaseRuntimeTest, MetricsAndAccessorsDoNotWaitForAStoreCallInProgress) {
   const std::int64_t ceiling = runtime->ceiling_ms();
   clock_.advance(milliseconds(10001));  // past ttl/3: a renewal is due
   store->block_next_renewal();
-  std::thread renewer([&] { (void)cosid::testing::maintain_runtime(*runtime); });
+  std::thread renewer([&] {
+    Status status;
+    (void)runtime->maintain(status);
+  });
   ASSERT_TRUE(store->gate.wait_entered());
   RuntimeMetrics metrics;
   std::int64_t accessor_ceiling = 0;
   Generator* generator = nullptr;
-  std::error_code ec;
   EXPECT_TRUE(returns_without_waiting(
       [&] {
         metrics = runtime->metrics();
         accessor_ceiling = runtime->ceiling_ms();
-        generator = cosid::testing::generator_of(*runtime, "default", ec);
+        generator = runtime->generator("default", status_);
       },
       [&] { store->gate.open(); }))
       << "a call waited for the store";
@@ -498,9 +492,9 @@ TEST_F(LeaseRuntimeTest, MetricsAndAccessorsDoNotWaitForAStoreCallInProgress) {
   EXPECT_EQ(metrics.ceiling_ms, ceiling);
   EXPECT_EQ(metrics.slot, 0u);
   EXPECT_EQ(accessor_ceiling, ceiling);
-  EXPECT_NE(generator, nullptr) << ec.message();
+  EXPECT_NE(generator, nullptr) << status_.message();
   EXPECT_GT(runtime->ceiling_ms(), ceiling);  // the renewal landed
-  EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
+  EXPECT_TRUE(runtime->close(status_)) << status_.message();
 }
 
 // Inline mode: a generator at the ceiling makes no store call inside next(), which would run past
@@ -533,11 +527,11 @@ TEST_F(LeaseRuntimeTest, InlineANextAtTheCeilingMakesNoStoreCallAndKeepsItsBound
   // Its own bound (and the last 1 ms sleep), not the store's time.
   EXPECT_LE(waited_ns, std::chrono::nanoseconds(milliseconds(52)).count());
   store->gate.open();  // from here on the store answers at once
-  EXPECT_NO_ERROR(cosid::testing::maintain_runtime(*runtime));
+  EXPECT_TRUE(runtime->maintain(status_)) << status_.message();
   EXPECT_EQ(store->renewals(), 1);
   EXPECT_GT(runtime->ceiling_ms(), ceiling + 1);
   (void)next(generator);
-  EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
+  EXPECT_TRUE(runtime->close(status_)) << status_.message();
 }
 
 // Inline mode: a generator comes to wait at the ceiling while another thread's maintain() holds
@@ -556,7 +550,7 @@ TEST_F(LeaseRuntimeTest, InlineAWishMadeDuringAMaintainIsServedByIt) {
   // The maintain() stops at its second monotonic reading: past the decision, lock held.
   std::thread maintainer([&] {
     clock.arm(GateClock::Read::kMonotonic, 2);
-    EXPECT_NO_ERROR(cosid::testing::maintain_runtime(*runtime));
+    EXPECT_TRUE(runtime->maintain(status_)) << status_.message();
   });
   ASSERT_TRUE(clock.gate.wait_entered());
   clock_.set_ms(ceiling + 1);  // the wall clock jumps past the ceiling
@@ -582,7 +576,7 @@ TEST_F(LeaseRuntimeTest, InlineAWishMadeDuringAMaintainIsServedByIt) {
   EXPECT_NO_ERROR(ec);
   EXPECT_GT(unix_ms_of(id), ceiling);
   EXPECT_EQ(runtime->metrics().lease_renewals, 1u);
-  EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
+  EXPECT_TRUE(runtime->close(status_)) << status_.message();
 }
 
 // The registry's memory store outlives every runtime opened through it, so it must not keep the
@@ -597,30 +591,26 @@ TEST(LeaseRegistryTest, TheSharedMemoryStoreOutlivesTheRuntimeThatMadeIt) {
   RuntimeEnvironment environment;  // no clock: each runtime reads a SystemClock of its own
   environment.stores = &stores;
   environment.background_thread = false;
-  std::error_code ec;
-  std::string message;
-  auto first = cosid::testing::open_runtime(options, environment, ec, &message);
-  ASSERT_NE(first, nullptr) << message;
+  Status status;
+  auto first = Runtime::open(options, environment, status);
+  ASSERT_NE(first, nullptr) << status.message();
   EXPECT_EQ(first->slot(), 0u);
-  auto second = cosid::testing::open_runtime(options, environment, ec, &message);
-  ASSERT_NE(second, nullptr) << message;
+  auto second = Runtime::open(options, environment, status);
+  ASSERT_NE(second, nullptr) << status.message();
   EXPECT_EQ(second->slot(), 1u);
-  EXPECT_NO_ERROR(cosid::testing::close_runtime(*first));
+  EXPECT_TRUE(first->close(status)) << status.message();
   first.reset();  // the clock it was opened with is gone now
-  auto third =
-      cosid::testing::open_runtime(options, environment, ec, &message);  // scans the shared store
-  ASSERT_NE(third, nullptr) << message;
-  EXPECT_NO_ERROR(ec);
+  auto third = Runtime::open(options, environment, status);  // scans the shared store
+  ASSERT_NE(third, nullptr) << status.message();
+  EXPECT_OK(status);
   EXPECT_EQ(third->slot(), 0u);  // the released slot, chosen on a clock that is still alive
-  EXPECT_NO_ERROR(cosid::testing::close_runtime(*second));
-  EXPECT_NO_ERROR(cosid::testing::close_runtime(*third));
+  EXPECT_TRUE(second->close(status)) << status.message();
+  EXPECT_TRUE(third->close(status)) << status.message();
 }
 
 TEST_F(LeaseRuntimeTest, EveryNameSharesTheOneLeasedGenerator) {
   auto runtime = open(options_);
-  std::error_code ec;
-  EXPECT_EQ(cosid::testing::generator_of(*runtime, "a", ec),
-            cosid::testing::generator_of(*runtime, "b", ec));
+  EXPECT_EQ(runtime->generator("a", status_), runtime->generator("b", status_));
 }
 
 }  // namespace

@@ -11,44 +11,20 @@
 #include "cosid/lease/conformance.h"
 #include "cosid/lease/file_store.h"
 #include "cosid/lease/memory_store.h"
+#include "temp_dir.h"
 
 namespace {
 
 using cosid::lease::tck::StoreKit;
 
-// A directory for this run's file stores, removed when the tests end (forked children leave with
-// _exit and never remove it).
-class StoreDirectory : public ::testing::Environment {
- public:
-  static const std::string& path() {
-    static const std::string made = make();
-    return made;
-  }
-
-  void TearDown() override {
-    const std::string& dir = path();
-    if (DIR* listing = ::opendir(dir.c_str())) {
-      while (const dirent* entry = ::readdir(listing)) {
-        const std::string name = entry->d_name;
-        if (name != "." && name != "..") ::unlink((dir + "/" + name).c_str());
-      }
-      ::closedir(listing);
-    }
-    ::rmdir(dir.c_str());
-  }
-
- private:
-  static std::string make() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/cosid-lease-tck-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) std::abort();
-    return pattern;
-  }
-};
+// A directory for this run's file stores, removed at exit (forked children leave with _exit and
+// never remove it).
+const std::string& store_directory() {
+  static const TempDir dir("lease_tck");
+  return dir.path();
+}
 
 const bool kRegistered = [] {
-  ::testing::AddGlobalTestEnvironment(new StoreDirectory);
   cosid::lease::tck::register_conformance_tests(
       {"Memory",
        [](cosid::Clock& clock) { return std::make_unique<cosid::lease::MemoryLeaseStore>(clock); },
@@ -62,7 +38,7 @@ const bool kRegistered = [] {
          // on a loaded CI machine a waiter may need more than the default 10 s.
          options.lock_timeout = std::chrono::milliseconds(60000);
          cosid::Status status;
-         auto store = cosid::lease::FileLeaseStore::open(StoreDirectory::path(), options, status);
+         auto store = cosid::lease::FileLeaseStore::open(store_directory(), options, status);
          if (store == nullptr) ADD_FAILURE() << status.message();
          return store;
        },

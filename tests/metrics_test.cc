@@ -15,7 +15,6 @@
 
 #include "cosid/runtime.h"
 #include "memory_fs.h"
-#include "runtime_calls.h"
 #include "runtime_setup.h"
 #include "test_util.h"
 
@@ -26,66 +25,37 @@ using std::chrono::milliseconds;
 using testing::MemoryFs;
 using Op = MemoryFs::Op;
 
-constexpr std::int64_t kNow = 1796005378123;
-constexpr char kPath[] = "var/state";
+using testing::kNow;
+constexpr auto& kPath = testing::kStatePath;
 // A new state file's floor: not-before 0, raised to the last millisecond before the epoch.
 constexpr std::int64_t kNewFloor = 1577203200000 - 1;
 
-class CountingListener : public EventListener {
- public:
-  void on_event(const Event& event) noexcept override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    kinds_.push_back(event.kind);
-  }
-  std::uint64_t count(EventKind kind) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return static_cast<std::uint64_t>(std::count(kinds_.begin(), kinds_.end(), kind));
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<EventKind> kinds_;
-};
-
-class RuntimeMetricsTest : public ::testing::Test {
+class RuntimeMetricsTest : public testing::RuntimeFixture<MemoryFs> {
  protected:
-  RuntimeMetricsTest() {
-    options_ = testing::small_runtime_options(kPath);
-    environment_ = testing::inline_environment(clock_, fs_);
-    environment_.listener = &listener_;
-  }
+  RuntimeMetricsTest() { environment_.listener = &listener_; }
 
-  std::unique_ptr<Runtime> open() {
-    ec_.clear();
-    message_.clear();
-    return cosid::testing::open_runtime(options_, environment_, ec_, &message_);
-  }
-
-  // Issues `count` ids, letting `step` pass before each; stops at the first error (in ec_).
+  // Issues `count` ids, letting `step` pass before each; stops at the first error (in status_).
   int issue(Runtime& runtime, int count, milliseconds step = milliseconds(0)) {
-    Generator* generator = cosid::testing::generator_of(runtime, "default", ec_);
+    Generator* generator = runtime.generator("default", status_);
     if (generator == nullptr) return 0;
     int issued = 0;
     for (; issued < count; ++issued) {
       clock_.advance(step);
-      (void)next_into(*generator, ec_, message_);
-      if (ec_) break;
+      (void)generator->next(status_);
+      if (!status_.ok()) break;
     }
     return issued;
   }
 
-  Options options_;
-  RuntimeEnvironment environment_;
-  MemoryFs fs_;
-  ManualClock clock_{kNow};
-  CountingListener listener_;
-  std::error_code ec_;
-  std::string message_;
+  // The events, counted as the metrics count: an unsigned count.
+  std::uint64_t events(EventKind kind) { return static_cast<std::uint64_t>(listener_.count(kind)); }
+
+  testing::RecordingListener listener_;
 };
 
 TEST_F(RuntimeMetricsTest, RightAfterOpenTheFirstCeilingIsOneWriteAndTheWindowIsShown) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.namespace_name, "orders");
   EXPECT_EQ(metrics.slot, 3u);
@@ -104,14 +74,14 @@ TEST_F(RuntimeMetricsTest, RightAfterOpenTheFirstCeilingIsOneWriteAndTheWindowIs
 
 TEST_F(RuntimeMetricsTest, CountsIdsAndEveryCeilingMadeDurable) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
-  ASSERT_EQ(issue(*runtime, 10, milliseconds(1)), 10) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
+  ASSERT_EQ(issue(*runtime, 10, milliseconds(1)), 10) << status_.message();
   clock_.advance(milliseconds(60));  // now kNow + 70: less than ahead/2 remains
-  ASSERT_NO_ERROR(cosid::testing::maintain_runtime(*runtime, &message_)) << message_;
+  ASSERT_TRUE(runtime->maintain(status_)) << status_.message();
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.ids_issued, 10u);
   EXPECT_EQ(metrics.state_writes, 2u);
-  EXPECT_EQ(metrics.state_writes - 1, listener_.count(EventKind::kCeilingAdvanced));
+  EXPECT_EQ(metrics.state_writes - 1, events(EventKind::kCeilingAdvanced));
   EXPECT_EQ(metrics.ceiling_ms, kNow + 70 + 100);
   EXPECT_EQ(metrics.floor_ms, kNewFloor);
   EXPECT_EQ(metrics.ceiling_waits, 0u);
@@ -120,29 +90,30 @@ TEST_F(RuntimeMetricsTest, CountsIdsAndEveryCeilingMadeDurable) {
 
 TEST_F(RuntimeMetricsTest, AWaitAtTheCeilingIsCountedWithTheWriteItCaused) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   clock_.advance(milliseconds(150));  // past the ceiling kNow + 100
-  ASSERT_EQ(issue(*runtime, 1), 1) << message_;
+  ASSERT_EQ(issue(*runtime, 1), 1) << status_.message();
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.ids_issued, 1u);
   EXPECT_EQ(metrics.ceiling_waits, 1u);
-  EXPECT_EQ(metrics.ceiling_waits, listener_.count(EventKind::kWaitingAtCeiling));
+  EXPECT_EQ(metrics.ceiling_waits, events(EventKind::kWaitingAtCeiling));
   EXPECT_EQ(metrics.state_writes, 2u);  // the waiting thread renewed inline
   EXPECT_EQ(metrics.ceiling_ms, kNow + 150 + 100);
 }
 
 TEST_F(RuntimeMetricsTest, AFailedStateWriteIsCountedAndKeepsTheCeiling) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   clock_.advance(milliseconds(60));
   fs_.fail(Op::kSyncData, EIO);
-  EXPECT_EQ(cosid::testing::maintain_runtime(*runtime, &message_), std::errc::io_error);
+  EXPECT_FALSE(runtime->maintain(status_));
+  EXPECT_EQ(status_.code(), std::errc::io_error);
   RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.state_write_failures, 1u);
   EXPECT_EQ(metrics.state_writes, 1u);
   EXPECT_EQ(metrics.ceiling_ms, kNow + 100);
   // The retry succeeds: one more write, the failure stays counted.
-  ASSERT_NO_ERROR(cosid::testing::maintain_runtime(*runtime, &message_)) << message_;
+  ASSERT_TRUE(runtime->maintain(status_)) << status_.message();
   metrics = runtime->metrics();
   EXPECT_EQ(metrics.state_write_failures, 1u);
   EXPECT_EQ(metrics.state_writes, 2u);
@@ -151,27 +122,27 @@ TEST_F(RuntimeMetricsTest, AFailedStateWriteIsCountedAndKeepsTheCeiling) {
 
 TEST_F(RuntimeMetricsTest, WritesFailingAtTheCeilingCountAGeneratorFailure) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   fs_.fail(Op::kSyncData, EIO, 1, /*persistent=*/true);
   clock_.advance(milliseconds(150));
   EXPECT_EQ(issue(*runtime, 1), 0);
-  EXPECT_ERRC(ec_, errc::ceiling_reached);
+  EXPECT_STATUS(status_, errc::ceiling_reached);
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.ids_issued, 0u);
   EXPECT_EQ(metrics.generator_failures, 1u);
   EXPECT_EQ(metrics.ceiling_waits, 1u);
   EXPECT_EQ(metrics.state_writes, 1u);
   EXPECT_GE(metrics.state_write_failures, 1u);
-  EXPECT_EQ(metrics.state_write_failures, listener_.count(EventKind::kStateWriteFailed));
+  EXPECT_EQ(metrics.state_write_failures, events(EventKind::kStateWriteFailed));
   EXPECT_EQ(metrics.ceiling_ms, kNow + 100);
 }
 
 TEST_F(RuntimeMetricsTest, SequenceWaitsComeFromTheGenerator) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   // One tick holds 4,096 sequences: the 4,097th id waits for the next tick (the manual clock
   // lets the time of each sleep pass).
-  ASSERT_EQ(issue(*runtime, 4097), 4097) << message_;
+  ASSERT_EQ(issue(*runtime, 4097), 4097) << status_.message();
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.ids_issued, 4097u);
   EXPECT_EQ(metrics.sequence_waits, 1u);
@@ -182,11 +153,11 @@ TEST_F(RuntimeMetricsTest, SequenceWaitsComeFromTheGenerator) {
 
 TEST_F(RuntimeMetricsTest, AWaitForAClockSetBackComesFromTheGenerator) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
-  ASSERT_EQ(issue(*runtime, 4096), 4096) << message_;  // the tick's every sequence
+  ASSERT_TRUE(runtime) << status_.message();
+  ASSERT_EQ(issue(*runtime, 4096), 4096) << status_.message();  // the tick's every sequence
   // Behind the last tick, whose sequence is used up: the call waits for the clock to come back.
   clock_.step_ms(-5);
-  ASSERT_EQ(issue(*runtime, 1), 1) << message_;
+  ASSERT_EQ(issue(*runtime, 1), 1) << status_.message();
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.ids_issued, 4097u);
   EXPECT_EQ(metrics.clock_backwards, 1u);
@@ -197,9 +168,9 @@ TEST_F(RuntimeMetricsTest, AWaitForAClockSetBackComesFromTheGenerator) {
 
 TEST_F(RuntimeMetricsTest, AfterCloseTheCountsStayReadable) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
-  ASSERT_EQ(issue(*runtime, 5, milliseconds(1)), 5) << message_;
-  ASSERT_NO_ERROR(cosid::testing::close_runtime(*runtime, &message_)) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
+  ASSERT_EQ(issue(*runtime, 5, milliseconds(1)), 5) << status_.message();
+  ASSERT_TRUE(runtime->close(status_)) << status_.message();
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.ids_issued, 5u);
   EXPECT_EQ(metrics.state_writes, 1u);  // the clean-shutdown record is not a ceiling
@@ -209,8 +180,8 @@ TEST_F(RuntimeMetricsTest, AfterCloseTheCountsStayReadable) {
 TEST_F(RuntimeMetricsTest, WithoutAStateFileNothingIsWrittenAndTheCeilingIsTheLayoutsEnd) {
   options_.state_file.clear();
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
-  ASSERT_EQ(issue(*runtime, 3), 3) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
+  ASSERT_EQ(issue(*runtime, 3), 3) << status_.message();
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.ids_issued, 3u);
   EXPECT_EQ(metrics.state_writes, 0u);
@@ -227,8 +198,8 @@ TEST_F(RuntimeMetricsTest, SnapshotsWhileIssuingAndRenewingOnOtherThreads) {
   environment_.generator.ceiling = milliseconds(60000);
   clock_.set_on_sleep(ManualClock::OnSleep::kYield);
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
-  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
+  ASSERT_TRUE(runtime) << status_.message();
+  Generator* generator = runtime->generator("default", status_);
   ASSERT_NE(generator, nullptr);
   constexpr int kIds = 20000;
   std::atomic<bool> done{false};
@@ -250,19 +221,19 @@ TEST_F(RuntimeMetricsTest, SnapshotsWhileIssuingAndRenewingOnOtherThreads) {
   }
   issuer.join();
   ASSERT_NO_ERROR(issue_error);
-  ASSERT_NO_ERROR(cosid::testing::close_runtime(*runtime, &message_)) << message_;
+  ASSERT_TRUE(runtime->close(status_)) << status_.message();
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.ids_issued, static_cast<std::uint64_t>(kIds));
   EXPECT_GE(metrics.state_writes, 2u);
-  EXPECT_EQ(metrics.state_writes - 1, listener_.count(EventKind::kCeilingAdvanced));
+  EXPECT_EQ(metrics.state_writes - 1, events(EventKind::kCeilingAdvanced));
   EXPECT_EQ(metrics.state_write_failures, 0u);
   EXPECT_EQ(metrics.generator_failures, 0u);
 }
 
 TEST_F(RuntimeMetricsTest, PrometheusTextOfARuntime) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
-  ASSERT_EQ(issue(*runtime, 10, milliseconds(1)), 10) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
+  ASSERT_EQ(issue(*runtime, 10, milliseconds(1)), 10) << status_.message();
   const std::string text = to_prometheus(runtime->metrics());
   EXPECT_NE(text.find("\ncosid_ids_issued_total{namespace=\"orders\",slot=\"3\"} 10\n"),
             std::string::npos)

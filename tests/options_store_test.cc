@@ -175,7 +175,7 @@ TEST(StoreOptions, ValidateOptionsChecksStoreFieldsBuiltInCode) {
   options.store_type = "file";
   Status status;
   EXPECT_FALSE(validate_options(options, status));
-  EXPECT_ERRC(status.code(), errc::invalid_value);
+  EXPECT_STATUS(status, errc::invalid_value);
   options.store_directory = "/tmp/leases";
   EXPECT_TRUE(validate_options(options, status)) << status.message();
   options.state_file = "/tmp/state";
@@ -184,11 +184,11 @@ TEST(StoreOptions, ValidateOptionsChecksStoreFieldsBuiltInCode) {
   options.state_file.clear();
   options.tolerance = milliseconds(-1);
   EXPECT_FALSE(validate_options(options, status));
-  EXPECT_ERRC(status.code(), errc::invalid_value);
+  EXPECT_STATUS(status, errc::invalid_value);
   options.tolerance = milliseconds(1000);
   options.preferred_slot = 5000;
   EXPECT_FALSE(validate_options(options, status));
-  EXPECT_ERRC(status.code(), errc::slot_out_of_range);
+  EXPECT_STATUS(status, errc::slot_out_of_range);
 }
 
 TEST(StoreOptions, ConfigTextRoundTripsAStore) {

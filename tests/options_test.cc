@@ -438,10 +438,10 @@ TEST(Options, LayoutFromSettings) {
   EXPECT_EQ(layout.unit, TimeUnit::kSecond);
   EXPECT_EQ(layout.slot_bits, 12);
   (void)layout_from_settings({{"cosid.layout.unit", "h"}}, status);
-  EXPECT_ERRC(status.code(), errc::invalid_value);
+  EXPECT_STATUS(status, errc::invalid_value);
   EXPECT_EQ(status.message(), "cosid.layout.unit = \"h\" (flag --unit): not a unit: use ms or s");
   (void)layout_from_settings({{"cosid.layout.preset", "x"}}, status);
-  EXPECT_ERRC(status.code(), errc::unknown_layout);
+  EXPECT_STATUS(status, errc::unknown_layout);
 }
 
 TEST(Options, FlagTable) {
@@ -460,23 +460,23 @@ TEST(Options, ValidateOptionsBuiltInCode) {
   EXPECT_TRUE(validate_options(options, status)) << status.message();
   options.slot = 1024;
   EXPECT_FALSE(validate_options(options, status));
-  EXPECT_ERRC(status.code(), errc::slot_out_of_range);
+  EXPECT_STATUS(status, errc::slot_out_of_range);
   options.slot = 1;
   options.ahead = milliseconds(0);
   EXPECT_FALSE(validate_options(options, status));
-  EXPECT_ERRC(status.code(), errc::invalid_value);
+  EXPECT_STATUS(status, errc::invalid_value);
   options.ahead = milliseconds(10000);
   options.require_state_file = true;
   EXPECT_FALSE(validate_options(options, status));
-  EXPECT_ERRC(status.code(), errc::invalid_value);
+  EXPECT_STATUS(status, errc::invalid_value);
   options.require_state_file = false;
   options.start_wait = milliseconds(-1);
   EXPECT_FALSE(validate_options(options, status));
-  EXPECT_ERRC(status.code(), errc::invalid_value);
+  EXPECT_STATUS(status, errc::invalid_value);
   options.start_wait = milliseconds(0);
   options.namespace_name = "";
   EXPECT_FALSE(validate_options(options, status));
-  EXPECT_ERRC(status.code(), errc::invalid_value);
+  EXPECT_STATUS(status, errc::invalid_value);
 }
 
 TEST(Options, ConfigTextRoundTrips) {

@@ -13,7 +13,6 @@
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
 #include "memory_fs.h"
-#include "runtime_calls.h"
 #include "runtime_setup.h"
 #include "state_record.h"
 #include "test_util.h"
@@ -25,8 +24,8 @@ using std::chrono::milliseconds;
 using testing::MemoryFs;
 using Op = MemoryFs::Op;
 
-constexpr std::int64_t kNow = 1796005378123;
-constexpr char kPath[] = "var/state";
+using testing::kNow;
+constexpr auto& kPath = testing::kStatePath;
 
 struct Current {
   bool valid = false;
@@ -146,43 +145,25 @@ class HookFs : public FileSystem {
   milliseconds max_block_{0};
 };
 
-class RuntimeRegression : public ::testing::Test {
- protected:
-  RuntimeRegression() {
-    options_ = testing::small_runtime_options(kPath);
-    environment_ = testing::inline_environment(clock_, fs_);
-  }
+class RuntimeRegression : public testing::RuntimeFixture<MemoryFs> {};
 
-  std::unique_ptr<Runtime> open() {
-    ec_.clear();
-    message_.clear();
-    return cosid::testing::open_runtime(options_, environment_, ec_, &message_);
-  }
-
-  Options options_;
-  RuntimeEnvironment environment_;
-  MemoryFs fs_;
-  ManualClock clock_{kNow};
-  std::error_code ec_;
-  std::string message_;
-};
-
-// runtime.cc:162/243/255: when start() fails after the state file was opened (clock behind the
-// floor, first advance failing), ~Impl runs close(), which finds no binding, takes last = 0 and
-// writes a *clean-shutdown record with ceiling 0*. The file's ceiling is rolled back to 0, so the
-// next start's floor is only not-before and it reissues every timestamp of the previous run.
+// When Runtime::open() fails after the state file was opened (clock behind the floor, first
+// advance failing), the half-started runtime is closed. Its close() used to find no binding, take
+// last = 0 and write a *clean-shutdown record with ceiling 0*: the file's ceiling rolled back to
+// 0, so the next start's floor was only not-before and it reissued every timestamp of the
+// previous run. StateFileKeeper::close() now writes nothing when start() made no binding.
 TEST_F(RuntimeRegression, FailedStartMustNotRollTheCeilingBackWithACleanShutdownOfZero) {
   std::int64_t last_issued = 0;
   std::uint64_t first_id = 0;
   {
     auto runtime = open();
-    ASSERT_TRUE(runtime) << message_;
-    Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
+    ASSERT_TRUE(runtime) << status_.message();
+    Generator* generator = runtime->generator("default", status_);
     ASSERT_NE(generator, nullptr);
     for (int i = 0; i < 30; ++i) {
       clock_.advance(milliseconds(1));
-      const std::uint64_t id = next_into(*generator, ec_, message_);
-      ASSERT_NO_ERROR(ec_) << message_;
+      const std::uint64_t id = generator->next(status_);
+      ASSERT_OK(status_);
       if (first_id == 0) first_id = id;
       last_issued = time_of(layouts::kDefault, id);
     }
@@ -195,7 +176,7 @@ TEST_F(RuntimeRegression, FailedStartMustNotRollTheCeilingBackWithACleanShutdown
   // The clock is stepped back an hour: the restart must refuse (it does) ...
   clock_.set_ms(kNow - 3600000);
   EXPECT_FALSE(open());
-  EXPECT_ERRC(ec_, errc::clock_behind_floor);
+  EXPECT_STATUS(status_, errc::clock_behind_floor);
 
   // ... and must leave the ceiling on disk alone.
   const Current after = durable_current(fs_);
@@ -210,11 +191,11 @@ TEST_F(RuntimeRegression, FailedStartMustNotRollTheCeilingBackWithACleanShutdown
   auto again = open();
   if (again) {
     EXPECT_GE(again->floor_ms(), last_issued);
-    Generator* generator = cosid::testing::generator_of(*again, "default", ec_);
+    Generator* generator = again->generator("default", status_);
     ASSERT_NE(generator, nullptr);
     clock_.advance(milliseconds(1));
-    const std::uint64_t id = generator->next(ec_);
-    if (!ec_) {
+    const std::uint64_t id = generator->next(status_);
+    if (status_.ok()) {
       EXPECT_NE(id, first_id) << "the first id of the previous run was issued again";
       EXPECT_GT(time_of(layouts::kDefault, id), last_issued);
     }
@@ -227,36 +208,43 @@ TEST_F(RuntimeRegression, FailedFirstAdvanceMustNotRollTheCeilingBack) {
   std::int64_t ceiling = 0;
   {
     auto runtime = open();
-    ASSERT_TRUE(runtime) << message_;
+    ASSERT_TRUE(runtime) << status_.message();
     clock_.advance(milliseconds(5));
-    (void)cosid::testing::generator_of(*runtime, "default", ec_)->next(ec_);
-    ASSERT_NO_ERROR(ec_);
+    (void)runtime->generator("default", status_)->next(status_);
+    ASSERT_OK(status_);
     fs_.crash();
   }
   ceiling = durable_current(fs_).record.ceiling_ms;
   fs_.fail(Op::kSyncData, ENOSPC);  // the first advance (nothing is rewritten at open)
   EXPECT_FALSE(open());
-  EXPECT_EQ(ec_, std::errc::no_space_on_device);
+  EXPECT_EQ(status_.code(), std::errc::no_space_on_device);
   EXPECT_GE(durable_current(fs_).record.ceiling_ms, ceiling);
 }
 
-// runtime.cc:255-257: close() writes the clean-shutdown record and resets file_ without holding
-// writer_mutex_, while maintain() (and, inline, on_ceiling_wanted) uses file_ under that mutex.
-// A maintain() during close() writes the StateFile from a second thread at the same time
-// (StateFile is single-threaded; also a use-after-free once file_.reset() runs).
+// close() used to write the clean-shutdown record and reset the state file without the lock that
+// maintain() (and, inline, a waiting generator's renewal) took to use it. A maintain() during
+// close() wrote the StateFile from a second thread at the same time (StateFile is single-threaded;
+// also a use-after-free once the file was reset). StateFileKeeper::close() now takes the keeper's
+// mutex_, which every write holds.
 TEST_F(RuntimeRegression, CloseMustNotWriteTheStateFileConcurrentlyWithMaintain) {
   HookFs hook(fs_);
   environment_.fs = &hook;
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
-  (void)cosid::testing::generator_of(*runtime, "default", ec_)->next(ec_);
-  ASSERT_NO_ERROR(ec_);
+  ASSERT_TRUE(runtime) << status_.message();
+  (void)runtime->generator("default", status_)->next(status_);
+  ASSERT_OK(status_);
   clock_.advance(milliseconds(60));  // less than ahead/2 remains: maintain() wants to write
 
   hook.arm(milliseconds(1000));  // the clean-shutdown sync stalls
-  std::thread closer([&] { (void)cosid::testing::close_runtime(*runtime); });
+  std::thread closer([&] {
+    Status status;
+    (void)runtime->close(status);
+  });
   ASSERT_TRUE(hook.wait_blocked(milliseconds(2000)));
-  std::thread maintainer([&] { (void)cosid::testing::maintain_runtime(*runtime); });
+  std::thread maintainer([&] {
+    Status status;
+    (void)runtime->maintain(status);
+  });
   maintainer.join();
   hook.release();
   closer.join();
@@ -266,17 +254,19 @@ TEST_F(RuntimeRegression, CloseMustNotWriteTheStateFileConcurrentlyWithMaintain)
   EXPECT_TRUE(after.record.clean_shutdown);
 }
 
-// runtime.cc:262-275 with the background thread: on_ceiling_wanted() locks writer_mutex_, which
-// run_writer() holds across the whole fdatasync of an advance. A generator waiting at the ceiling
-// then blocks inside next() for as long as the disk stalls, far past GeneratorOptions::ceiling,
-// instead of failing with ceiling_reached (binding.h: the listener "must not block").
+// With the background thread: a generator waiting at the ceiling asks the keeper for a renewal
+// (StateFileKeeper::on_ceiling_wanted()), and that used to take the lock the background round
+// holds across the whole fdatasync of an advance. next() then blocked for as long as the disk
+// stalled, far past GeneratorOptions::ceiling, instead of failing with ceiling_reached (binding.h:
+// the listener "must not block"). The wish now only wakes the KeeperLoop, under the loop's own
+// lock, which no sync is made under.
 TEST_F(RuntimeRegression, WaitingGeneratorMustNotBlockBehindASlowSyncPastItsBound) {
   HookFs hook(fs_);
   environment_.fs = &hook;
   environment_.background_thread = true;
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
-  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
+  ASSERT_TRUE(runtime) << status_.message();
+  Generator* generator = runtime->generator("default", status_);
   ASSERT_NE(generator, nullptr);
 
   hook.arm(milliseconds(3000));      // the next advance's sync hangs for 3 s
@@ -298,29 +288,29 @@ TEST_F(RuntimeRegression, WaitingGeneratorMustNotBlockBehindASlowSyncPastItsBoun
   hook.release();
   caller.join();
   EXPECT_TRUE(returned_in_time) << "next() with a 20 ms ceiling bound blocked behind the sync";
-  (void)cosid::testing::close_runtime(*runtime);
+  (void)runtime->close(status_);
 }
 
-// runtime.cc:227-233: without the background thread, nothing ever runs check_identity (the
-// identity check of src/DURABILITY.md, "Advance"; runtime.h kStateFileReplaced): maintain() keeps
-// writing ceilings into a file that was removed, so the ids it allows are recorded nowhere a
-// restart will look.
+// Without the background thread, nothing used to run the identity check (src/DURABILITY.md,
+// "Advance"; runtime.h kStateFileReplaced): maintain() kept writing ceilings into a file that was
+// removed, so the ids it allowed were recorded nowhere a restart will look. StateFileKeeper's
+// maintain() now checks the file's identity inline, before every write and when no write is due.
 TEST_F(RuntimeRegression, InlineMaintainMustNoticeARemovedStateFile) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   const std::int64_t ceiling = runtime->ceiling_ms();
   fs_.remove(kPath);
   for (int i = 0; i < 10; ++i) {  // several seconds of renewals
     clock_.advance(milliseconds(60));
-    (void)cosid::testing::maintain_runtime(*runtime, &message_);
+    (void)runtime->maintain(status_);
   }
   EXPECT_EQ(runtime->ceiling_ms(), ceiling)
       << "the ceiling kept rising on a state file nobody can find any more";
 }
 
-// generator.cc:386-393: for a second-unit layout the clock can lie *after* the floor while its
-// tick still begins at or before it; the message then states a negative gap
-// ("the clock (...) is -199 ms at or before the window's floor").
+// The message of a next() that finds the clock behind the floor: for a second-unit layout the
+// clock can lie *after* the floor while its tick still begins at or before it, and the message
+// then stated a negative gap ("the clock (...) is -199 ms at or before the window's floor").
 TEST(GeneratorRegression, BehindFloorMessageInSecondsLayoutStatesNoNegativeGap) {
   const Layout layout = layouts::kSeconds;
   const std::int64_t second = 1796005378000;  // a whole second
@@ -332,11 +322,11 @@ TEST(GeneratorRegression, BehindFloorMessageInSecondsLayoutStatesNoNegativeGap) 
       status);
   ASSERT_TRUE(generator);
   EXPECT_EQ(generator->next(status), 0u);
-  EXPECT_ERRC(status.code(), errc::clock_behind_floor);
+  EXPECT_STATUS(status, errc::clock_behind_floor);
   EXPECT_EQ(status.message().find(" -"), std::string::npos) << status.message();
 }
 
-// runtime.cc:286-300: the same negative gap in Runtime::open's wait for the floor.
+// The same negative gap in the message of Runtime::open()'s wait for the floor.
 TEST_F(RuntimeRegression, WaitForFloorMessageInSecondsLayoutStatesNoNegativeGap) {
   const std::int64_t second = 1796005378000;
   clock_.set_ms(second + 700);
@@ -345,8 +335,8 @@ TEST_F(RuntimeRegression, WaitForFloorMessageInSecondsLayoutStatesNoNegativeGap)
   options_.ahead = milliseconds(2000);
   options_.not_before_ms = second + 500;
   EXPECT_FALSE(open());
-  EXPECT_ERRC(ec_, errc::clock_behind_floor);
-  EXPECT_EQ(message_.find(" -"), std::string::npos) << message_;
+  EXPECT_STATUS(status_, errc::clock_behind_floor);
+  EXPECT_EQ(status_.message().find(" -"), std::string::npos) << status_.message();
 }
 
 }  // namespace

@@ -5,14 +5,19 @@
 #ifndef COSID_TESTS_RUNTIME_SETUP_H_
 #define COSID_TESTS_RUNTIME_SETUP_H_
 
-#include <algorithm>
-#include <chrono>
-#include <mutex>
-#include <vector>
+#include <gtest/gtest.h>
 
+#include <chrono>
+#include <memory>
+
+#include "cosid/clock.h"
 #include "cosid/runtime.h"
+#include "test_util.h"
 
 namespace cosid::testing {
+
+// The state file of the set-up, in the test's file system.
+constexpr char kStatePath[] = "var/state";
 
 inline Options small_runtime_options(const char* state_file) {
   using std::chrono::milliseconds;
@@ -35,22 +40,26 @@ inline RuntimeEnvironment inline_environment(Clock& clock, FileSystem& fs) {
   return environment;
 }
 
-// Keeps every event a runtime reports, from any thread, to count them by kind.
-class RecordingListener final : public EventListener {
- public:
-  void on_event(const Event& event) noexcept override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    events_.push_back(event);
-  }
-  int count(EventKind kind) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return static_cast<int>(std::count_if(events_.begin(), events_.end(),
-                                          [kind](const Event& e) { return e.kind == kind; }));
+// The fixture of the runtime tests, on a file system of type `Fs` (MemoryFs, CrashFs): the set-up
+// above on kStatePath with a manual clock at kNow. A test changes options_ and environment_ before
+// open(); status_ holds what open() reported, and what the test's own calls report into it.
+template <class Fs>
+class RuntimeFixture : public ::testing::Test {
+ protected:
+  RuntimeFixture()
+      : options_(small_runtime_options(kStatePath)),
+        environment_(inline_environment(clock_, fs_)) {}
+
+  std::unique_ptr<Runtime> open() {
+    status_.clear();
+    return Runtime::open(options_, environment_, status_);
   }
 
- private:
-  std::mutex mutex_;
-  std::vector<Event> events_;
+  Fs fs_;
+  ManualClock clock_{kNow};
+  Options options_;
+  RuntimeEnvironment environment_;
+  Status status_;
 };
 
 }  // namespace cosid::testing

@@ -18,7 +18,6 @@
 
 #include "cosid/lease/store_registry.h"
 #include "memory_fs.h"
-#include "runtime_calls.h"
 #include "runtime_setup.h"
 #include "state_record.h"
 #include "test_util.h"
@@ -32,8 +31,8 @@ using testing::MemoryFs;
 using testing::RecordingListener;
 using Op = MemoryFs::Op;
 
-constexpr std::int64_t kNow = 1796005378123;
-constexpr char kPath[] = "var/state";
+using testing::kNow;
+constexpr auto& kPath = testing::kStatePath;
 
 // The ceiling of the current durable record: what a restart after a power loss would read.
 std::int64_t durable_ceiling(MemoryFs& fs) {
@@ -45,46 +44,30 @@ std::int64_t time_of(std::uint64_t id) {
   return layouts::kDefault.tick_start_ms(layouts::kDefault.parse(id).timestamp);
 }
 
-class RuntimeTest : public ::testing::Test {
+class RuntimeTest : public testing::RuntimeFixture<MemoryFs> {
  protected:
-  RuntimeTest() {
-    options_ = testing::small_runtime_options(kPath);
-    environment_ = testing::inline_environment(clock_, fs_);
-    environment_.listener = &listener_;
-  }
-
-  std::unique_ptr<Runtime> open() {
-    ec_.clear();
-    message_.clear();
-    return cosid::testing::open_runtime(options_, environment_, ec_, &message_);
-  }
+  RuntimeTest() { environment_.listener = &listener_; }
 
   std::vector<std::uint64_t> issue(Runtime& runtime, int count,
                                    milliseconds step = milliseconds(0)) {
     std::vector<std::uint64_t> ids;
-    Generator* generator = cosid::testing::generator_of(runtime, "default", ec_);
+    Generator* generator = runtime.generator("default", status_);
     EXPECT_NE(generator, nullptr);
     for (int i = 0; i < count; ++i) {
       clock_.advance(step);
-      const std::uint64_t id = next_into(*generator, ec_, message_);
-      if (ec_) break;
+      const std::uint64_t id = generator->next(status_);
+      if (!status_.ok()) break;
       ids.push_back(id);
     }
     return ids;
   }
 
-  Options options_;
-  RuntimeEnvironment environment_;
-  MemoryFs fs_;
-  ManualClock clock_{kNow};
   RecordingListener listener_;
-  std::error_code ec_;
-  std::string message_;
 };
 
 TEST_F(RuntimeTest, FirstStartCreatesTheFileAndMakesTheCeilingDurableBeforeAnyId) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   EXPECT_EQ(listener_.count(EventKind::kStateFileCreated), 1);
   EXPECT_EQ(runtime->ceiling_ms(), kNow + 100);
   EXPECT_EQ(durable_ceiling(fs_), kNow + 100);
@@ -97,16 +80,16 @@ TEST_F(RuntimeTest, CleanRestartIssuesAtOnceAfterTheLastId) {
   std::vector<std::uint64_t> before;
   {
     auto runtime = open();
-    ASSERT_TRUE(runtime) << message_;
+    ASSERT_TRUE(runtime) << status_.message();
     before = issue(*runtime, 5, milliseconds(1));
-    ASSERT_FALSE(cosid::testing::close_runtime(*runtime));
+    ASSERT_TRUE(runtime->close(status_)) << status_.message();
   }
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   EXPECT_EQ(runtime->floor_ms(), time_of(before.back()));
   const std::int64_t monotonic_before = clock_.monotonic_ns();
   const auto after = issue(*runtime, 1);
-  ASSERT_EQ(after.size(), 1u) << message_;
+  ASSERT_EQ(after.size(), 1u) << status_.message();
   EXPECT_GT(after[0], before.back());
   // No wait for `ahead`: at most the one millisecond to leave the last id's tick.
   EXPECT_LE(clock_.monotonic_ns() - monotonic_before, 2000000);
@@ -117,18 +100,18 @@ TEST_F(RuntimeTest, CrashedRestartWaitsOutTheDurableCeiling) {
   std::vector<std::uint64_t> before;
   {
     auto runtime = open();
-    ASSERT_TRUE(runtime) << message_;
+    ASSERT_TRUE(runtime) << status_.message();
     before = issue(*runtime, 50, milliseconds(1));
     ceiling = durable_ceiling(fs_);
     fs_.crash();  // power loss: no clean shutdown
   }
   clock_.set_ms(kNow);  // and the clock is even set back
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   EXPECT_EQ(runtime->floor_ms(), ceiling);
   EXPECT_EQ(listener_.count(EventKind::kWaitingForFloor), 1);
   const auto after = issue(*runtime, 1);
-  ASSERT_EQ(after.size(), 1u) << message_;
+  ASSERT_EQ(after.size(), 1u) << status_.message();
   EXPECT_GT(time_of(after[0]), ceiling);
   EXPECT_GT(after[0], before.back());
 }
@@ -136,24 +119,25 @@ TEST_F(RuntimeTest, CrashedRestartWaitsOutTheDurableCeiling) {
 TEST_F(RuntimeTest, ClockFarBehindTheFloorFailsWithTheGap) {
   {
     auto runtime = open();
-    ASSERT_TRUE(runtime) << message_;
+    ASSERT_TRUE(runtime) << status_.message();
     fs_.crash();
   }
   clock_.set_ms(kNow - 3600000);  // an hour back
   clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceBoth);
   EXPECT_FALSE(open());
-  EXPECT_ERRC(ec_, errc::clock_behind_floor);
+  EXPECT_STATUS(status_, errc::clock_behind_floor);
   // The gap is 3600101 ms, far more than the start wait of 150 ms: known at once, so no wait.
   EXPECT_EQ(clock_.sleeps(), 0);
-  EXPECT_NE(message_.find(" is 1 h short of the first tick after the floor " +
-                          detail::format_instant(kNow + 100) +
-                          " of slot 3, more than the start wait of 150 ms"),
+  EXPECT_NE(status_.message().find(" is 1 h short of the first tick after the floor " +
+                                   detail::format_instant(kNow + 100) +
+                                   " of slot 3, more than the start wait of 150 ms"),
             std::string::npos)
-      << message_;
-  EXPECT_NE(message_.find("none can be issued before " + detail::format_instant(kNow + 101) +
-                          "; use another slot (with its own state file), or wait until then"),
-            std::string::npos)
-      << message_;
+      << status_.message();
+  EXPECT_NE(
+      status_.message().find("none can be issued before " + detail::format_instant(kNow + 101) +
+                             "; use another slot (with its own state file), or wait until then"),
+      std::string::npos)
+      << status_.message();
 }
 
 // A clock that was a year ahead left a ceiling a year ahead: the start fails at once (it used to
@@ -163,24 +147,25 @@ TEST_F(RuntimeTest, FloorAYearAheadFailsAtOnceInDays) {
   clock_.set_ms(kNow + kYearMs);
   {
     auto runtime = open();
-    ASSERT_TRUE(runtime) << message_;
-    ASSERT_EQ(issue(*runtime, 1).size(), 1u) << message_;
-    ASSERT_FALSE(
-        cosid::testing::close_runtime(*runtime));  // records the last id's time, a year ahead
+    ASSERT_TRUE(runtime) << status_.message();
+    ASSERT_EQ(issue(*runtime, 1).size(), 1u) << status_.message();
+    // Records the last id's time, a year ahead.
+    ASSERT_TRUE(runtime->close(status_)) << status_.message();
   }
   clock_.set_ms(kNow);
   clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceBoth);
   options_.start_wait = milliseconds(11000);
   EXPECT_FALSE(open());
-  EXPECT_ERRC(ec_, errc::clock_behind_floor);
+  EXPECT_STATUS(status_, errc::clock_behind_floor);
   EXPECT_EQ(clock_.sleeps(), 0);
   EXPECT_EQ(listener_.count(EventKind::kWaitingForFloor), 0);
-  EXPECT_NE(message_.find(" is 365 days short of the first tick after the floor " +
-                          detail::format_instant(kNow + kYearMs) +
-                          " of slot 3, more than the start wait of 11 s"),
+  EXPECT_NE(status_.message().find(" is 365 days short of the first tick after the floor " +
+                                   detail::format_instant(kNow + kYearMs) +
+                                   " of slot 3, more than the start wait of 11 s"),
             std::string::npos)
-      << message_;
-  EXPECT_NE(message_.find("wait until then and start again"), std::string::npos) << message_;
+      << status_.message();
+  EXPECT_NE(status_.message().find("wait until then and start again"), std::string::npos)
+      << status_.message();
 }
 
 // A gap the start wait can make up is waited for, and a clock that then does not move fails
@@ -188,42 +173,85 @@ TEST_F(RuntimeTest, FloorAYearAheadFailsAtOnceInDays) {
 TEST_F(RuntimeTest, FloorWithinTheStartWaitIsWaitedFor) {
   {
     auto runtime = open();
-    ASSERT_TRUE(runtime) << message_;
+    ASSERT_TRUE(runtime) << status_.message();
     fs_.crash();  // the ceiling kNow + 100 stays
   }
   clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceMonotonic);  // the wall clock stands still
   EXPECT_FALSE(open());
-  EXPECT_ERRC(ec_, errc::clock_behind_floor);
+  EXPECT_STATUS(status_, errc::clock_behind_floor);
   EXPECT_EQ(listener_.count(EventKind::kWaitingForFloor), 1);
   EXPECT_GT(clock_.sleeps(), 0);
-  EXPECT_NE(message_.find(" is 101 ms short of the first tick after the floor " +
-                          detail::format_instant(kNow + 100) + " of slot 3 after waiting "),
-            std::string::npos)
-      << message_;
+  EXPECT_NE(
+      status_.message().find(" is 101 ms short of the first tick after the floor " +
+                             detail::format_instant(kNow + 100) + " of slot 3 after waiting "),
+      std::string::npos)
+      << status_.message();
 }
+
+// One Status reused across calls: each call that succeeds leaves it ok, whatever an earlier call
+// put there (error.h), so a caller may test status.ok() after any call.
+TEST_F(RuntimeTest, EveryCallThatSucceedsLeavesAReusedStatusOk) {
+  const Status failed(errc::ceiling_reached, "from an earlier call");
+  status_ = failed;
+  auto runtime = Runtime::open(options_, environment_, status_);
+  ASSERT_TRUE(runtime) << status_.message();
+  EXPECT_OK(status_);
+  status_ = failed;
+  Generator* generator = runtime->generator("default", status_);
+  ASSERT_NE(generator, nullptr);
+  EXPECT_OK(status_);
+  status_ = failed;
+  EXPECT_NE(generator->next(status_), 0u);
+  EXPECT_OK(status_);
+  status_ = failed;
+  EXPECT_TRUE(runtime->maintain(status_));
+  EXPECT_OK(status_);
+  status_ = failed;
+  EXPECT_TRUE(runtime->close(status_));
+  EXPECT_OK(status_);
+}
+
+#if COSID_HAS_EXCEPTIONS
+// The throwing close() carries the whole message of the write that failed, and the runtime is
+// closed all the same.
+TEST_F(RuntimeTest, ThrowingCloseCarriesTheMessageOfTheFailedWrite) {
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << status_.message();
+  fs_.fail(Op::kSyncData, EIO, 1, /*persistent=*/true);
+  try {
+    runtime->close();
+    FAIL() << "close() did not throw";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), std::error_code(EIO, std::generic_category()));
+    EXPECT_NE(std::string(error.what()).find(testing::kStatePath), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(runtime->generator("default", status_), nullptr);
+  EXPECT_STATUS(status_, errc::closed);
+}
+#endif
 
 TEST_F(RuntimeTest, NoIdAboveTheDurableCeilingWhenWritesFail) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   fs_.fail(Op::kSyncData, EIO, 1, /*persistent=*/true);
   const std::int64_t ceiling = durable_ceiling(fs_);
-  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
+  Generator* generator = runtime->generator("default", status_);
   ASSERT_NE(generator, nullptr);
   std::uint64_t last = 0;
   for (int i = 0; i < 400; ++i) {
     clock_.advance(milliseconds(1));
-    const std::uint64_t id = next_into(*generator, ec_, message_);
-    if (ec_) break;
+    const std::uint64_t id = generator->next(status_);
+    if (!status_.ok()) break;
     EXPECT_LE(time_of(id), durable_ceiling(fs_));  // the auditor: against the disk, not a cache
     last = id;
   }
-  EXPECT_ERRC(ec_, errc::ceiling_reached);
+  EXPECT_STATUS(status_, errc::ceiling_reached);
   EXPECT_EQ(time_of(last), ceiling);
   EXPECT_GT(listener_.count(EventKind::kStateWriteFailed), 0);
   // The disk recovers: issuing resumes past the old ceiling.
   fs_.clear_faults();
-  const std::uint64_t id = next_into(*generator, ec_, message_);
-  ASSERT_NO_ERROR(ec_) << message_;
+  const std::uint64_t id = generator->next(status_);
+  ASSERT_OK(status_);
   EXPECT_GT(time_of(id), ceiling);
   EXPECT_EQ(listener_.count(EventKind::kStateWriteRecovered), 1);
 }
@@ -232,46 +260,47 @@ TEST_F(RuntimeTest, StartFailsIfTheFirstCeilingCannotBeMadeDurable) {
   // The first advance's first sync (the open only syncs what it read, and rewrites nothing).
   fs_.fail(Op::kSyncData, ENOSPC, /*nth=*/2);
   EXPECT_FALSE(open());
-  EXPECT_EQ(ec_, std::errc::no_space_on_device);
+  EXPECT_EQ(status_.code(), std::errc::no_space_on_device);
   // The start's own message: not the running runtime's "ids continue up to the durable ceiling
   // ... (the write is retried)", since nothing runs on.
-  EXPECT_EQ(message_, "state file var/state: the first ceiling " +
-                          detail::format_instant(kNow + 100) +
-                          " could not be made durable: No space left on device; nothing was "
-                          "issued and the start failed: free space or fix the disk (see the "
-                          "kernel log), then start again");
+  EXPECT_EQ(status_.message(),
+            "state file var/state: the first ceiling " + detail::format_instant(kNow + 100) +
+                " could not be made durable: No space left on device; nothing was "
+                "issued and the start failed: free space or fix the disk (see the "
+                "kernel log), then start again");
 }
 
 // The file must still be the one at its path before the first write too.
 TEST_F(RuntimeTest, StartFailsIfTheStateFileCannotBeCheckedBeforeTheFirstCeiling) {
   fs_.fail(Op::kStat, EIO, 3);  // open stats the file and its path; the third is the check
   EXPECT_FALSE(open());
-  EXPECT_EQ(ec_, std::errc::io_error);
-  EXPECT_NE(message_.find("cannot check that state file var/state is still the file in use: "
-                          "stat of its path failed: Input/output error: nothing was issued and "
-                          "the start failed"),
-            std::string::npos)
-      << message_;
+  EXPECT_EQ(status_.code(), std::errc::io_error);
+  EXPECT_NE(
+      status_.message().find("cannot check that state file var/state is still the file in use: "
+                             "stat of its path failed: Input/output error: nothing was issued and "
+                             "the start failed"),
+      std::string::npos)
+      << status_.message();
   EXPECT_EQ(fs_.calls(Op::kSyncData), 1);  // the open's sync of what it read: no ceiling written
 }
 
 TEST_F(RuntimeTest, SecondRuntimeOnTheSameFileIsRefused) {
   auto first = open();
-  ASSERT_TRUE(first) << message_;
+  ASSERT_TRUE(first) << status_.message();
   EXPECT_FALSE(open());
-  EXPECT_ERRC(ec_, errc::state_file_locked);
+  EXPECT_STATUS(status_, errc::state_file_locked);
 }
 
 TEST_F(RuntimeTest, RequireStateFileRefusesAMissingOne) {
   options_.require_state_file = true;
   EXPECT_FALSE(open());
-  EXPECT_ERRC(ec_, errc::state_file_missing);
+  EXPECT_STATUS(status_, errc::state_file_missing);
 }
 
 TEST_F(RuntimeTest, WithoutAStateFileItWarnsAndWorks) {
   options_.state_file.clear();
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   EXPECT_EQ(listener_.count(EventKind::kNoStateFile), 1);
   EXPECT_EQ(issue(*runtime, 3).size(), 3u);
 }
@@ -279,16 +308,16 @@ TEST_F(RuntimeTest, WithoutAStateFileItWarnsAndWorks) {
 // Two sequences on one slot would collide: every name shares one generator.
 TEST_F(RuntimeTest, NamedGeneratorsShareOneSequenceSoIdsNeverCollide) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
-  Generator* orders = cosid::testing::generator_of(*runtime, "orders", ec_);
-  Generator* invoices = cosid::testing::generator_of(*runtime, "invoices", ec_);
+  ASSERT_TRUE(runtime) << status_.message();
+  Generator* orders = runtime->generator("orders", status_);
+  Generator* invoices = runtime->generator("invoices", status_);
   ASSERT_NE(orders, nullptr);
   ASSERT_EQ(invoices, orders);
-  EXPECT_EQ(cosid::testing::generator_of(*runtime, "orders", ec_), orders);
+  EXPECT_EQ(runtime->generator("orders", status_), orders);
   std::set<std::uint64_t> ids;
   for (int i = 0; i < 100; ++i) {
-    ids.insert(orders->next(ec_));
-    ids.insert(invoices->next(ec_));
+    ids.insert(orders->next(status_));
+    ids.insert(invoices->next(status_));
     clock_.advance(milliseconds(1));
   }
   EXPECT_EQ(ids.size(), 200u);
@@ -296,24 +325,24 @@ TEST_F(RuntimeTest, NamedGeneratorsShareOneSequenceSoIdsNeverCollide) {
 
 TEST_F(RuntimeTest, CloseWritesTheLargestLastTimestampOfAllGenerators) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
-  Generator* a = cosid::testing::generator_of(*runtime, "a", ec_);
-  Generator* b = cosid::testing::generator_of(*runtime, "b", ec_);
-  (void)a->next(ec_);
+  ASSERT_TRUE(runtime) << status_.message();
+  Generator* a = runtime->generator("a", status_);
+  Generator* b = runtime->generator("b", status_);
+  (void)a->next(status_);
   clock_.advance(milliseconds(7));
-  (void)b->next(ec_);
-  ASSERT_FALSE(cosid::testing::close_runtime(*runtime));
+  (void)b->next(status_);
+  ASSERT_TRUE(runtime->close(status_)) << status_.message();
   EXPECT_EQ(durable_ceiling(fs_), kNow + 7);
-  EXPECT_EQ(a->next(ec_), 0u);
-  EXPECT_ERRC(ec_, errc::closed);
-  EXPECT_EQ(cosid::testing::generator_of(*runtime, "c", ec_), nullptr);
-  EXPECT_ERRC(ec_, errc::closed);
+  EXPECT_EQ(a->next(status_), 0u);
+  EXPECT_STATUS(status_, errc::closed);
+  EXPECT_EQ(runtime->generator("c", status_), nullptr);
+  EXPECT_STATUS(status_, errc::closed);
 }
 
 TEST_F(RuntimeTest, BackgroundThreadKeepsTheCeilingAhead) {
   environment_.background_thread = true;
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   // Move the clock past half of `ahead`: the thread writes the next ceiling on its own.
   clock_.advance(milliseconds(60));
   for (int i = 0; i < 2000 && runtime->ceiling_ms() <= kNow + 100; ++i) {
@@ -321,7 +350,7 @@ TEST_F(RuntimeTest, BackgroundThreadKeepsTheCeilingAhead) {
   }
   EXPECT_EQ(runtime->ceiling_ms(), kNow + 160);
   EXPECT_EQ(durable_ceiling(fs_), kNow + 160);
-  ASSERT_FALSE(cosid::testing::close_runtime(*runtime));
+  ASSERT_TRUE(runtime->close(status_)) << status_.message();
 }
 
 // The generator waits at the ceiling (the wall clock stands still, so only a new ceiling can end
@@ -332,11 +361,11 @@ TEST_F(RuntimeTest, GeneratorPastTheCeilingGetsANewOneFromTheBackgroundThread) {
   environment_.generator.ceiling = milliseconds(5000);
   clock_.set_on_sleep(ManualClock::OnSleep::kYield);
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   clock_.advance(milliseconds(101));  // past the ceiling at once
-  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
-  const std::uint64_t id = next_into(*generator, ec_, message_);
-  ASSERT_NO_ERROR(ec_) << message_;
+  Generator* generator = runtime->generator("default", status_);
+  const std::uint64_t id = generator->next(status_);
+  ASSERT_OK(status_);
   EXPECT_EQ(time_of(id), kNow + 101);
   EXPECT_GT(runtime->ceiling_ms(), kNow + 101);
 }
@@ -344,7 +373,7 @@ TEST_F(RuntimeTest, GeneratorPastTheCeilingGetsANewOneFromTheBackgroundThread) {
 TEST_F(RuntimeTest, RemovedStateFileStopsTheCeiling) {
   environment_.background_thread = true;
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   fs_.remove(kPath);
   for (int i = 0; i < 3000 && listener_.count(EventKind::kStateFileReplaced) == 0; ++i) {
     std::this_thread::sleep_for(milliseconds(1));
@@ -361,22 +390,24 @@ TEST_F(RuntimeTest, RemovedStateFileStopsTheCeiling) {
 // `cosid next` exits on the failure).
 TEST_F(RuntimeTest, ClockSetBackAMinuteWhileIssuingSaysTheCallFailed) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
-  ASSERT_EQ(issue(*runtime, 1).size(), 1u) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
+  ASSERT_EQ(issue(*runtime, 1).size(), 1u) << status_.message();
   clock_.step_ms(-60000);
   const auto ids = issue(*runtime, 5000);  // the rest of the last tick's sequence, then the wait
   EXPECT_LT(ids.size(), 5000u);
-  EXPECT_ERRC(ec_, errc::clock_backwards);
-  EXPECT_EQ(message_.find("the clock moved back by 59.9 s while running (now "), 0u) << message_;
-  EXPECT_NE(message_.find(", last id at " + detail::format_instant(kNow) +
-                          ") and did not return within 2"),
+  EXPECT_STATUS(status_, errc::clock_backwards);
+  EXPECT_EQ(status_.message().find("the clock moved back by 59.9 s while running (now "), 0u)
+      << status_.message();
+  EXPECT_NE(status_.message().find(", last id at " + detail::format_instant(kNow) +
+                                   ") and did not return within 2"),
             std::string::npos)
-      << message_;
-  EXPECT_NE(message_.find(" ms: this call issued no id, and every call fails the same way until "
-                          "the clock passes " +
-                          detail::format_instant(kNow) + " again; check what steps the clock"),
-            std::string::npos)
-      << message_;
+      << status_.message();
+  EXPECT_NE(
+      status_.message().find(" ms: this call issued no id, and every call fails the same way until "
+                             "the clock passes " +
+                             detail::format_instant(kNow) + " again; check what steps the clock"),
+      std::string::npos)
+      << status_.message();
 }
 
 // Counts the wall-clock reads made through it, from any thread: a thread that reads the clock
@@ -422,33 +453,45 @@ void finish_within_guard(const char* what, Call call, const std::function<void()
   caller.join();
 }
 
+// close() through finish_within_guard, on its own Status (the caller's thread may use status_).
+void close_within_guard(Runtime& runtime) {
+  finish_within_guard(
+      "close()",
+      [&] {
+        Status status;
+        EXPECT_TRUE(runtime.close(status)) << status.message();
+      },
+      nullptr);
+}
+
 // A transient stat failure (EIO) during the identity check says nothing about the file: it is
 // reported as a failed write and retried, not taken for a removed or replaced file (which used to
 // stop every ceiling for good).
 TEST_F(RuntimeTest, FailedStatOfTheIdentityCheckIsRetriedNotTakenForAReplacedFile) {
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   const std::int64_t ceiling = runtime->ceiling_ms();
   clock_.advance(milliseconds(60));  // a renewal is due
   fs_.fail(Op::kStat, EIO);
-  const std::error_code failed = cosid::testing::maintain_runtime(*runtime, &message_);
-  EXPECT_EQ(failed, std::errc::io_error) << failed.message();
-  EXPECT_NE(message_.find("cannot check that state file var/state is still the file in use: stat "
-                          "of its path failed: Input/output error; no ceiling is written until "
-                          "the check succeeds (it is retried)"),
+  EXPECT_FALSE(runtime->maintain(status_));
+  EXPECT_EQ(status_.code(), std::errc::io_error) << status_.message();
+  EXPECT_NE(status_.message().find(
+                "cannot check that state file var/state is still the file in use: stat "
+                "of its path failed: Input/output error; no ceiling is written until "
+                "the check succeeds (it is retried)"),
             std::string::npos)
-      << message_;
+      << status_.message();
   EXPECT_EQ(listener_.count(EventKind::kStateWriteFailed), 1);
   EXPECT_EQ(listener_.count(EventKind::kStateFileReplaced), 0);
   EXPECT_EQ(runtime->ceiling_ms(), ceiling);  // nothing written without the check
   EXPECT_EQ(durable_ceiling(fs_), ceiling);
   EXPECT_EQ(runtime->metrics().state_write_failures, 1u);
 
-  EXPECT_NO_ERROR(cosid::testing::maintain_runtime(*runtime, &message_)) << message_;
+  EXPECT_TRUE(runtime->maintain(status_)) << status_.message();
   EXPECT_EQ(runtime->ceiling_ms(), kNow + 160);
   EXPECT_EQ(listener_.count(EventKind::kStateWriteRecovered), 1);
-  EXPECT_EQ(issue(*runtime, 1).size(), 1u) << message_;
-  EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime));
+  EXPECT_EQ(issue(*runtime, 1).size(), 1u) << status_.message();
+  EXPECT_TRUE(runtime->close(status_)) << status_.message();
 }
 
 // The same with the background thread: the writer retries after its back-off, and a generator
@@ -458,21 +501,20 @@ TEST_F(RuntimeTest, FailedStatInTheBackgroundIsRetriedAndTheWaitingGeneratorGoes
   environment_.generator.ceiling = milliseconds(5000);
   clock_.set_on_sleep(ManualClock::OnSleep::kYield);  // only a new ceiling ends the wait
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
-  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
+  ASSERT_TRUE(runtime) << status_.message();
+  Generator* generator = runtime->generator("default", status_);
   ASSERT_NE(generator, nullptr);
   fs_.fail(Op::kStat, EIO);
   clock_.advance(milliseconds(101));  // past the ceiling
   std::uint64_t id = 0;
   finish_within_guard(
-      "next()", [&] { id = next_into(*generator, ec_, message_); },
+      "next()", [&] { id = generator->next(status_); },
       [this] { clock_.advance(milliseconds(10000)); });
-  ASSERT_NO_ERROR(ec_) << message_;
+  ASSERT_OK(status_);
   EXPECT_EQ(time_of(id), kNow + 101);
   EXPECT_EQ(listener_.count(EventKind::kStateWriteFailed), 1);
   EXPECT_EQ(listener_.count(EventKind::kStateFileReplaced), 0);
-  finish_within_guard(
-      "close()", [&] { EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime)); }, nullptr);
+  close_within_guard(*runtime);
 }
 
 // The identity check runs before every write, not every fifth round of the writer: a generator
@@ -484,28 +526,28 @@ TEST_F(RuntimeTest, NoCeilingIsWrittenIntoARemovedFileAndGeneratorsFailAtOnce) {
   environment_.generator.ceiling = milliseconds(5000);
   clock_.set_on_sleep(ManualClock::OnSleep::kYield);  // the wait ends only if woken
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
+  ASSERT_TRUE(runtime) << status_.message();
   const std::int64_t ceiling = runtime->ceiling_ms();
-  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
+  Generator* generator = runtime->generator("default", status_);
   ASSERT_NE(generator, nullptr);
   fs_.remove(kPath);
   clock_.advance(milliseconds(101));  // past the ceiling: the generator asks for the next one
   finish_within_guard(
-      "next()", [&] { (void)next_into(*generator, ec_, message_); },
+      "next()", [&] { (void)generator->next(status_); },
       [this] { clock_.advance(milliseconds(10000)); });
-  EXPECT_ERRC(ec_, errc::state_file_replaced);
-  EXPECT_NE(message_.find("no more ids are issued on slot 3: its state file was removed or "
-                          "replaced while in use"),
-            std::string::npos)
-      << message_;
+  EXPECT_STATUS(status_, errc::state_file_replaced);
+  EXPECT_NE(
+      status_.message().find("no more ids are issued on slot 3: its state file was removed or "
+                             "replaced while in use"),
+      std::string::npos)
+      << status_.message();
   EXPECT_EQ(runtime->ceiling_ms(), ceiling);
   EXPECT_EQ(listener_.count(EventKind::kCeilingAdvanced), 0);
   EXPECT_EQ(listener_.count(EventKind::kStateFileReplaced), 1);
   clock_.step_ms(-101);  // back below the durable ceiling: still no id
-  EXPECT_EQ(next_into(*generator, ec_, message_), 0u);
-  EXPECT_ERRC(ec_, errc::state_file_replaced);
-  finish_within_guard(
-      "close()", [&] { EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime)); }, nullptr);
+  EXPECT_EQ(generator->next(status_), 0u);
+  EXPECT_STATUS(status_, errc::state_file_replaced);
+  close_within_guard(*runtime);
 }
 
 // Once the writer has found the file replaced, a generator that then reaches the ceiling must not
@@ -520,8 +562,8 @@ TEST_F(RuntimeTest, ReplacedFileMakesTheWriterSleepAndCloseReturn) {
   environment_.generator.ceiling = milliseconds(5000);
   clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceMonotonic);  // every wait is bounded
   auto runtime = open();
-  ASSERT_TRUE(runtime) << message_;
-  Generator* generator = cosid::testing::generator_of(*runtime, "default", ec_);
+  ASSERT_TRUE(runtime) << status_.message();
+  Generator* generator = runtime->generator("default", status_);
   ASSERT_NE(generator, nullptr);
   // Another file renamed over it: found by the writer's own check, about once a second.
   const std::vector<unsigned char> copy = fs_.current(kPath);
@@ -532,14 +574,13 @@ TEST_F(RuntimeTest, ReplacedFileMakesTheWriterSleepAndCloseReturn) {
   }
   ASSERT_EQ(listener_.count(EventKind::kStateFileReplaced), 1);
   clock_.advance(milliseconds(101));  // past the ceiling
-  EXPECT_EQ(next_into(*generator, ec_, message_), 0u);
-  EXPECT_ERRC(ec_, errc::state_file_replaced);
+  EXPECT_EQ(generator->next(status_), 0u);
+  EXPECT_STATUS(status_, errc::state_file_replaced);
   // Nothing happens now, so no thread has a reason to read the clock.
   const std::int64_t reads = counting.reads();
   std::this_thread::sleep_for(milliseconds(50));
   EXPECT_EQ(counting.reads(), reads) << "a thread reads the clock in a loop";
-  finish_within_guard(
-      "close()", [&] { EXPECT_NO_ERROR(cosid::testing::close_runtime(*runtime)); }, nullptr);
+  close_within_guard(*runtime);
 }
 
 // Runs `body` in a forked child in which no thread can start: every new thread asks for a 1 GiB
@@ -580,13 +621,15 @@ TEST_F(RuntimeTest, BackgroundThreadThatCannotStartFailsTheOpenWithAClearError) 
   environment_.background_thread = true;
   EXPECT_TRUE(in_child_without_room_for_threads([this] {
     auto runtime = open();
-    const bool ok = !runtime && ec_ == std::errc::resource_unavailable_try_again &&
-                    message_ ==
+    const bool ok = !runtime && status_.code() == std::errc::resource_unavailable_try_again &&
+                    status_.message() ==
                         "cannot start the runtime's background thread: Resource temporarily "
                         "unavailable: raise the limit on processes and threads (ulimit -u) or, in "
                         "a program, set RuntimeEnvironment::background_thread = false and call "
                         "maintain()";
-    if (!ok) std::fprintf(stderr, "open: %s: %s\n", ec_.message().c_str(), message_.c_str());
+    if (!ok)
+      std::fprintf(stderr, "open: %s: %s\n", status_.code().message().c_str(),
+                   status_.message().c_str());
     return ok;
   }));
 }
@@ -601,11 +644,13 @@ TEST_F(RuntimeTest, LeaseKeeperThreadThatCannotStartFailsTheOpenWithAClearError)
   environment_.background_thread = true;
   EXPECT_TRUE(in_child_without_room_for_threads([this] {
     auto runtime = open();
-    const bool ok = !runtime && ec_ == std::errc::resource_unavailable_try_again &&
-                    message_.find(
+    const bool ok = !runtime && status_.code() == std::errc::resource_unavailable_try_again &&
+                    status_.message().find(
                         "cannot start the lease keeper's background thread: Resource "
                         "temporarily unavailable: raise the limit") == 0;
-    if (!ok) std::fprintf(stderr, "open: %s: %s\n", ec_.message().c_str(), message_.c_str());
+    if (!ok)
+      std::fprintf(stderr, "open: %s: %s\n", status_.code().message().c_str(),
+                   status_.message().c_str());
     return ok;
   }));
 }

@@ -11,6 +11,7 @@
 
 #include "memory_fs.h"
 #include "state_record.h"
+#include "temp_dir.h"
 #include "test_util.h"
 
 namespace cosid {
@@ -19,7 +20,7 @@ namespace {
 using testing::MemoryFs;
 using Op = MemoryFs::Op;
 
-constexpr std::int64_t kNow = 1796005378123;
+using testing::kNow;
 constexpr char kPath[] = "state/cosid.state";
 
 StateFileOwner owner(std::uint32_t slot = 3, const std::string& ns = "orders") {
@@ -104,7 +105,7 @@ TEST_F(StateFileTest, RequireStateFileRefusesToCreate) {
   StateFileOpenOptions options;
   options.create_if_missing = false;
   EXPECT_FALSE(open(owner(), options));
-  EXPECT_ERRC(status_.code(), errc::state_file_missing);
+  EXPECT_STATUS(status_, errc::state_file_missing);
   EXPECT_NE(status_.message().find("cosid state init"), std::string::npos) << status_.message();
   EXPECT_FALSE(fs_.exists(kPath));
 }
@@ -410,7 +411,7 @@ TEST_F(StateFileTest, LegacyFileWithADamagedBlockIsRefusedUntilRepaired) {
     bad[damaged * detail::kStateBlockSize + 30] ^= 0x04;
     fs_.set_both(kPath, bad);
     EXPECT_FALSE(open());
-    EXPECT_ERRC(status_.code(), errc::state_file_corrupt);
+    EXPECT_STATUS(status_, errc::state_file_corrupt);
     EXPECT_NE(status_.message().find("format 1"), std::string::npos) << status_.message();
     EXPECT_NE(status_.message().find("cosid state repair " + std::string(kPath)), std::string::npos)
         << status_.message();
@@ -428,11 +429,11 @@ TEST_F(StateFileTest, RepairGivesTheFloorAndNeverLowersAValidCeiling) {
     ASSERT_TRUE(file->advance(kNow + 5000, status_)) << status_.message();
   }
   auto image = fs_.durable(kPath);
-  image[7] ^= 0x01;                               // block A: bad magic
+  image[7] ^= 0x01;                             // block A: bad magic
   image[detail::kStateBlockSize + 61] ^= 0x01;  // block B: bad checksum
   fs_.set_both(kPath, image);
   EXPECT_FALSE(open());
-  EXPECT_ERRC(status_.code(), errc::state_file_corrupt);
+  EXPECT_STATUS(status_, errc::state_file_corrupt);
   EXPECT_NE(status_.message().find("no valid record"), std::string::npos) << status_.message();
 
   std::int64_t floor = 0;
@@ -447,7 +448,7 @@ TEST_F(StateFileTest, RepairGivesTheFloorAndNeverLowersAValidCeiling) {
     EXPECT_TRUE(file->damaged_block().empty());
     // A repair while the file is in use is refused.
     EXPECT_FALSE(repair_state_file(fs_, clock_, kPath, owner(), kNow, &floor, status_));
-    EXPECT_ERRC(status_.code(), errc::state_file_locked);
+    EXPECT_STATUS(status_, errc::state_file_locked);
   }
   // A not-before below what a valid block proves never lowers it.
   ASSERT_TRUE(repair_state_file(fs_, clock_, kPath, owner(), kNow, &floor, status_))
@@ -455,9 +456,9 @@ TEST_F(StateFileTest, RepairGivesTheFloorAndNeverLowersAValidCeiling) {
   EXPECT_EQ(floor, kNow + 9000);
   // Another slot's file is not repaired into this slot's.
   EXPECT_FALSE(repair_state_file(fs_, clock_, kPath, owner(4), kNow, &floor, status_));
-  EXPECT_ERRC(status_.code(), errc::state_file_mismatch);
+  EXPECT_STATUS(status_, errc::state_file_mismatch);
   EXPECT_FALSE(repair_state_file(fs_, clock_, "state/none", owner(), kNow, &floor, status_));
-  EXPECT_ERRC(status_.code(), errc::state_file_missing);
+  EXPECT_STATUS(status_, errc::state_file_missing);
   EXPECT_NE(status_.message().find("cosid state init"), std::string::npos) << status_.message();
 }
 
@@ -481,32 +482,32 @@ TEST_F(StateFileTest, WhatADirectReadSawIsSyncedBeforeTheOpenReturns) {
 TEST_F(StateFileTest, NoValidRecordIsCorrupt) {
   fs_.set_both(kPath, std::vector<unsigned char>(detail::kStateFileSize, 0xff));
   EXPECT_FALSE(open());
-  EXPECT_ERRC(status_.code(), errc::state_file_corrupt);
+  EXPECT_STATUS(status_, errc::state_file_corrupt);
   EXPECT_NE(status_.message().find("no valid record"), std::string::npos) << status_.message();
 }
 
 TEST_F(StateFileTest, WrongSizeIsCorrupt) {
   fs_.set_both(kPath, std::vector<unsigned char>(100, 0));
   EXPECT_FALSE(open());
-  EXPECT_ERRC(status_.code(), errc::state_file_corrupt);
+  EXPECT_STATUS(status_, errc::state_file_corrupt);
   EXPECT_NE(status_.message().find("100 bytes"), std::string::npos) << status_.message();
 }
 
 TEST_F(StateFileTest, FileOfAnotherSlotLayoutOrNamespaceIsRefused) {
   { ASSERT_TRUE(open(owner(4))); }
   EXPECT_FALSE(open(owner(3)));
-  EXPECT_ERRC(status_.code(), errc::state_file_mismatch);
+  EXPECT_STATUS(status_, errc::state_file_mismatch);
   EXPECT_NE(status_.message().find("written for slot 4, configured slot is 3"), std::string::npos)
       << status_.message();
 
   StateFileOwner other_layout = owner(4);
   other_layout.layout = layouts::kJsSafe;
   EXPECT_FALSE(open(other_layout));
-  EXPECT_ERRC(status_.code(), errc::state_file_mismatch);
+  EXPECT_STATUS(status_, errc::state_file_mismatch);
   EXPECT_NE(status_.message().find("another layout"), std::string::npos) << status_.message();
 
   EXPECT_FALSE(open(owner(4, "billing")));
-  EXPECT_ERRC(status_.code(), errc::state_file_mismatch);
+  EXPECT_STATUS(status_, errc::state_file_mismatch);
   EXPECT_NE(status_.message().find("another namespace"), std::string::npos) << status_.message();
 }
 
@@ -521,7 +522,7 @@ TEST_F(StateFileTest, RecordBelongsToItsOwnerOnly) {
   EXPECT_FALSE(status_.code());
 
   EXPECT_FALSE(state_record_belongs_to(record, owner(3), kPath, status_));
-  EXPECT_ERRC(status_.code(), errc::state_file_mismatch);
+  EXPECT_STATUS(status_, errc::state_file_mismatch);
   EXPECT_EQ(status_.message(),
             std::string("state file ") + kPath +
                 " was written for slot 4, configured slot is 3: point each slot at its "
@@ -529,10 +530,10 @@ TEST_F(StateFileTest, RecordBelongsToItsOwnerOnly) {
   StateFileOwner other_layout = owner(4);
   other_layout.layout = layouts::kSeconds;
   EXPECT_FALSE(state_record_belongs_to(record, other_layout, kPath, status_));
-  EXPECT_ERRC(status_.code(), errc::state_file_mismatch);
+  EXPECT_STATUS(status_, errc::state_file_mismatch);
   EXPECT_NE(status_.message().find("another layout"), std::string::npos) << status_.message();
   EXPECT_FALSE(state_record_belongs_to(record, owner(4, "billing"), kPath, status_));
-  EXPECT_ERRC(status_.code(), errc::state_file_mismatch);
+  EXPECT_STATUS(status_, errc::state_file_mismatch);
 }
 
 // Found by fuzz/state_record_fuzzer (corpus regression-generation-wrap): a record of generation
@@ -580,7 +581,7 @@ TEST_F(StateFileTest, SecondOpenIsRefusedWhileTheFirstHoldsTheLock) {
   auto first = open();
   ASSERT_TRUE(first);
   EXPECT_FALSE(open());
-  EXPECT_ERRC(status_.code(), errc::state_file_locked);
+  EXPECT_STATUS(status_, errc::state_file_locked);
   first.reset();
   EXPECT_TRUE(open()) << status_.message();
 }
@@ -591,11 +592,11 @@ TEST_F(StateFileTest, RemovedOrReplacedWhileRunningIsDetected) {
   EXPECT_TRUE(file->check_identity(status_)) << status_.message();
   fs_.remove(kPath);
   EXPECT_FALSE(file->check_identity(status_));
-  EXPECT_ERRC(status_.code(), errc::state_file_replaced);
+  EXPECT_STATUS(status_, errc::state_file_replaced);
   EXPECT_NE(status_.message().find("removed"), std::string::npos) << status_.message();
   fs_.set_both(kPath, std::vector<unsigned char>(detail::kStateFileSize, 0));
   EXPECT_FALSE(file->check_identity(status_));
-  EXPECT_ERRC(status_.code(), errc::state_file_replaced);
+  EXPECT_STATUS(status_, errc::state_file_replaced);
   EXPECT_EQ(status_.message(),
             "state file state/cosid.state names another file now (it was replaced, as by a rename "
             "over it) while in use, so the ceilings written to it no longer protect a restart");
@@ -608,7 +609,7 @@ TEST_F(StateFileTest, AppendedToWhileRunningIsDetected) {
   bytes.push_back('x');
   fs_.set_both(kPath, bytes);  // the same file, one byte longer
   EXPECT_FALSE(file->check_identity(status_));
-  EXPECT_ERRC(status_.code(), errc::state_file_replaced);
+  EXPECT_STATUS(status_, errc::state_file_replaced);
   EXPECT_NE(status_.message().find(
                 "state file state/cosid.state is 8193 bytes now, not 8192 (appended to "
                 "or truncated) while in use"),
@@ -682,21 +683,16 @@ TEST_F(StateFileTest, ReadStateFileShowsBothBlocks) {
 
 class PosixStateFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/cosid-state-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    path_ = dir_ + "/state";
-  }
-  void TearDown() override { (void)std::system(("rm -rf " + dir_).c_str()); }
+  void SetUp() override { ASSERT_FALSE(dir_.empty()); }
 
   std::unique_ptr<StateFile> open(Status& status) {
     return StateFile::open(posix_file_system(), clock_, path_, owner(), {}, status);
   }
 
   SystemClock clock_;
-  std::string dir_;
-  std::string path_;
+  const TempDir temp_{"state_file_test"};
+  const std::string dir_ = temp_.path();
+  std::string path_ = temp_.file("state");
 };
 
 TEST_F(PosixStateFileTest, SecondRuntimeInTheSameProcessIsRefused) {
@@ -704,7 +700,7 @@ TEST_F(PosixStateFileTest, SecondRuntimeInTheSameProcessIsRefused) {
   auto first = open(result);
   ASSERT_TRUE(first) << result.message();
   EXPECT_FALSE(open(result));
-  EXPECT_ERRC(result.code(), errc::state_file_locked);
+  EXPECT_STATUS(result, errc::state_file_locked);
 }
 
 TEST_F(PosixStateFileTest, SecondProcessIsRefused) {

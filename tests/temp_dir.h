@@ -10,10 +10,15 @@
 
 class TempDir {
  public:
-  // `prefix` names the test that made it ("cli_kill"); path() is empty if mkdtemp failed.
+  // `prefix` names the test that made it ("cli_kill"); path() is empty if mkdtemp failed (which
+  // fails the test).
   explicit TempDir(const std::string& prefix) {
-    std::string pattern = testing::TempDir() + prefix + "_XXXXXX";
-    if (mkdtemp(&pattern[0]) != nullptr) path_ = pattern;
+    std::string pattern = ::testing::TempDir() + prefix + "_XXXXXX";
+    if (mkdtemp(&pattern[0]) != nullptr) {
+      path_ = pattern;
+    } else {
+      ADD_FAILURE() << "mkdtemp failed in " << ::testing::TempDir();
+    }
   }
   ~TempDir() {
     if (!path_.empty()) (void)std::system(("rm -rf '" + path_ + "'").c_str());
@@ -21,6 +26,8 @@ class TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   const std::string& path() const { return path_; }
+  // The path of `name` in the directory.
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
 
  private:
   std::string path_;

@@ -1,16 +1,23 @@
-// Shared test helpers. Tests assert the specific error they expect: there is deliberately no
-// "expect any error" helper.
+// The helpers most tests share: the assertions on an error, kNow, read_file(), the recording
+// listener, and why a limit cannot bind here. Tests assert the specific error they expect: there is
+// deliberately no "expect any error" helper.
 #ifndef COSID_TESTS_TEST_UTIL_H_
 #define COSID_TESTS_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <fstream>
+#include <mutex>
+#include <sstream>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "cosid/error.h"
 #include "cosid/generator.h"
+#include "cosid/runtime.h"
 
 // Expects `ec` to hold exactly `code` of cosid's category.
 #define EXPECT_ERRC(ec, code) EXPECT_EQ((ec), ::cosid::make_error_code(code)) << (ec).message()
@@ -23,6 +30,9 @@
   EXPECT_EQ((status).code(), ::cosid::make_error_code(expected)) << (status).message()
 #define ASSERT_STATUS(status, expected) \
   ASSERT_EQ((status).code(), ::cosid::make_error_code(expected)) << (status).message()
+// Expects `status` to be ok; prints its message otherwise.
+#define EXPECT_OK(status) EXPECT_TRUE((status).ok()) << (status).message()
+#define ASSERT_OK(status) ASSERT_TRUE((status).ok()) << (status).message()
 
 // Why an address-space limit cannot make a thread fail to start here, or null where it can (for
 // the tests of a background thread that cannot start). A sanitizer's runtime reserves the address
@@ -57,16 +67,50 @@ inline const char* file_size_limit_kills_the_runtime() {
   return nullptr;
 }
 
-namespace cosid {
-// Generator::next() for a fixture that keeps every call's failure in one `ec` and `message`, the
-// shape the runtime's calls report in: the code always, the message only on failure.
-inline std::uint64_t next_into(Generator& generator, std::error_code& ec, std::string& message) {
-  Status status;
-  const std::uint64_t id = generator.next(status);
-  ec = status.code();
-  if (!status.ok()) message = status.message();
-  return id;
+namespace cosid::testing {
+
+// The manual clocks' start in the in-memory tests: 2026-11-30T02:22:58.123Z.
+constexpr std::int64_t kNow = 1796005378123;
+
+// The whole file at `path`, or "" if it cannot be read.
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
-}  // namespace cosid
+
+// Keeps every event a runtime or keeper reports, from any thread, to count them by kind.
+class RecordingListener final : public EventListener {
+ public:
+  void on_event(const Event& event) noexcept override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    events_.push_back(event);
+  }
+  int count(EventKind kind) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return static_cast<int>(std::count_if(events_.begin(), events_.end(),
+                                          [kind](const Event& e) { return e.kind == kind; }));
+  }
+  // The events of `kind`, oldest first.
+  std::vector<Event> of(EventKind kind) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<Event> kept;
+    std::copy_if(events_.begin(), events_.end(), std::back_inserter(kept),
+                 [kind](const Event& e) { return e.kind == kind; });
+    return kept;
+  }
+  // The latest event of `kind`, or an empty one of that kind if there was none.
+  Event last(EventKind kind) {
+    const std::vector<Event> kept = of(kind);
+    return kept.empty() ? Event{kind, {}, {}} : kept.back();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Event> events_;
+};
+
+}  // namespace cosid::testing
 
 #endif  // COSID_TESTS_TEST_UTIL_H_
