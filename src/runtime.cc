@@ -58,7 +58,8 @@ class COSID_NO_EXPORT Runtime::Impl final {
     if (!options_.layout.validate_at(clock_.now_ms(), status)) return false;
     detail::KeeperLoop* loop = environment_.background_thread ? &loop_ : nullptr;
     if (options_.uses_store()) {
-      keeper_ = lease::LeaseKeeper::for_runtime(options_, environment_, clock_, loop, status);
+      keeper_ = lease::LeaseKeeper::for_runtime(options_, environment_.stores,
+                                                environment_.listener, clock_, loop, status);
       if (!keeper_) return false;
     } else {
       keeper_ = std::make_unique<detail::StateFileKeeper>(options_, clock_, fs_,

@@ -65,7 +65,7 @@
 #include "background_thread.h"
 #include "cosid/binding.h"
 #include "cosid/error.h"
-#include "cosid/runtime.h"
+#include "cosid/events.h"
 #include "fail.h"
 
 namespace cosid {

@@ -462,12 +462,10 @@ std::unique_ptr<LeaseKeeper> LeaseKeeper::open(SlotLeaseStore& store, const Keep
   return keeper;
 }
 
-std::unique_ptr<LeaseKeeper> LeaseKeeper::for_runtime(const Options& options,
-                                                      const RuntimeEnvironment& environment,
-                                                      Clock& clock, detail::KeeperLoop* loop,
-                                                      Status& status) {
+std::unique_ptr<LeaseKeeper> LeaseKeeper::for_runtime(const Options& options, StoreRegistry* stores,
+                                                      EventListener* listener, Clock& clock,
+                                                      detail::KeeperLoop* loop, Status& status) {
   std::unique_ptr<LeaseKeeper> keeper(new LeaseKeeper());
-  StoreRegistry* stores = environment.stores;
   if (stores == nullptr) {
     if (options.store_type == "memory") {
       detail::fail(status, make_error_code(errc::unknown_store_type),
@@ -490,8 +488,7 @@ std::unique_ptr<LeaseKeeper> LeaseKeeper::for_runtime(const Options& options,
   terms.ttl = options.ttl;
   terms.preferred_slot = options.preferred_slot;
   terms.not_before_ms = options.not_before_ms;
-  keeper->impl_ =
-      std::make_unique<Impl>(*keeper->own_store_, terms, clock, environment.listener, loop);
+  keeper->impl_ = std::make_unique<Impl>(*keeper->own_store_, terms, clock, listener, loop);
   return keeper;
 }
 

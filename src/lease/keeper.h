@@ -53,13 +53,15 @@
 #include "cosid/binding.h"
 #include "cosid/clock.h"
 #include "cosid/error.h"
+#include "cosid/events.h"
 #include "cosid/lease/store.h"
 #include "cosid/options.h"
-#include "cosid/runtime.h"
 #include "window_keeper.h"
 
 namespace cosid {
 namespace lease {
+
+class StoreRegistry;  // store_registry.h
 
 struct KeeperOptions {
   std::string name_space = "cosid";
@@ -85,12 +87,12 @@ class LeaseKeeper final : public detail::WindowKeeper {
                                                          const KeeperOptions& options, Clock& clock,
                                                          EventListener* listener,
                                                          detail::KeeperLoop* loop, Status& status);
-  // The keeper of a runtime: opens the store Options::store_type names, through the
-  // environment's registry (or one of its own, which the keeper then owns), with the options'
-  // namespace, terms, ttl, owner key, preferred slot and not-before. Leases nothing yet: start()
-  // does. Fails with unknown_store_type or the store's own errors.
+  // The keeper of a runtime: opens the store Options::store_type names, through `stores` (the
+  // runtime environment's registry; null: one of its own, which the keeper then owns), with the
+  // options' namespace, terms, ttl, owner key, preferred slot and not-before. Leases nothing yet:
+  // start() does. Fails with unknown_store_type or the store's own errors.
   [[nodiscard]] static std::unique_ptr<LeaseKeeper> for_runtime(
-      const Options& options, const RuntimeEnvironment& environment, Clock& clock,
+      const Options& options, StoreRegistry* stores, EventListener* listener, Clock& clock,
       detail::KeeperLoop* loop, Status& status);
 
   // Closes (without a last timestamp: the binding's floor is released as the last one, which is
