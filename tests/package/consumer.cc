@@ -59,10 +59,7 @@ std::uint64_t issue_two(const std::string& state_file, std::uint32_t slot,
   }
   cosid::Generator* ids = runtime->generator("default", status);
   check(ids != nullptr && status.ok(), "Runtime::generator returns a generator");
-  std::error_code ec;
-  std::string message;
   if (ids == nullptr) return 0;
-  cosid::Status status;
   const std::uint64_t first = ids->next(status);
   check(status.ok() && first != 0, "Generator::next issues an id");
   const std::uint64_t second = ids->next(status);
