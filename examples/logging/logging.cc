@@ -60,6 +60,8 @@ Described describe(cosid::EventKind kind) {
       return {"error", "lease_renewal_failed"};  // ids stop at the ceiling unless a retry succeeds
     case cosid::EventKind::kLeaseLost:
       return {"error", "lease_lost"};  // generators fail with slot_lost; a new slot is leased
+    case cosid::EventKind::kStoreLog:
+      return {"warning", "store_log"};  // the store's client library warned (ZooKeeper's)
   }
   return {"warning", "unknown_event"};  // a kind added after this example was written
 }

@@ -35,6 +35,7 @@ enum class EventKind {
   kLeaseRenewalRecovered,  // a renewal succeeded after failures
   kLeaseLost,              // the lease is gone: its generator fails with slot_lost (warning)
   kLeaseReleased,          // the lease was given back at close
+  kStoreLog,               // a line a store's client library logged (ZooKeeper's C client)
 };
 
 struct COSID_EXPORT Event {

@@ -54,6 +54,23 @@ using EnvLookup = std::function<const char*(const char*)>;
 // A raw setting: a canonical dotted key and its text, as flags arrive from the command line.
 using KeyValue = std::pair<std::string, std::string>;
 
+// One key of a store instance (below), as text: the store's factory parses it.
+struct COSID_EXPORT StoreSetting {
+  std::string key;     // below the instance: "timeout", "options.connectString"
+  std::string value;   // the raw text
+  std::string origin;  // "file cosid.yaml:7", "flag --store"
+};
+
+// A store instance of the config file's cosid.stores block (cosid.stores.NAME.type and the keys
+// below NAME): the registered store type it is made by, and its other keys as text, each with its
+// origin, for that store's factory to read (lease/store_registry.h, StoreSettings) and to refuse
+// when it does not know one. cosid.machine.distributor.type names an instance or a store type.
+struct COSID_EXPORT StoreConfig {
+  std::string name;                    // NAME: lower-case letters, digits, '-', '_' (1 to 64)
+  std::string type;                    // cosid.stores.NAME.type: a registered store type
+  std::vector<StoreSetting> settings;  // every other key below NAME, in the order given
+};
+
 struct COSID_EXPORT Options {
   std::string namespace_name = "cosid";
   Layout layout = layouts::kDefault;
@@ -75,6 +92,8 @@ struct COSID_EXPORT Options {
   std::string owner_key;                        // empty: "HOST:PID"
   std::optional<std::uint32_t> preferred_slot;  // tried first when free
   std::string store_directory;                  // the file store's directory
+  // The store instances of the cosid.stores block; store_type may name one of them.
+  std::vector<StoreConfig> stores;
 
   // Whether the slot comes from a lease store rather than from configuration.
   bool uses_store() const noexcept { return store_type != "static"; }

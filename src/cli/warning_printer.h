@@ -32,6 +32,7 @@ class WarningPrinter final : public EventListener {
       case EventKind::kClockSkew:
       case EventKind::kLeaseRenewalFailed:
       case EventKind::kLeaseLost:
+      case EventKind::kStoreLog:
         std::fprintf(err_, "cosid: warning: %s%s\n", event.message.c_str(),
                      write_hint(event.code, event.message));
         std::fflush(err_);

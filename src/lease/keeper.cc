@@ -477,7 +477,7 @@ std::unique_ptr<LeaseKeeper> LeaseKeeper::for_runtime(const Options& options, St
     keeper->own_stores_ = std::make_unique<StoreRegistry>();
     stores = keeper->own_stores_.get();
   }
-  keeper->own_store_ = stores->open(StoreContext{options, clock}, status);
+  keeper->own_store_ = stores->open(StoreContext{options, clock, listener}, status);
   if (!keeper->own_store_) return nullptr;
   KeeperOptions terms;
   terms.name_space = options.namespace_name;

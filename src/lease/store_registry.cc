@@ -96,10 +96,26 @@ std::vector<std::string> StoreRegistry::types() const {
 }
 
 std::shared_ptr<SlotLeaseStore> StoreRegistry::open(const StoreContext& context, Status& status) {
-  const std::string& type = context.options.store_type;
+  StoreContext resolved = context;
+  resolved.config = nullptr;
+  std::string type = context.options.store_type;
+  for (const StoreConfig& config : context.options.stores) {
+    if (config.name != type) continue;
+    // An instance named like a registered type must be of that type: "file" that makes a
+    // ZooKeeper store would mislead every reader of the config.
+    if (contains(config.name) && config.type != config.name) {
+      fail(status, errc::invalid_argument,
+           "store instance cosid.stores." + config.name + " has type " + detail::quote(config.type) +
+               " but is named like the registered store type " + detail::quote(config.name) +
+               ": rename the instance, or give it type " + config.name);
+      return nullptr;
+    }
+    resolved.config = &config;
+    type = config.type;
+  }
   for (const auto& entry : factories_) {
     if (entry.first != type) continue;
-    std::shared_ptr<SlotLeaseStore> store = entry.second(context, status);
+    std::shared_ptr<SlotLeaseStore> store = entry.second(resolved, status);
     if (store == nullptr && status.ok()) {
       fail(status, errc::store_unavailable,
            "the factory of lease store type " + detail::quote(type) +
@@ -109,10 +125,18 @@ std::shared_ptr<SlotLeaseStore> StoreRegistry::open(const StoreContext& context,
   }
   std::string known;
   for (const auto& entry : factories_) known += (known.empty() ? "" : ", ") + entry.first;
+  if (resolved.config != nullptr) {
+    fail(status, errc::unknown_store_type,
+         "store instance cosid.stores." + resolved.config->name + " has type " +
+             detail::quote(type) + ", which no lease store is registered as: use one of " + known +
+             " (a program built without that store cannot open it)");
+    return nullptr;
+  }
   fail(status, errc::unknown_store_type,
        "no lease store is registered as " + detail::quote(type) +
-           " (cosid.machine.distributor.type): use static or one of " + known +
-           ", or register the store in the StoreRegistry given to the runtime");
+           " (cosid.machine.distributor.type), and no store instance of cosid.stores has that "
+           "name: use static or one of " +
+           known + ", or register the store in the StoreRegistry given to the runtime");
   return nullptr;
 }
 

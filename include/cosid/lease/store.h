@@ -154,6 +154,29 @@ class COSID_EXPORT SlotLeaseStore {
   // held.floor if none was. lease_lost when fence or incarnation no longer match.
   [[nodiscard]] virtual bool release(const SlotLease& held, const NamespaceTerms& terms,
                                      std::int64_t last_issued, Status& status) = 0;
+
+  // Partial reads, for a store where reading every slot is costly (ZooKeeper). When
+  // reads_partially() is true, choose_slot() (slot_choice.h) reads the owner index, then only the
+  // slots it lists and the preferred one, then the lowest free slots in growing batches (32, 64,
+  // ... up to 256 a read), so that only an exhausted namespace is read in full; otherwise it calls
+  // scan() once. The defaults answer both reads from scan(), so a store need override nothing.
+  virtual bool reads_partially() const noexcept { return false; }
+
+  // The store's clock now (the now of every free check in this choice), and, ascending and below
+  // the limit, the slots whose record may name `owner_key` as its owner or its last owner: every
+  // such slot, and perhaps more (an index a store keeps may list slots it once recorded for the
+  // key). Records terms for a new namespace and refuses other terms, like scan().
+  [[nodiscard]] virtual bool read_owner_index(const std::string& name_space,
+                                              const NamespaceTerms& terms,
+                                              const std::string& owner_key,
+                                              std::vector<std::uint32_t>& slots,
+                                              std::int64_t& store_now, Status& status);
+
+  // The records of `slots` (ascending, each below the limit) that the store has, in slot order; a
+  // slot without one is left out (never used: free, next floor 0).
+  [[nodiscard]] virtual bool read_slots(const std::string& name_space, const NamespaceTerms& terms,
+                                        const std::vector<std::uint32_t>& slots,
+                                        std::vector<SlotRecord>& records, Status& status);
 };
 
 }  // namespace lease

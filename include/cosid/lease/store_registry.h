@@ -19,6 +19,9 @@
 #ifndef COSID_LEASE_STORE_REGISTRY_H_
 #define COSID_LEASE_STORE_REGISTRY_H_
 
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -30,6 +33,7 @@
 #include "cosid/clock.h"
 #include "cosid/config.h"
 #include "cosid/error.h"
+#include "cosid/events.h"
 #include "cosid/export.h"
 #include "cosid/lease/store.h"
 #include "cosid/options.h"
@@ -38,11 +42,50 @@ namespace cosid {
 namespace lease {
 
 // What a factory is given to make a store: the runtime's options (type, directory, namespace,
-// terms) and its clock. Both live only as long as that runtime: a store the factory hands to
-// more than one runtime (or keeps) must not keep a reference to either.
+// terms), its clock and its listener, and the store instance options.store_type names, if it
+// names one. All of them live only as long as that runtime: a store the factory hands to more
+// than one runtime (or keeps) must not keep a reference to any.
 struct StoreContext {
   const Options& options;
   Clock& clock;
+  // The runtime's listener, for what the store reports (EventKind::kStoreLog); null: none.
+  EventListener* listener = nullptr;
+  // The instance of options.stores named by options.store_type; null when store_type names a
+  // registered type directly. open() sets it: a caller leaves it null.
+  const StoreConfig* config = nullptr;
+};
+
+// The keys of one store instance as its factory reads them, typed: each read takes the key
+// below the instance ("timeout", "options.connectString") and, when the key was not given,
+// leaves `value` as it is (the caller's default). A value that does not parse or lies outside
+// [min, max] is errc::invalid_value naming the key (cosid.stores.NAME.KEY), the value, its origin
+// and the rule. finish() refuses, with errc::config_unknown_key, a key that no read asked for: a
+// misspelt key is never ignored.
+//
+// Thread safety: one factory call uses it, from one thread.
+class COSID_EXPORT StoreSettings {
+ public:
+  // `config` null: no instance, every read keeps its default. REQUIRES: `config` outlives this.
+  explicit StoreSettings(const StoreConfig* config) noexcept : config_(config) {}
+
+  [[nodiscard]] bool read_text(std::string_view key, std::size_t max_bytes, std::string& value,
+                               Status& status);
+  // A duration in the config syntax ("100ms", "3s", "1m").
+  [[nodiscard]] bool read_duration(std::string_view key, std::chrono::milliseconds min,
+                                   std::chrono::milliseconds max,
+                                   std::chrono::milliseconds& value, Status& status);
+  [[nodiscard]] bool read_whole(std::string_view key, std::int64_t min, std::int64_t max,
+                                std::int64_t& value, Status& status);
+  // Fails for a key given but never read (above); true and `status` ok otherwise.
+  [[nodiscard]] bool finish(Status& status) const;
+
+ private:
+  // The setting for `key`, marked as read; null when it was not given.
+  const StoreSetting* take(std::string_view key);
+  std::string full_key(std::string_view key) const;
+
+  const StoreConfig* config_;
+  std::vector<std::string> read_;  // the keys asked for so far
 };
 
 // Makes (or hands out a shared) store for `context`; on failure returns null and sets `status`
@@ -70,9 +113,13 @@ class COSID_EXPORT StoreRegistry {
   // The registered names, in the order they were added.
   std::vector<std::string> types() const;
 
-  // The store for context.options.store_type. Fails with unknown_store_type (the message lists
-  // the registered names) or with the factory's error (store_unavailable if the factory returned
-  // null and left `status` ok).
+  // The store for context.options.store_type: the instance of context.options.stores of that
+  // name, made by the factory of its type (the factory's context.config points at it), else the
+  // factory registered under that name (context.config null). Fails with unknown_store_type for
+  // a name that is neither, or an instance whose type is not registered (the message lists the
+  // registered names), invalid_argument for an instance named like a registered type but of
+  // another type, or with the factory's error (store_unavailable if the factory returned null
+  // and left `status` ok).
   [[nodiscard]] std::shared_ptr<SlotLeaseStore> open(const StoreContext& context, Status& status);
 
  private:
