@@ -13,13 +13,13 @@
 // How it reads depends on the store. A store whose reads are cheap (reads_partially() false, the
 // memory and file stores) is read with one scan(). A store whose reads are costly (ZooKeeper) is
 // read in part: read_owner_index() once, for the store's clock and the slots whose record names
-// the key (steps 1 and 3, and the key's live leases), then one read_slots() of those slots and the
-// preferred one (more if they are more than 256), then, for step 4, read_slots() of the slots [0,
-// 32), the next 64, the next 128, and then 256 at a time, each without the slots read already, the
-// next batch only when no slot of this one could be acquired. No read asks for more than 256 slots,
-// and only an exhausted namespace is read in full. Both ways choose the same slot from the same
-// records; what the store answers must be in slot order and below the limit (errc::store_corrupt
-// otherwise).
+// the key (steps 1 and 3, and the key's live leases); then one read_slots() of those slots and
+// the preferred one (more if they are more than 256); then, for step 4, read_slots() of slots 0
+// to 31, the next 64, the next 128, and then 256 at a time, each without the slots read already,
+// the next batch only when no slot of this one could be acquired. No read asks for more than 256
+// slots, and only an exhausted namespace is read in full. Both ways choose the same slot from the
+// same records; what the store answers must be in slot order and below the limit
+// (errc::store_corrupt otherwise).
 //
 // Free means never used (no record), released, or expired on the store's clock. Each try is one
 // atomic compare-and-set; a try that loses a race (kTaken) moves on to the next candidate, so the
