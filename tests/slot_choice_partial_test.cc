@@ -237,18 +237,29 @@ TEST_F(PartialSlotChoiceTest, AFreePreferredSlotTakesOneIndexReadAndOneReadOfIts
   EXPECT_EQ(store.scans, 0);
 }
 
-TEST_F(PartialSlotChoiceTest, TheLowestFreeSlotIsSearchedInGrowingBatches) {
-  RecordingStore store(clock_, true);
-  for (std::uint32_t slot = 0; slot <= 40; ++slot) hold(store, slot, "o" + std::to_string(slot));
-  SlotChoice choice;
-  Status status;
-  ASSERT_TRUE(choose_slot(store, request("new"), choice, status)) << status.message();
-  EXPECT_EQ(choice.lease.slot, 41u);
-  EXPECT_EQ(choice.reason, ChoiceReason::kLowestFree);
-  // The key is new and no slot is preferred: no read of listed slots, then [0, 32) and [32, 96).
-  EXPECT_EQ(store.index_reads, std::vector<std::string>{"new"});
-  EXPECT_EQ(store.slot_reads, (std::vector<Slots>{range(0, 32), range(32, 96)}));
-  EXPECT_EQ(store.scans, 0);
+// Slots 0 to 40 held by others: a store that reads partially is read in batches [0, 32) and
+// [32, 96); one that does not is scanned exactly once, and nothing else.
+TEST_F(PartialSlotChoiceTest, TheLowestFreeSlotIsSearchedInGrowingBatchesOrInOneScan) {
+  for (const bool partial : {true, false}) {
+    SCOPED_TRACE(partial ? "partial reads" : "one scan");
+    RecordingStore store(clock_, partial);
+    for (std::uint32_t slot = 0; slot <= 40; ++slot) hold(store, slot, "o" + std::to_string(slot));
+    SlotChoice choice;
+    Status status;
+    ASSERT_TRUE(choose_slot(store, request("new"), choice, status)) << status.message();
+    EXPECT_EQ(choice.lease.slot, 41u);
+    EXPECT_EQ(choice.reason, ChoiceReason::kLowestFree);
+    if (partial) {
+      // The key is new and no slot is preferred: no read of listed slots, only the batches.
+      EXPECT_EQ(store.index_reads, std::vector<std::string>{"new"});
+      EXPECT_EQ(store.slot_reads, (std::vector<Slots>{range(0, 32), range(32, 96)}));
+      EXPECT_EQ(store.scans, 0);
+    } else {
+      EXPECT_TRUE(store.index_reads.empty());
+      EXPECT_TRUE(store.slot_reads.empty());
+      EXPECT_EQ(store.scans, 1);
+    }
+  }
 }
 
 TEST_F(PartialSlotChoiceTest, AnExhaustedNamespaceIsReadOnceInBatchesOfAtMost256) {
@@ -304,54 +315,32 @@ TEST_F(PartialSlotChoiceTest, ChoosesWhatTheScanPathChooses) {
   EXPECT_EQ(run_the_order(false), expected);
 }
 
-TEST_F(PartialSlotChoiceTest, AnOwnerIndexOutOfOrderIsStoreCorrupt) {
-  RecordingStore store(clock_, true);
-  release(store, hold(store, 5, "k"));
-  hold(store, 9, "k");
-  store.reverse_index = true;
-  int acquires = 0;
-  store.before_acquire = [&](std::uint32_t) { ++acquires; };
-  SlotChoice choice;
-  Status status;
-  EXPECT_FALSE(choose_slot(store, request("k"), choice, status));
-  EXPECT_STATUS(status, errc::store_corrupt);
-  EXPECT_NE(status.message().find("owner index for key \"k\""), std::string::npos)
-      << status.message();
-  EXPECT_NE(status.message().find("returned slot 5 out of order"), std::string::npos)
-      << status.message();
-  EXPECT_TRUE(store.slot_reads.empty());
-  EXPECT_EQ(acquires, 0);
-}
-
-TEST_F(PartialSlotChoiceTest, AReadOutOfOrderIsStoreCorrupt) {
-  RecordingStore store(clock_, true);
-  release(store, hold(store, 5, "k"));
-  hold(store, 9, "k");
-  store.reverse_reads = true;
-  int acquires = 0;
-  store.before_acquire = [&](std::uint32_t) { ++acquires; };
-  SlotChoice choice;
-  Status status;
-  EXPECT_FALSE(choose_slot(store, request("k"), choice, status));
-  EXPECT_STATUS(status, errc::store_corrupt);
-  EXPECT_NE(status.message().find("read of 2 slots"), std::string::npos) << status.message();
-  EXPECT_NE(status.message().find("returned slot 5 out of order"), std::string::npos)
-      << status.message();
-  EXPECT_EQ(store.slot_reads, (std::vector<Slots>{{5, 9}}));
-  EXPECT_EQ(acquires, 0);
-}
-
-TEST_F(PartialSlotChoiceTest, AStoreThatDoesNotReadPartiallyIsScannedOnce) {
-  RecordingStore store(clock_, false);
-  for (std::uint32_t slot = 0; slot <= 40; ++slot) hold(store, slot, "o" + std::to_string(slot));
-  SlotChoice choice;
-  Status status;
-  ASSERT_TRUE(choose_slot(store, request("new"), choice, status)) << status.message();
-  EXPECT_EQ(choice.lease.slot, 41u);
-  EXPECT_EQ(choice.reason, ChoiceReason::kLowestFree);
-  EXPECT_EQ(store.scans, 1);
-  EXPECT_TRUE(store.index_reads.empty());
-  EXPECT_TRUE(store.slot_reads.empty());
+TEST_F(PartialSlotChoiceTest, AnAnswerOutOfOrderIsStoreCorrupt) {
+  struct Broken {
+    bool index;  // the owner index out of order, else the read of its slots
+    const char* what;
+    std::vector<Slots> reads;
+  };
+  for (const Broken& broken : {Broken{true, "owner index for key \"k\"", {}},
+                               Broken{false, "read of 2 slots", {{5, 9}}}}) {
+    SCOPED_TRACE(broken.what);
+    RecordingStore store(clock_, true);
+    release(store, hold(store, 5, "k"));
+    hold(store, 9, "k");
+    store.reverse_index = broken.index;
+    store.reverse_reads = !broken.index;
+    int acquires = 0;
+    store.before_acquire = [&](std::uint32_t) { ++acquires; };
+    SlotChoice choice;
+    Status status;
+    EXPECT_FALSE(choose_slot(store, request("k"), choice, status));
+    EXPECT_STATUS(status, errc::store_corrupt);
+    EXPECT_NE(status.message().find(broken.what), std::string::npos) << status.message();
+    EXPECT_NE(status.message().find("returned slot 5 out of order"), std::string::npos)
+        << status.message();
+    EXPECT_EQ(store.slot_reads, broken.reads);
+    EXPECT_EQ(acquires, 0);
+  }
 }
 
 }  // namespace

@@ -72,19 +72,24 @@ bool check_answer(const SlotChoiceRequest& request, const std::string& what,
 // once). The answers are checked by the chooser, not here.
 class NamespaceReader {
  public:
+  NamespaceReader(SlotLeaseStore& store, const SlotChoiceRequest& request)
+      : store_(store), request_(request) {}
   virtual ~NamespaceReader() = default;
   virtual bool owner_index(std::vector<std::uint32_t>& slots, std::int64_t& store_now,
                            Status& status) = 0;
   virtual bool read(const std::vector<std::uint32_t>& slots, std::vector<SlotRecord>& records,
                     Status& status) = 0;
+
+ protected:
+  SlotLeaseStore& store_;
+  const SlotChoiceRequest& request_;
 };
 
 // For a store whose reads are cheap: one scan(), taken by owner_index(), and every answer from
 // it, with the filters of the default partial reads.
 class ScanView final : public NamespaceReader {
  public:
-  ScanView(SlotLeaseStore& store, const SlotChoiceRequest& request)
-      : store_(store), request_(request) {}
+  using NamespaceReader::NamespaceReader;
 
   bool owner_index(std::vector<std::uint32_t>& slots, std::int64_t& store_now,
                    Status& status) override {
@@ -102,16 +107,13 @@ class ScanView final : public NamespaceReader {
   }
 
  private:
-  SlotLeaseStore& store_;
-  const SlotChoiceRequest& request_;
   std::vector<SlotRecord> records_;  // the scan, checked: ascending and below the limit
 };
 
 // For a store whose reads are costly (reads_partially()): every read is the store's.
 class ReadView final : public NamespaceReader {
  public:
-  ReadView(SlotLeaseStore& store, const SlotChoiceRequest& request)
-      : store_(store), request_(request) {}
+  using NamespaceReader::NamespaceReader;
 
   bool owner_index(std::vector<std::uint32_t>& slots, std::int64_t& store_now,
                    Status& status) override {
@@ -122,10 +124,6 @@ class ReadView final : public NamespaceReader {
             Status& status) override {
     return store_.read_slots(request_.name_space, request_.terms, slots, records, status);
   }
-
- private:
-  SlotLeaseStore& store_;
-  const SlotChoiceRequest& request_;
 };
 
 // A live lease of `owner`'s key under another incarnation: never taken over.
