@@ -1,7 +1,8 @@
 // Slot choice on a store whose reads are costly (reads_partially()): which reads choose_slot()
-// makes (the owner index once, its slots and the preferred one in one read, then the lowest free
-// slot in batches of 32, 64, 128 and 256), that it chooses what the one-scan path chooses, and
-// that a store that does not read partially is scanned exactly once.
+// makes (the owner index once, its slots and the preferred one in one read of at most 256, then
+// the lowest free slot in batches of 32, 64, 128 and 256), that it chooses what the one-scan path
+// chooses, that a broken answer is store_corrupt, and that a store that does not read partially
+// is scanned exactly once.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -235,6 +236,17 @@ TEST_F(PartialSlotChoiceTest, AFreePreferredSlotTakesOneIndexReadAndOneReadOfIts
   EXPECT_EQ(store.index_reads, std::vector<std::string>{"k"});
   EXPECT_EQ(store.slot_reads, (std::vector<Slots>{{5, 9, 12}}));
   EXPECT_EQ(store.scans, 0);
+}
+
+TEST_F(PartialSlotChoiceTest, AnOwnerIndexOfMoreThan256SlotsIsReadInParts) {
+  RecordingStore store(clock_, true);
+  for (std::uint32_t slot = 0; slot < 300; ++slot) release(store, hold(store, slot, "k"));
+  SlotChoice choice;
+  Status status;
+  ASSERT_TRUE(choose_slot(store, request("k"), choice, status)) << status.message();
+  EXPECT_EQ(choice.lease.slot, 0u);
+  EXPECT_EQ(choice.reason, ChoiceReason::kSticky);
+  EXPECT_EQ(store.slot_reads, (std::vector<Slots>{range(0, 256), range(256, 300)}));
 }
 
 // Slots 0 to 40 held by others: a store that reads partially is read in batches [0, 32) and
