@@ -140,6 +140,14 @@ TEST(StoreSettingsTest, FinishRefusesAKeyNoReadAskedFor) {
             "zookeeper store: it knows type, timeout, options.connectString");
 }
 
+// The refusal of StoreRegistry::open() for the store `options` select.
+Status refused_open(StoreRegistry& registry, const Options& options) {
+  ManualClock clock;
+  Status status;
+  EXPECT_EQ(registry.open(StoreContext{options, clock}, status), nullptr);
+  return status;
+}
+
 // A factory that records what it was given, over one shared memory store.
 struct RecordingFactory {
   ManualClock clock;
@@ -186,9 +194,7 @@ TEST(StoreRegistryOpenTest, AnInstanceNamedLikeARegisteredTypeMustBeOfThatType) 
   Options options;
   options.store_type = "file";
   options.stores = {{"file", "kv", {}}};
-  ManualClock clock;
-  Status status;
-  EXPECT_EQ(registry.open(StoreContext{options, clock}, status), nullptr);
+  const Status status = refused_open(registry, options);
   EXPECT_STATUS(status, errc::invalid_argument);
   EXPECT_TRUE(contains(status.message(),
                        "store instance cosid.stores.file has type \"kv\" but is named like the "
@@ -202,9 +208,7 @@ TEST(StoreRegistryOpenTest, AnInstanceOfAnUnregisteredTypeIsAnUnknownStoreType) 
   Options options;
   options.store_type = "zk";
   options.stores = {{"zk", "etcd", {}}};
-  ManualClock clock;
-  Status status;
-  EXPECT_EQ(registry.open(StoreContext{options, clock}, status), nullptr);
+  const Status status = refused_open(registry, options);
   EXPECT_STATUS(status, errc::unknown_store_type);
   EXPECT_TRUE(contains(status.message(),
                        "store instance cosid.stores.zk has type \"etcd\", which no lease store is "
@@ -225,7 +229,7 @@ TEST(StoreRegistryOpenTest, TheBuiltInStoresRefuseAnInstancesKeys) {
     Status status;
     EXPECT_NE(registry.open(StoreContext{options, clock}, status), nullptr) << status.message();
     options.stores[0].settings = {{"directory", "/tmp", "file a.yaml:5"}};
-    EXPECT_EQ(registry.open(StoreContext{options, clock}, status), nullptr);
+    status = refused_open(registry, options);
     EXPECT_STATUS(status, errc::config_unknown_key);
     EXPECT_EQ(status.message(),
               "cosid.stores.local.directory = \"/tmp\" (file a.yaml:5) is not a "
