@@ -1,0 +1,65 @@
+// The ZooKeeper store's keys of a store instance, and its factory for a StoreRegistry.
+#include "cosid/lease/zookeeper_store.h"
+#include "fail.h"
+
+namespace cosid {
+namespace lease {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr std::size_t kMaxConnectStringBytes = 4096;
+constexpr milliseconds kMaxWait{10 * 60 * 1000};
+
+}  // namespace
+
+bool parse_zookeeper_options(StoreSettings& settings, ZooKeeperStoreOptions& options,
+                             Status& status) {
+  std::int64_t retries = options.retry_max_retries;
+  const bool read =
+      settings.read_duration("timeout", milliseconds(10), kMaxWait, options.timeout, status) &&
+      settings.read_text("options.connectString", kMaxConnectStringBytes, options.connect_string,
+                         status) &&
+      settings.read_duration("options.sessionTimeout", milliseconds(1000), kMaxWait,
+                             options.session_timeout, status) &&
+      settings.read_duration("options.connectionTimeout", milliseconds(100), kMaxWait,
+                             options.connection_timeout, status) &&
+      settings.read_duration("options.blockUntilConnectedWait", milliseconds(0), kMaxWait,
+                             options.block_until_connected_wait, status) &&
+      settings.read_duration("options.retry.baseSleepTime", milliseconds(1), kMaxWait,
+                             options.retry_base_sleep, status) &&
+      settings.read_whole("options.retry.maxRetries", 0, 100, retries, status) &&
+      settings.read_duration("options.retry.maxSleep", milliseconds(1), kMaxWait,
+                             options.retry_max_sleep, status) &&
+      settings.finish(status);
+  if (!read) return false;
+  options.retry_max_retries = static_cast<int>(retries);
+  if (options.retry_max_sleep < options.retry_base_sleep) {
+    return detail::fail(status, errc::invalid_value,
+                        "the ZooKeeper store's options.retry.maxSleep (" +
+                            std::to_string(options.retry_max_sleep.count()) +
+                            " ms) is below options.retry.baseSleepTime (" +
+                            std::to_string(options.retry_base_sleep.count()) +
+                            " ms): give a maxSleep of at least the base");
+  }
+  status.clear();
+  return true;
+}
+
+bool add_zookeeper_store(StoreRegistry& registry, Status& status) {
+  return registry.add(
+      "zookeeper",
+      [](const StoreContext& context, Status& factory_status) -> std::shared_ptr<SlotLeaseStore> {
+        ZooKeeperStoreOptions options;
+        StoreSettings settings(context.config);
+        if (!parse_zookeeper_options(settings, options, factory_status)) return nullptr;
+        // Lease times from the servers' mtimes (clock null): every host of the fleet must decide
+        // expiry on the same clock, and the runtime's own clock is only this host's.
+        options.listener = context.listener;
+        return ZooKeeperLeaseStore::open(options, factory_status);
+      },
+      status);
+}
+
+}  // namespace lease
+}  // namespace cosid
