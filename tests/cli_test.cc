@@ -1531,12 +1531,32 @@ TEST(CliLeaseCommands, ConfigCheckPrintsAStoreInstance) {
                           "--store)\n"),
             std::string::npos)
       << flag.out;
+  std::ofstream(dir.file("typo.yaml"))
+      << "cosid:\n  stores:\n    zk:\n      type: zookeeper\n      timout: 3s\n  machine:\n"
+         "    distributor:\n      type: zk\n";
+  const RunResult typo =
+      run_cosid({"config", "check", "--config", dir.file("typo.yaml")}, Environment().envp());
+  EXPECT_EQ(typo.exit_code, 1);
+  EXPECT_NE(typo.err.find("cosid: config check: cosid.stores.zk.timout = \"3s\" (file " +
+                          dir.file("typo.yaml") +
+                          ":5) is not a key of a zookeeper store: it knows type, timeout, "),
+            std::string::npos)
+      << typo.err;
 #else
   EXPECT_EQ(check.exit_code, 1);
   EXPECT_EQ(check.err,
             "cosid: config check: no lease store is registered as \"zookeeper\" (the type of the "
             "store instance cosid.stores.zk): this cosid tool knows static, memory, file\n");
 #endif
+  std::ofstream(dir.file("memory.yaml"))
+      << "cosid:\n  stores:\n    mem:\n      type: memory\n      size: 3\n  machine:\n"
+         "    distributor:\n      type: mem\n";
+  const RunResult memory =
+      run_cosid({"config", "check", "--config", dir.file("memory.yaml")}, Environment().envp());
+  EXPECT_EQ(memory.exit_code, 1);
+  EXPECT_EQ(memory.err, "cosid: config check: cosid.stores.mem.size = \"3\" (file " +
+                            dir.file("memory.yaml") +
+                            ":5) is not a key of a memory store: it knows type\n");
   std::ofstream(path, std::ios::app) << "  namespace: orders\n";
   const RunResult unused =
       run_cosid({"config", "check", "--config", path, "--store", "memory"}, Environment().envp());

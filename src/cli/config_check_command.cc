@@ -27,7 +27,8 @@ constexpr const char* kDescription =
     "such as `cosid.machine.static.slot = 3   (flag --slot)`. A setting that is not valid is\n"
     "reported on standard error with what to do, and the status is 1. Nothing is opened: the\n"
     "state file and the lease store are not read. The keys of a store instance\n"
-    "(cosid.stores.NAME.KEY) are printed as given: its store checks them when it opens.\n";
+    "(cosid.stores.NAME.KEY) are printed as given, once the tool's store of that type\n"
+    "(memory, file, zookeeper) has checked them as it does when it opens.\n";
 
 int run_config_check(Invocation& invocation) {
   Options options;
@@ -36,8 +37,8 @@ int run_config_check(Invocation& invocation) {
   if (!resolve_command_options(invocation, kName, options, &settings, exit_status)) {
     return exit_status;
   }
-  // The store type is only spelled right so far: the CLI's registry decides whether it exists.
-  // The keys of a store instance are its store's to check, when the store is opened.
+  // The store type is only spelled right so far: the CLI's registry decides whether it exists,
+  // and the instance's store whether it knows the instance's keys.
   Status status;
   const std::unique_ptr<lease::StoreRegistry> stores = make_store_registry(status);
   if (stores == nullptr) return call_failed(invocation.err, kName, status);
@@ -53,6 +54,7 @@ int run_config_check(Invocation& invocation) {
                       : std::string(" (cosid.machine.distributor.type)")) +
             ": this cosid tool knows " + known);
   }
+  if (!check_store_instance(options, status)) return call_failed(invocation.err, kName, status);
   std::string text;
   for (const Setting& setting : settings) {
     text += setting.key + " = " + setting.value + "   (" + setting.origin + ")\n";

@@ -11,6 +11,7 @@
 
 #include "cosid/error.h"
 #include "cosid/lease/store_registry.h"
+#include "cosid/options.h"
 
 namespace cosid {
 namespace cli {
@@ -18,6 +19,12 @@ namespace cli {
 // A registry with the tool's stores, on the system clock; null, with `status` set, when a store
 // cannot be registered.
 std::unique_ptr<lease::StoreRegistry> make_store_registry(Status& status);
+
+// Checks the keys of the store instance `options` select as its store reads them when it opens,
+// without opening it, for the tool's own stores (memory, file, zookeeper); the keys of any other
+// store's instance are that store's to check when it opens. Fails with the store's error
+// (config_unknown_key, invalid_value), true and `status` ok otherwise.
+bool check_store_instance(const Options& options, Status& status);
 
 }  // namespace cli
 }  // namespace cosid
