@@ -32,11 +32,6 @@ const char* file_kind(mode_t mode) noexcept {
 
 bool is_space(char c) noexcept { return c == ' ' || c == '\t'; }
 
-bool is_key_char(char c) noexcept {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '_';
-}
-
 std::string_view trim_right(std::string_view text) noexcept {
   while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
   return text;
@@ -51,6 +46,8 @@ class Parser {
   }
 
   bool line(std::string_view text, int number);
+  // After the last line: an instance key left without a value, an instance without a type.
+  bool finish();
 
  private:
   struct Block {
@@ -67,8 +64,23 @@ class Parser {
     return refuse_at(errc::config_syntax, number, why);
   }
 
+  // A store instance seen (cosid.stores.NAME), for the check that each has a type.
+  struct Instance {
+    std::string name;
+    int line;
+    bool typed;
+  };
+
   bool place(std::size_t indent, int number);
   bool key(std::string_view rest, const std::string& path, bool has_value, int number);
+  // A key in cosid.stores: the block, an instance, or a key of an instance (kept as it is, for
+  // the store's factory to read).
+  bool store_key(std::string_view after, const std::string& path, bool has_value, int number);
+  bool open_block(const std::string& path, bool must_have_keys, int number);
+  // Keeps the entry of `path` with the scalar `raw`, interpolated.
+  bool value(const std::string& raw, const std::string& path, int number);
+  // Refuses an instance key that opened a block and has no keys: it has no value.
+  bool empty_block();
 
   std::string_view name_;
   const EnvLookup& env_;
@@ -77,17 +89,21 @@ class Parser {
   std::vector<Block> blocks_;  // the open mappings, outermost first; blocks_[0] is the document
   bool block_opened_ = false;  // the previous key had no value: its block may follow
   std::string opened_path_;
+  int opened_line_ = 0;
+  bool opened_must_have_keys_ = false;  // a key below an instance: a value or keys below it
+  std::vector<Instance> instances_;     // in the order of the file
   std::map<std::string, int> seen_;  // full path -> line, for every key
 };
 
 // Finds the block a line of `indent` belongs to, closing deeper ones and opening a pending one.
 bool Parser::place(std::size_t indent, int number) {
   if (block_opened_) {
-    block_opened_ = false;
     if (indent > blocks_.back().indent) {
+      block_opened_ = false;
       blocks_.push_back({indent, opened_path_});
       return true;
     }
+    if (!empty_block()) return false;
   }
   bool closed = false;
   while (blocks_.size() > 1 && indent < blocks_.back().indent) {
@@ -150,6 +166,85 @@ bool Parser::line(std::string_view text, int number) {
   return key(after, path, has_value, number);
 }
 
+bool Parser::empty_block() {
+  block_opened_ = false;
+  if (!opened_must_have_keys_) return true;
+  return syntax(opened_line_, opened_path_ +
+                                  " has no value: write it after the ':', or its keys on the "
+                                  "lines below, indented");
+}
+
+bool Parser::finish() {
+  if (block_opened_ && !empty_block()) return false;
+  for (const Instance& instance : instances_) {
+    if (instance.typed) continue;
+    return syntax(instance.line, std::string(kStoresBlock) + "." + instance.name +
+                                     " has no type: give the store type it is made by (such as "
+                                     "\"type: zookeeper\") on a line of its own below it");
+  }
+  return true;
+}
+
+bool Parser::open_block(const std::string& path, bool must_have_keys, int number) {
+  block_opened_ = true;
+  opened_path_ = path;
+  opened_line_ = number;
+  opened_must_have_keys_ = must_have_keys;
+  return true;
+}
+
+bool Parser::value(const std::string& raw, const std::string& path, int number) {
+  ConfigEntry entry;
+  entry.key = path;
+  entry.line = number;
+  entry.value = interpolate(raw, env_, status_);
+  if (!status_.ok()) return refuse_at(status_.code(), number, path + ": " + status_.message());
+  entries_.push_back(std::move(entry));
+  return true;
+}
+
+bool Parser::store_key(std::string_view after, const std::string& path, bool has_value,
+                       int number) {
+  std::string_view name;
+  std::string_view below;
+  if (!split_store_key(path, name, below)) {  // cosid.stores itself
+    if (has_value) {
+      return syntax(number, path +
+                                " is a block, not a value: put each store instance on the lines "
+                                "below, indented (NAME:, then its type and keys below it)");
+    }
+    return open_block(path, /*must_have_keys=*/false, number);
+  }
+  if (below.empty()) {
+    if (!is_store_instance_name(name)) {
+      return refuse_at(errc::invalid_value, number,
+                       "store instance " + quote(name) + " (" + path +
+                           ") is not a name: use lower-case letters, digits, '-' and '_' (1 to " +
+                           std::to_string(kMaxStoreNameBytes) + " bytes)");
+    }
+    if (has_value) {
+      return syntax(number, path +
+                                " is a store instance, not a value: put its type and keys on the "
+                                "lines below, indented");
+    }
+    instances_.push_back({std::string(name), number, false});
+    return open_block(path, /*must_have_keys=*/false, number);
+  }
+  if (!has_value) {
+    if (below == "type") {
+      return syntax(number, path + " has no value: write the store type after the ':'");
+    }
+    return open_block(path, /*must_have_keys=*/true, number);
+  }
+  std::string raw;
+  std::string why;
+  if (!read_scalar(after, raw, why)) return syntax(number, why);
+  if (below == "type") {
+    for (Instance& instance : instances_) instance.typed = instance.typed || instance.name == name;
+  }
+  return value(raw, path, number);
+}
+
 bool Parser::key(std::string_view after, const std::string& path, bool has_value, int number) {
   const auto first = seen_.find(path);
   if (first != seen_.end()) {
@@ -158,6 +253,11 @@ bool Parser::key(std::string_view after, const std::string& path, bool has_value
         path + " is given twice (first on line " + std::to_string(first->second) + "): keep one");
   }
   seen_.emplace(path, number);
+  std::string_view name;
+  std::string_view below;
+  if (path == kStoresBlock || split_store_key(path, name, below)) {
+    return store_key(after, path, has_value, number);
+  }
   const bool leaf = find_key(path) != kKeyCount;
   if (!leaf && !is_key_block(path)) {
     const std::size_t dot = path.rfind('.');
@@ -173,9 +273,7 @@ bool Parser::key(std::string_view after, const std::string& path, bool has_value
   }
   if (!has_value) {
     if (leaf) return syntax(number, path + " has no value: write it after the ':'");
-    block_opened_ = true;
-    opened_path_ = path;
-    return true;
+    return open_block(path, /*must_have_keys=*/false, number);
   }
   std::string raw;
   std::string why;
@@ -184,13 +282,7 @@ bool Parser::key(std::string_view after, const std::string& path, bool has_value
     return syntax(number, path + " is a block, not a value: put its keys (" + keys_under(path) +
                               ") on the lines below, indented");
   }
-  ConfigEntry entry;
-  entry.key = path;
-  entry.line = number;
-  entry.value = interpolate(raw, env_, status_);
-  if (!status_.ok()) return refuse_at(status_.code(), number, path + ": " + status_.message());
-  entries_.push_back(std::move(entry));
-  return true;
+  return value(raw, path, number);
 }
 
 }  // namespace
@@ -214,6 +306,7 @@ std::vector<ConfigEntry> parse_config(std::string_view text, std::string_view na
     text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
     if (!parser.line(line, ++number)) return {};
   }
+  if (!parser.finish()) return {};
   status.clear();
   return entries;
 }

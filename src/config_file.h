@@ -28,8 +28,11 @@ struct ConfigEntry {
 inline constexpr std::size_t kMaxConfigBytes = 1 << 20;
 
 // The entries of `text`; `name` is the FILE of the messages. Only the keys of the table in
-// config_keys.h are accepted. On failure returns no entries and sets `status` (config_syntax,
-// config_unknown_key, config_duplicate_key, unset_variable) with "NAME:LINE: why".
+// config_keys.h are accepted, and those of the store instances (cosid.stores.NAME.KEY at any
+// depth, as they are: the store's factory checks them), each instance with a well-formed name
+// and a type. On failure returns no entries and sets `status` (config_syntax, config_unknown_key,
+// config_duplicate_key, unset_variable, invalid_value for an instance's name) with
+// "NAME:LINE: why".
 std::vector<ConfigEntry> parse_config(std::string_view text, std::string_view name,
                                       const EnvLookup& env, Status& status) noexcept;
 

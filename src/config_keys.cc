@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "fail.h"
 #include "parse_util.h"
 
 namespace cosid {
@@ -54,6 +55,10 @@ std::string keys_under(std::string_view parent) {
     for (const std::string_view seen : children) known = known || seen == child;
     if (!known) children.push_back(child);
   }
+  // The store instances' block has no row of its own.
+  if (parent == kStoresBlock.substr(0, kStoresBlock.find('.'))) {
+    children.push_back(kStoresBlock.substr(kStoresBlock.find('.') + 1));
+  }
   std::string list;
   for (const std::string_view child : children) {
     if (!list.empty()) list += ", ";
@@ -99,17 +104,86 @@ const char* key_for_flag(std::string_view flag) noexcept {
   return row != nullptr ? row->key : nullptr;
 }
 
-std::vector<KeyValue> split_store_flag(std::string_view value) {
-  const std::size_t colon = value.find(':');
-  std::vector<KeyValue> settings;
-  settings.emplace_back(key_name(kStoreType), std::string(value.substr(0, colon)));
-  if (colon != std::string_view::npos) {
-    settings.emplace_back(key_name(kStoreDirectory), std::string(value.substr(colon + 1)));
+bool is_store_instance_name(std::string_view name) noexcept {
+  if (name.empty() || name.size() > kMaxStoreNameBytes) return false;
+  for (const char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_')) return false;
   }
-  return settings;
+  return true;
+}
+
+bool is_store_setting_key(std::string_view key) noexcept {
+  if (key.empty()) return false;
+  bool after_dot = true;  // a name must start the key and follow every dot
+  for (const char c : key) {
+    if (c == '.') {
+      if (after_dot) return false;
+      after_dot = true;
+    } else if (is_key_char(c)) {
+      after_dot = false;
+    } else {
+      return false;
+    }
+  }
+  return !after_dot;
+}
+
+bool split_store_key(std::string_view path, std::string_view& name,
+                     std::string_view& key) noexcept {
+  std::string_view rest;
+  if (!under(path, kStoresBlock, rest)) return false;
+  const std::size_t dot = rest.find('.');
+  name = rest.substr(0, dot);
+  key = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
+  return true;
+}
+
+namespace {
+
+// "cosid.stores.zookeeper.KEY", a key of the instance --store zookeeper:CONNECT makes.
+std::string zookeeper_flag_key(std::string_view key) {
+  return std::string(kStoresBlock) + "." + std::string(kZooKeeperType) + "." + std::string(key);
+}
+
+}  // namespace
+
+bool split_store_flag(std::string_view value, std::vector<KeyValue>& settings, Status& status) {
+  const std::size_t colon = value.find(':');
+  const std::string type(value.substr(0, colon));
+  const auto refuse = [&](const std::string& why) {
+    return fail(
+        status, errc::invalid_value,
+        std::string(key_name(kStoreType)) + " = " + quote(value) + " (flag --store): " + why);
+  };
+  if (colon != std::string_view::npos && type != "file" && type != kZooKeeperType) {
+    return refuse("only file:DIR and zookeeper:CONNECT take a target after ':', and " +
+                  quote(type) + " takes none on the command line: give --store " + type +
+                  " and configure the store in cosid.stores of the config file");
+  }
+  const std::string target(colon != std::string_view::npos ? value.substr(colon + 1) : "");
+  if (colon != std::string_view::npos && type == kZooKeeperType && target.empty()) {
+    return refuse(
+        "no ensemble after ':': give zookeeper:HOST:PORT[,HOST:PORT...][/CHROOT], or "
+        "--store zookeeper alone for localhost:2181");
+  }
+  settings.emplace_back(key_name(kStoreType), type);
+  if (colon != std::string_view::npos && type == "file") {
+    settings.emplace_back(key_name(kStoreDirectory), target);
+  } else if (colon != std::string_view::npos) {
+    settings.emplace_back(zookeeper_flag_key("type"), std::string(kZooKeeperType));
+    settings.emplace_back(zookeeper_flag_key(kConnectStringKey), target);
+  }
+  status.clear();
+  return true;
 }
 
 std::string flag_origin(std::string_view key, std::string_view value) {
+  std::string_view name;
+  std::string_view below;
+  if (split_store_key(key, name, below) && name == kZooKeeperType &&
+      (below == "type" || below == kConnectStringKey)) {
+    return "flag --store";
+  }
   const ConfigKey* plain = nullptr;
   for (const ConfigKey& row : kConfigKeyRows) {
     if (key != row.key || row.flag == nullptr) continue;

@@ -18,7 +18,12 @@
 // Adding a key is adding its row, its Options field and its line in README.md's table; a check
 // beyond the parse is one function (check_* below). The keys the code treats by name (the slot,
 // its source, the distributor type, the layout) have no parser and are applied by code of their
-// own. A store's own keys are rows of scope kStore under cosid.machine.distributor.
+// own. The keys every lease store shares are rows of scope kStore under cosid.machine.distributor.
+//
+// The keys of a store instance (cosid.stores.NAME.*, options.h StoreConfig) are not rows: they
+// belong to the instance's store type, whose factory reads and checks them (StoreSettings). The
+// core checks only the instance's name and that it has a type; they have no flag of their own (but
+// --store zookeeper:CONNECT) and no COSID_* variable.
 //
 // Thread safety: constant data and pure functions.
 #ifndef COSID_SRC_CONFIG_KEYS_H_
@@ -179,14 +184,18 @@ inline constexpr ConfigKey kConfigKeyRows[] = {
      "false", ValueKind::kBool, 0, 0, Scope::kStatic,
      parser<&Options::require_state_file>(check_require_state_file),
      "refuse to run without a state file", "true | false; true needs a state-file."},
-    {"cosid.machine.distributor.type", "store", "TYPE[:DIR]", nullptr, nullptr, "static",
+    {"cosid.machine.distributor.type", "store", "TYPE[:TARGET]", nullptr, nullptr, "static",
      ValueKind::kName, 1, 64, Scope::kAny, kByCode,
-     "lease the slot: memory, or file:DIR shared by the namespace",
+     "lease the slot: memory, file:DIR, zookeeper:CONNECT (a build with ZooKeeper), or an instance",
      "static (the slot is configured: the keys under cosid.machine.static) or the name of a lease "
-     "store: memory, file, or one registered in a lease::StoreRegistry (lower-case letters, "
-     "digits, '-', '_', '.'). With a store the slot is leased at start; a static key given as "
-     "well is refused as ambiguous, and a store key given without a store as having no effect. "
-     "--store file:DIR sets the type and the directory in one flag."},
+     "store: memory, file, zookeeper (in a build with ZooKeeper), one registered in a "
+     "lease::StoreRegistry, or a store instance of cosid.stores (lower-case letters, digits, '-', "
+     "'_', '.'). With a store the slot is leased at start; a static key given as well is refused "
+     "as ambiguous, and a store key or store instance given without a store as having no effect. "
+     "--store file:DIR sets the type and the directory in one flag; --store "
+     "zookeeper:HOST:PORT[,HOST:PORT...][/CHROOT] the type and the instance zookeeper with that "
+     "options.connectString (--store zookeeper alone: localhost:2181). Any other store takes no "
+     "target after ':': configure it in cosid.stores."},
     {"cosid.machine.distributor.ttl", "ttl", "DUR", nullptr, nullptr, "30s", ValueKind::kDuration,
      300, kHourMs, Scope::kStore, parser<&Options::ttl>(check_ttl),
      "how long a lease lasts unless renewed",
@@ -290,11 +299,39 @@ const ConfigKey* find_config_flag(std::string_view flag) noexcept;
 // The key `flag` sets, or nullptr when it is not a config or layout flag.
 const char* key_for_flag(std::string_view flag) noexcept;
 
-// The settings one --store VALUE gives: the type key with the text before the first ':' (all of
-// it when there is none), and the directory key with the text after it, if any.
-std::vector<KeyValue> split_store_flag(std::string_view value);
+// A character of a config key's name: a letter, a digit, '-' or '_'.
+constexpr bool is_key_char(char c) noexcept {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_';
+}
 
-// "flag --slot" for a key that arrived as a flag with `value`.
+// The block of the store instances, and the bytes of an instance's name at most.
+inline constexpr std::string_view kStoresBlock = "cosid.stores";
+inline constexpr std::size_t kMaxStoreNameBytes = 64;
+// The instance --store zookeeper:CONNECT makes (of type zookeeper), and the key it sets.
+inline constexpr std::string_view kZooKeeperType = "zookeeper";
+inline constexpr std::string_view kConnectStringKey = "options.connectString";
+
+// Whether `name` may name a store instance: lower-case letters, digits, '-', '_' (1 to 64 bytes).
+bool is_store_instance_name(std::string_view name) noexcept;
+
+// Whether `key` is a key below a store instance: dot-separated names of key characters.
+bool is_store_setting_key(std::string_view key) noexcept;
+
+// Splits "cosid.stores.NAME[.KEY]" into NAME and KEY ("" for the instance itself); false when
+// `path` does not lie below cosid.stores.
+bool split_store_key(std::string_view path, std::string_view& name, std::string_view& key) noexcept;
+
+// Appends the settings one --store VALUE gives to `settings`: the type key with the text before
+// the first ':' (all of it when there is none), and the target after it: the directory key of
+// file, or for zookeeper the instance "zookeeper" of type zookeeper with options.connectString
+// (an empty one is refused). Any other type with a ':' is refused with invalid_value: it takes no
+// target on the command line. On failure `settings` is left as it was.
+[[nodiscard]] bool split_store_flag(std::string_view value, std::vector<KeyValue>& settings,
+                                    Status& status);
+
+// "flag --slot" for a key that arrived as a flag with `value` ("flag --store" for the keys
+// split_store_flag() makes).
 std::string flag_origin(std::string_view key, std::string_view value);
 
 }  // namespace detail

@@ -17,13 +17,85 @@ bool fail_value(errc code, Key key, const RawValue& value, const std::string& wh
       std::string(key_name(key)) + " = " + quote(value.text) + " (" + value.origin + "): " + why);
 }
 
+const StoreConfig* selected_store(const Options& options) noexcept {
+  const StoreConfig* selected = nullptr;
+  for (const StoreConfig& config : options.stores) {
+    if (config.name == options.store_type) selected = &config;
+  }
+  return selected;
+}
+
+const std::string& store_type_of(const Options& options) noexcept {
+  const StoreConfig* selected = selected_store(options);
+  return selected != nullptr ? selected->type : options.store_type;
+}
+
 }  // namespace detail
 
 namespace {
 
 using detail::Key;
+using detail::RawInstance;
+using detail::RawInstances;
 using detail::RawSettings;
 using detail::RawValue;
+
+// Whether `key` lies in the block `block` of an instance ("options.retry.maxSleep" in "options").
+bool in_block(std::string_view key, std::string_view block) {
+  return key.size() > block.size() && key.substr(0, block.size()) == block &&
+         key[block.size()] == '.';
+}
+
+// Adds the key `path` (cosid.stores.NAME.KEY) to its instance of `instances`, made on its first
+// key: its type, or a setting, which replaces the same key of an earlier (lower) source.
+bool add_instance_key(const std::string& path, std::string value, const std::string& origin,
+                      RawInstances& instances, Status& status) {
+  std::string_view name;
+  std::string_view key;
+  (void)detail::split_store_key(path, name, key);
+  const auto refuse = [&](const std::string& why) {
+    return detail::fail(status, errc::invalid_value,
+                        path + " = " + detail::quote(value) + " (" + origin + "): " + why);
+  };
+  if (!detail::is_store_instance_name(name)) {
+    return refuse(detail::quote(name) +
+                  " is not a store instance's name: use lower-case letters, digits, '-' and '_' "
+                  "(1 to " +
+                  std::to_string(detail::kMaxStoreNameBytes) + " bytes)");
+  }
+  if (!detail::is_store_setting_key(key)) {
+    return refuse(
+        "not a key of a store instance: give cosid.stores.NAME.KEY, KEY made of names of "
+        "letters, digits, '-' and '_' joined by '.'");
+  }
+  RawInstance* instance = nullptr;
+  for (RawInstance& candidate : instances) {
+    if (candidate.name == name) instance = &candidate;
+  }
+  if (instance == nullptr) {
+    instance = &instances.emplace_back(RawInstance{std::string(name), {}, {}});
+  }
+  if (key == "type") {
+    instance->type = {true, std::move(value), origin};
+    return true;
+  }
+  if (in_block(key, "type")) {
+    return refuse("type is the instance's store type, a value: it has no keys below it");
+  }
+  for (StoreSetting& setting : instance->settings) {
+    if (setting.key == key) {
+      setting.value = std::move(value);
+      setting.origin = origin;
+      return true;
+    }
+    if (in_block(setting.key, key) || in_block(key, setting.key)) {
+      return refuse("and cosid.stores." + instance->name + "." + setting.key + " (" +
+                    setting.origin + ") make one key both a value and a block: give one of them");
+    }
+  }
+  instance->settings.push_back({std::string(key), std::move(value), origin});
+  return true;
+}
 
 const char kNoSlot[] =
     "no slot is configured, and cosid never picks one: give it with --slot N, COSID_SLOT=N, or "
@@ -31,8 +103,10 @@ const char kNoSlot[] =
     "take the StatefulSet ordinal from the host name with --slot-from-hostname or "
     "\"slot-source: stateful-set\"";
 
-// Layers the config file, then the COSID_* variables, then the flags into `raw`.
-bool gather(const OptionSources& sources, const EnvLookup& env, RawSettings& raw, Status& status) {
+// Layers the config file, then the COSID_* variables, then the flags into `raw` and `instances`
+// (which no variable reaches).
+bool gather(const OptionSources& sources, const EnvLookup& env, RawSettings& raw,
+            RawInstances& instances, Status& status) {
   std::string path = sources.config_file;
   if (path.empty() && !sources.config_text) {
     if (const char* value = env("COSID_CONFIG")) {
@@ -53,8 +127,13 @@ bool gather(const OptionSources& sources, const EnvLookup& env, RawSettings& raw
   }
   if (!status.ok()) return false;
   for (detail::ConfigEntry& entry : entries) {
-    raw[detail::find_key(entry.key)] = {true, std::move(entry.value),
-                                        "file " + path + ":" + std::to_string(entry.line)};
+    std::string origin = "file " + path + ":" + std::to_string(entry.line);
+    const Key key = detail::find_key(entry.key);
+    if (key != detail::kKeyCount) {
+      raw[key] = {true, std::move(entry.value), std::move(origin)};
+    } else if (!add_instance_key(entry.key, std::move(entry.value), origin, instances, status)) {
+      return false;  // the reader passes only the rows' keys and those of cosid.stores
+    }
   }
   for (Key key = 0; key < detail::kKeyCount; ++key) {
     const char* variable = detail::kConfigKeyRows[key].variable;
@@ -63,15 +142,22 @@ bool gather(const OptionSources& sources, const EnvLookup& env, RawSettings& raw
   }
   for (const KeyValue& flag : sources.flags) {
     const Key key = detail::find_key(flag.first);
-    if (key == detail::kKeyCount) {
+    std::string origin = detail::flag_origin(flag.first, flag.second);
+    std::string_view name;
+    std::string_view below;
+    if (key != detail::kKeyCount) {
+      raw[key] = {true, flag.second, std::move(origin)};
+    } else if (!detail::split_store_key(flag.first, name, below)) {
       return detail::fail(
           status, errc::config_unknown_key,
           "unknown key " + detail::quote(flag.first) +
               " given as a flag: the keys are those `cosid help --man` lists, such as "
-              "cosid.machine.static.slot");
+              "cosid.machine.static.slot, and cosid.stores.NAME.KEY of a store instance");
+    } else if (!add_instance_key(flag.first, flag.second, origin, instances, status)) {
+      return false;
     }
-    raw[key] = {true, flag.second, detail::flag_origin(flag.first, flag.second)};
   }
+  for (RawInstance& instance : instances) detail::group_store_settings(instance.settings);
   return true;
 }
 
@@ -145,15 +231,48 @@ bool apply_rows(const RawSettings& raw, bool store_rows, Options& options, Statu
   return true;
 }
 
+// The store instances into options.stores: each needs a type, and the distributor must select
+// it, as an instance that is not used would be ignored (its keys with it).
+bool build_instances(const RawSettings& raw, const RawInstances& instances, Options& options,
+                     Status& status) {
+  for (const RawInstance& instance : instances) {
+    const std::string path = std::string(detail::kStoresBlock) + "." + instance.name;
+    if (!instance.type.given) {
+      const StoreSetting& first = instance.settings.front();  // what made the instance
+      return detail::fail(status, errc::invalid_value,
+                          path + "." + first.key + " = " + detail::quote(first.value) + " (" +
+                              first.origin + ") is a key of the store instance " + path +
+                              ", which has no type: give " + path +
+                              ".type, the store type it is made by");
+    }
+    if (!detail::check_instance_type(instance.name, instance.type, status)) return false;
+    if (instance.name != options.store_type) {
+      const RawValue& type = raw[detail::kStoreType];
+      const RawValue shown = type.given ? type : RawValue{false, options.store_type, "default"};
+      return detail::fail(
+          status, errc::invalid_value,
+          path + ".type = " + detail::quote(instance.type.text) + " (" + instance.type.origin +
+              ") has no effect: the store instance " + instance.name + " is not the distributor (" +
+              describe(detail::kStoreType, shown) + "): select it with \"type: " + instance.name +
+              "\" under cosid.machine.distributor (or --store " + instance.name +
+              "), or drop its block");
+    }
+    options.stores.push_back({instance.name, instance.type.text, instance.settings});
+  }
+  return true;
+}
+
 // The distributor keys: the type, and for a store its terms. Static keys given with a store, and
 // store keys given with static, are refused: each would be ignored, and an ignored slot or state
 // file is how two processes end up issuing the same ids.
-bool build_distributor(const RawSettings& raw, Options& options, Status& status) {
+bool build_distributor(const RawSettings& raw, const RawInstances& instances, Options& options,
+                       Status& status) {
   const RawValue& type = raw[detail::kStoreType];
   if (type.given) {
     options.store_type = type.text;
     if (!detail::check_store_type(options.store_type, type, status)) return false;
   }
+  if (!build_instances(raw, instances, options, status)) return false;
   if (!options.uses_store()) {
     const Key key = given_of_scope(raw, detail::Scope::kStore);
     if (key != detail::kKeyCount) {
@@ -177,20 +296,23 @@ bool build_distributor(const RawSettings& raw, Options& options, Status& status)
       !apply_rows(raw, /*store_rows=*/true, options, status)) {
     return false;
   }
-  if (!raw[detail::kStoreDirectory].given && options.store_type == "file") {
-    return detail::fail(status, errc::invalid_value,
-                        describe(detail::kStoreType, type) +
-                            " needs a directory for the lease files, shared by every process of "
-                            "the namespace: give --store file:DIR or "
-                            "cosid.machine.distributor.file.directory");
+  if (!raw[detail::kStoreDirectory].given && detail::store_type_of(options) == "file") {
+    return detail::fail(
+        status, errc::invalid_value,
+        describe(detail::kStoreType, type) +
+            (options.store_type != "file" ? " (a store instance of type file)" : "") +
+            " needs a directory for the lease files, shared by every process of "
+            "the namespace: give --store file:DIR or "
+            "cosid.machine.distributor.file.directory");
   }
   return true;
 }
 
 // Turns the raw texts into `options`, key by key, checking each.
-bool build(const RawSettings& raw, Options& options, Status& status) {
+bool build(const RawSettings& raw, const RawInstances& instances, Options& options,
+           Status& status) {
   // First, so that a static key given with a store is reported as the ambiguity it is.
-  if (!build_distributor(raw, options, status)) return false;
+  if (!build_distributor(raw, instances, options, status)) return false;
   if (!apply_rows(raw, /*store_rows=*/false, options, status)) return false;
   // With a store, the floor of a slot taken over from a crashed holder lies up to tolerance past
   // the store's clock, and a local clock behind the store's by up to ttl is still waited out.
@@ -204,10 +326,12 @@ bool resolve(const OptionSources& sources, Options& out, std::vector<Setting>* s
   status.clear();  // a Status reused from an earlier failure must not fail this call
   const EnvLookup env = detail::env_or_getenv(sources.env);
   RawSettings raw;
+  RawInstances instances;
   Options options;
   std::string slot_origin;
-  if (!gather(sources, env, raw, status) || !detail::resolve_layout(raw, options.layout, status) ||
-      !build(raw, options, status)) {
+  if (!gather(sources, env, raw, instances, status) ||
+      !detail::resolve_layout(raw, options.layout, status) ||
+      !build(raw, instances, options, status)) {
     return false;
   }
   // With a store the slot is leased when the runtime starts; build() refused a configured one.
@@ -216,7 +340,9 @@ bool resolve(const OptionSources& sources, Options& out, std::vector<Setting>* s
   } else if (!resolve_slot(sources, env, raw, options, slot_origin, status)) {
     return false;
   }
-  if (settings != nullptr) detail::describe_settings(options, raw, slot_origin, *settings);
+  if (settings != nullptr) {
+    detail::describe_settings(options, raw, instances, slot_origin, *settings);
+  }
   out = std::move(options);
   status.clear();
   return true;
@@ -248,10 +374,29 @@ bool validate_store_options(const Options& options, Status& status) {
                                       status))) {
     return false;
   }
-  if (options.store_type == "file" && options.store_directory.empty()) {
+  if (detail::store_type_of(options) == "file" && options.store_directory.empty()) {
     return detail::fail(status, errc::invalid_value,
-                        "Options::store_type is file but Options::store_directory is empty: give "
-                        "the directory the lease files are kept in");
+                        "Options::store_type is " + detail::quote(options.store_type) +
+                            ", a file store, but Options::store_directory is empty: give the "
+                            "directory the lease files are kept in");
+  }
+  for (const StoreConfig& config : options.stores) {
+    const RawValue type = shown(config.type);
+    if (!detail::is_store_instance_name(config.name)) {
+      return detail::fail(status, errc::invalid_value,
+                          "Options::stores holds an instance named " + detail::quote(config.name) +
+                              ": use lower-case letters, digits, '-' and '_' (1 to " +
+                              std::to_string(detail::kMaxStoreNameBytes) + " bytes)");
+    }
+    if (!detail::check_instance_type(config.name, type, status)) return false;
+    for (const StoreSetting& setting : config.settings) {
+      if (detail::is_store_setting_key(setting.key) && setting.key != "type") continue;
+      return detail::fail(status, errc::invalid_value,
+                          "Options::stores instance " + config.name + " holds the key " +
+                              detail::quote(setting.key) +
+                              ": give names of letters, digits, '-' and '_' joined by '.', and "
+                              "the type in StoreConfig::type");
+    }
   }
   return true;
 }

@@ -1,5 +1,8 @@
 // Options back to text: the effective settings with their origins (for `cosid config check`) and
 // a config file that resolves to the same options.
+#include <algorithm>
+#include <utility>
+
 #include "options_internal.h"
 #include "parse_util.h"
 
@@ -44,10 +47,73 @@ std::string layout_value(const Layout& layout, Key key) {
                                               : layout.sequence_bits);
 }
 
+// Writes keys as the config file's nested blocks: a key's blocks are opened unless the key
+// before it left them open.
+class BlockWriter {
+ public:
+  explicit BlockWriter(std::string& text) : text_(text) {}
+
+  // Writes `key` ("cosid.machine.static.slot") with `value`, closing the blocks it is not under
+  // and opening the ones it is under.
+  void write(std::string_view key, const std::string& value) {
+    std::vector<std::string_view> path;
+    std::string_view rest = key;
+    for (std::size_t dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
+      path.push_back(rest.substr(0, dot));
+      rest.remove_prefix(dot + 1);
+    }
+    std::size_t same = 0;
+    while (same < blocks_.size() && same < path.size() && blocks_[same] == path[same]) ++same;
+    blocks_.resize(same);
+    for (; same < path.size(); ++same) {
+      text_ += std::string(2 * same, ' ') + std::string(path[same]) + ":\n";
+      blocks_.emplace_back(path[same]);
+    }
+    text_ += std::string(2 * path.size(), ' ') + std::string(rest) + ": " + value + "\n";
+  }
+
+ private:
+  std::string& text_;
+  std::vector<std::string> blocks_;  // the mappings open above the next key, outermost first
+};
+
 }  // namespace
 
+void group_store_settings(std::vector<StoreSetting>& settings) {
+  // The index of the first setting in the block (or at the key) `prefix`.
+  const auto first_in = [&settings](std::string_view prefix) {
+    for (std::size_t i = 0; i < settings.size(); ++i) {
+      const std::string_view key = settings[i].key;
+      if (key.substr(0, prefix.size()) == prefix &&
+          (key.size() == prefix.size() || key[prefix.size()] == '.')) {
+        return i;
+      }
+    }
+    return settings.size();
+  };
+  // Each setting's rank is the first index of each of its blocks, outermost first, and of itself:
+  // ordered by rank, the keys of a block follow each other, blocks and keys in order of first
+  // appearance.
+  std::vector<std::pair<std::vector<std::size_t>, std::size_t>> ranked;
+  for (std::size_t i = 0; i < settings.size(); ++i) {
+    const std::string_view key = settings[i].key;
+    std::vector<std::size_t> rank;
+    for (std::size_t dot = key.find('.');; dot = key.find('.', dot + 1)) {
+      rank.push_back(first_in(key.substr(0, dot)));
+      if (dot == std::string_view::npos) break;
+    }
+    ranked.emplace_back(std::move(rank), i);
+  }
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<StoreSetting> grouped;
+  grouped.reserve(settings.size());
+  for (const auto& entry : ranked) grouped.push_back(std::move(settings[entry.second]));
+  settings = std::move(grouped);
+}
+
 void describe_settings(const Options& options, const RawSettings& raw,
-                       const std::string& slot_origin, std::vector<Setting>& settings) {
+                       const RawInstances& instances, const std::string& slot_origin,
+                       std::vector<Setting>& settings) {
   const auto origin_of = [&raw](Key key) {
     return raw[key].given ? raw[key].origin : std::string("default");
   };
@@ -89,6 +155,18 @@ void describe_settings(const Options& options, const RawSettings& raw,
     }
     settings.push_back({row.key, std::move(value), std::move(origin)});
   }
+  // The store instances' keys as they were given: their store's factory parses them.
+  for (const StoreConfig& config : options.stores) {
+    const std::string path = std::string(kStoresBlock) + "." + config.name + ".";
+    std::string type_origin;
+    for (const RawInstance& instance : instances) {
+      if (instance.name == config.name) type_origin = instance.type.origin;
+    }
+    settings.push_back({path + "type", config.type, std::move(type_origin)});
+    for (const StoreSetting& setting : config.settings) {
+      settings.push_back({path + setting.key, setting.value, setting.origin});
+    }
+  }
 }
 
 }  // namespace detail
@@ -98,7 +176,7 @@ std::string to_config_text(const Options& options) {
   const bool store = options.uses_store();
   const Layout& layout = options.layout;
   std::string text;
-  std::vector<std::string_view> blocks;  // the mappings open above the next key, outermost first
+  detail::BlockWriter writer(text);
   for (Key key = 0; key < detail::kKeyCount; ++key) {
     const detail::ConfigKey& row = detail::kConfigKeyRows[key];
     std::string value;
@@ -123,21 +201,17 @@ std::string to_config_text(const Options& options) {
     } else {
       value = detail::layout_value(layout, key);
     }
-    // Close the blocks this key is not under, open the ones it is under, then write it.
-    std::vector<std::string_view> path;
-    std::string_view rest = row.key;
-    for (std::size_t dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
-      path.push_back(rest.substr(0, dot));
-      rest.remove_prefix(dot + 1);
+    writer.write(row.key, value);
+  }
+  // The instances, type first, their settings grouped by block (a block cannot open twice).
+  for (const StoreConfig& config : options.stores) {
+    const std::string path = std::string(detail::kStoresBlock) + "." + config.name + ".";
+    writer.write(path + "type", detail::yaml_quoted(config.type));
+    std::vector<StoreSetting> settings = config.settings;
+    detail::group_store_settings(settings);
+    for (const StoreSetting& setting : settings) {
+      writer.write(path + setting.key, detail::yaml_quoted(setting.value));
     }
-    std::size_t same = 0;
-    while (same < blocks.size() && same < path.size() && blocks[same] == path[same]) ++same;
-    blocks.resize(same);
-    for (; same < path.size(); ++same) {
-      text += std::string(2 * same, ' ') + std::string(path[same]) + ":\n";
-      blocks.push_back(path[same]);
-    }
-    text += std::string(2 * path.size(), ' ') + std::string(rest) + ": " + value + "\n";
   }
   return text;
 }

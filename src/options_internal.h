@@ -23,6 +23,15 @@ namespace detail {
 
 using RawSettings = std::array<RawValue, kKeyCount>;
 
+// A store instance as its sources gave it (cosid.stores.NAME): its type with its origin, and its
+// other keys, a later source's value replacing an earlier one's key by key.
+struct RawInstance {
+  std::string name;
+  RawValue type;
+  std::vector<StoreSetting> settings;
+};
+using RawInstances = std::vector<RawInstance>;
+
 // Fails with `code` and "KEY = "TEXT" (ORIGIN): WHY".
 bool fail_value(errc code, Key key, const RawValue& value, const std::string& why, Status& status);
 
@@ -31,13 +40,25 @@ bool resolve_layout(const RawSettings& raw, Layout& layout, Status& status);
 
 // The checks of the rows (config_keys.h) take the options; these take the value alone.
 bool check_store_type(std::string_view type, const RawValue& shown, Status& status);
+// The type of the store instance `name`: a store type's name, not static.
+bool check_instance_type(std::string_view name, const RawValue& type, Status& status);
 bool check_store_directory(std::string_view path, const RawValue& shown, Status& status);
 // A store leases slots 0 .. 2^slot_bits - 1 and records the limit as a 32-bit number.
 bool check_store_slot_bits(const Layout& layout, Status& status);
 
+// The instance of options.stores that options.store_type names (the last of that name), or null.
+const StoreConfig* selected_store(const Options& options) noexcept;
+// The store type the distributor leases from: the selected instance's type, else store_type.
+const std::string& store_type_of(const Options& options) noexcept;
+
+// Orders an instance's settings so that the keys of one block follow each other, blocks in the
+// order of their first key: as a config file has to give them (a block cannot open twice).
+void group_store_settings(std::vector<StoreSetting>& settings);
+
 // Fills `settings` from resolved options and the raw values they came from.
 void describe_settings(const Options& options, const RawSettings& raw,
-                       const std::string& slot_origin, std::vector<Setting>& settings);
+                       const RawInstances& instances, const std::string& slot_origin,
+                       std::vector<Setting>& settings);
 
 }  // namespace detail
 }  // namespace cosid

@@ -213,7 +213,7 @@ bool check_store_directory(std::string_view path, const RawValue& shown, Status&
 }
 
 bool check_store_directory_key(const Options& options, const RawValue& shown, Status& status) {
-  if (options.store_type == "memory") {
+  if (store_type_of(options) == "memory") {
     return fail_value(errc::invalid_value, kStoreDirectory, shown,
                       "the memory store keeps no files: drop the directory, or use "
                       "--store file:DIR",
@@ -222,20 +222,45 @@ bool check_store_directory_key(const Options& options, const RawValue& shown, St
   return check_store_directory(options.store_directory, shown, status);
 }
 
-bool check_store_type(std::string_view type, const RawValue& shown, Status& status) {
+namespace {
+
+// The spelling of a store type's (or the distributor's) name.
+bool is_store_type_name(std::string_view type) {
   bool well_formed = !type.empty() && type.size() <= max_bytes(kStoreType);
   for (const char c : type) {
     well_formed = well_formed && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
                                   c == '_' || c == '.');
   }
-  if (!well_formed) {
+  return well_formed;
+}
+
+// "(lower-case letters, digits, '-', '_', '.', at most 64)"
+std::string type_name_rule() {
+  return "(lower-case letters, digits, '-', '_', '.', at most " +
+         std::to_string(max_bytes(kStoreType)) + ")";
+}
+
+}  // namespace
+
+bool check_store_type(std::string_view type, const RawValue& shown, Status& status) {
+  if (!is_store_type_name(type)) {
     return fail_value(errc::invalid_value, kStoreType, shown,
-                      "not a distributor type: use static, memory, file, or the name of a "
-                      "registered store (lower-case letters, digits, '-', '_', '.', at most " +
-                          std::to_string(max_bytes(kStoreType)) + ")",
+                      "not a distributor type: use static, memory, file, a store instance of "
+                      "cosid.stores, or the name of a registered store " +
+                          type_name_rule(),
                       status);
   }
   return true;
+}
+
+bool check_instance_type(std::string_view name, const RawValue& type, Status& status) {
+  if (is_store_type_name(type.text) && type.text != "static") return true;
+  return fail(status, errc::invalid_value,
+              std::string(kStoresBlock) + "." + std::string(name) + ".type = " + quote(type.text) +
+                  " (" + type.origin +
+                  "): not a store type: give the registered store type the instance is made by, "
+                  "such as zookeeper or file " +
+                  type_name_rule() + "; static is the configured slot, not a store");
 }
 
 bool check_ttl(const Options& options, const RawValue& shown, Status& status) {

@@ -206,10 +206,125 @@ TEST(ConfigFile, RefusesUnknownKeys) {
       << message;
   message = refused("cosid:\n  machine:\n    dynamic:\n", errc::config_unknown_key, 3);
   EXPECT_NE(message.find("the keys under cosid.machine are static"), std::string::npos) << message;
+  message = refused("cosid:\n  store:\n", errc::config_unknown_key, 2);
+  EXPECT_NE(message.find("the keys under cosid are namespace, machine, layout, stores"),
+            std::string::npos)
+      << message;
   message = refused("cosid:\n  layout:\n    bits: 1\n", errc::config_unknown_key, 3);
   EXPECT_NE(message.find("preset, epoch, unit, timestamp-bits"), std::string::npos) << message;
   refused("cosid:\n  machine:\n    static:\n      slot: 1\n      ahead:\n        x: 1\n",
           errc::config_syntax, 5);
+}
+
+// The store instances: every key below cosid.stores.NAME is kept as it is, at any depth, for the
+// store's factory to read; the reader checks only the shape, the name and the type's presence.
+TEST(ConfigFile, ReadsStoreInstancesWithNestedKeys) {
+  const Parsed parsed = parse(
+      "cosid:\n"
+      "  stores:\n"
+      "    zk:\n"
+      "      type: zookeeper\n"
+      "      timeout: 3s\n"
+      "      options:\n"
+      "        connectString: ${ZK:-zk-1:2181},zk-2:2181\n"
+      "        retry:\n"
+      "          maxSleep: 500ms   # a comment\n"
+      "        sessionTimeout: '60s'\n"
+      "    second_2-b:\n"
+      "      type: kv\n"
+      "  machine:\n"
+      "    distributor:\n"
+      "      type: zk\n");
+  ASSERT_NO_ERROR(parsed.ec) << parsed.message;
+  std::vector<std::pair<std::string, std::string>> keys;
+  std::vector<int> lines;
+  for (const ConfigEntry& entry : parsed.entries) {
+    keys.emplace_back(entry.key, entry.value);
+    lines.push_back(entry.line);
+  }
+  EXPECT_EQ(keys, (std::vector<std::pair<std::string, std::string>>{
+                      {"cosid.stores.zk.type", "zookeeper"},
+                      {"cosid.stores.zk.timeout", "3s"},
+                      {"cosid.stores.zk.options.connectString", "zk-1:2181,zk-2:2181"},
+                      {"cosid.stores.zk.options.retry.maxSleep", "500ms"},
+                      {"cosid.stores.zk.options.sessionTimeout", "60s"},
+                      {"cosid.stores.second_2-b.type", "kv"},
+                      {"cosid.machine.distributor.type", "zk"}}));
+  EXPECT_EQ(lines, (std::vector<int>{4, 5, 7, 9, 10, 12, 15}));
+  // An empty cosid.stores block is nothing, like any empty block.
+  EXPECT_NO_ERROR(parse("cosid:\n  stores:\n  namespace: x\n").ec);
+}
+
+TEST(ConfigFile, RefusesAStoreInstanceWithoutTypeOrWithABadName) {
+  std::string message =
+      refused("cosid:\n  stores:\n    zk:\n      timeout: 3s\n", errc::config_syntax, 3);
+  EXPECT_NE(message.find("cosid.stores.zk has no type: give the store type it is made by"),
+            std::string::npos)
+      << message;
+  refused("cosid:\n  stores:\n    zk:\n  namespace: x\n", errc::config_syntax, 3);
+  // The type of a nested block is a key of the store, not the instance's type.
+  refused("cosid:\n  stores:\n    zk:\n      options:\n        type: zookeeper\n",
+          errc::config_syntax, 3);
+  for (const char* name : {"Zk", "z.k", "zk\xC3\xA9",
+                           "a1234567890123456789012345678901234567890123456789012345678901234"}) {
+    SCOPED_TRACE(name);
+    message = refused(std::string("cosid:\n  stores:\n    ") + name + ":\n      type: kv\n",
+                      name == std::string("z.k") || name == std::string("zk\xC3\xA9")
+                          ? errc::config_syntax
+                          : errc::invalid_value,
+                      3);
+  }
+  message = refused("cosid:\n  stores:\n    Zk:\n      type: kv\n", errc::invalid_value, 3);
+  EXPECT_NE(message.find("store instance \"Zk\" (cosid.stores.Zk) is not a name: use lower-case "
+                         "letters, digits, '-' and '_' (1 to 64 bytes)"),
+            std::string::npos)
+      << message;
+  EXPECT_NO_ERROR(
+      parse("cosid:\n  stores:\n    "
+            "a123456789012345678901234567890123456789012345678901234567890123:\n      type: kv\n")
+          .ec);
+}
+
+TEST(ConfigFile, RefusesStoreKeysWithoutValues) {
+  const struct {
+    const char* text;
+    int line;
+    const char* reason;
+  } cases[] = {
+      {"cosid:\n  stores: x\n", 2, "cosid.stores is a block, not a value"},
+      {"cosid:\n  stores:\n    zk: x\n", 3, "cosid.stores.zk is a store instance, not a value"},
+      {"cosid:\n  stores:\n    zk:\n      type:\n", 4,
+       "cosid.stores.zk.type has no value: write the store type after the ':'"},
+      {"cosid:\n  stores:\n    zk:\n      type: kv\n      timeout:\n", 5,
+       "cosid.stores.zk.timeout has no value"},
+      {"cosid:\n  stores:\n    zk:\n      type: kv\n      options:\n      timeout: 1s\n", 5,
+       "cosid.stores.zk.options has no value"},
+      {"cosid:\n  stores:\n    zk:\n      type: kv\n      options:\n        retry:\n"
+       "  namespace: x\n",
+       6, "cosid.stores.zk.options.retry has no value"},
+      {"cosid:\n  stores:\n    zk:\n      type: kv\n      timeout: ~\n", 5, "null"},
+  };
+  for (const auto& c : cases) {
+    const std::string message = refused(c.text, errc::config_syntax, c.line);
+    EXPECT_NE(message.find(c.reason), std::string::npos) << c.text << "\n" << message;
+  }
+}
+
+TEST(ConfigFile, RefusesDuplicateStoreKeys) {
+  std::string message =
+      refused("cosid:\n  stores:\n    zk:\n      type: kv\n      timeout: 1s\n      timeout: 2s\n",
+              errc::config_duplicate_key, 6);
+  EXPECT_NE(message.find("cosid.stores.zk.timeout is given twice (first on line 5)"),
+            std::string::npos)
+      << message;
+  message = refused(
+      "cosid:\n  stores:\n    zk:\n      type: kv\n      options:\n        a: 1\n"
+      "      options:\n        b: 2\n",
+      errc::config_duplicate_key, 7);
+  EXPECT_NE(message.find("cosid.stores.zk.options is given twice"), std::string::npos) << message;
+  refused("cosid:\n  stores:\n    zk:\n      type: kv\n    zk:\n      type: kv\n",
+          errc::config_duplicate_key, 5);
+  refused("cosid:\n  stores:\n    zk:\n      type: kv\n  stores:\n", errc::config_duplicate_key, 5);
 }
 
 TEST(ConfigFile, InterpolatesVariables) {

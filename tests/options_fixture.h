@@ -19,17 +19,18 @@ namespace testing_options {
 struct Fixture {
   FakeEnv env;
   OptionSources sources;
+  Status store_flag;  // a --store that split_store_flag() refused: resolve() reports it
 
   Fixture() { sources.env = env.lookup(); }
   void config(const std::string& text) {
     sources.config_file = "cosid.yaml";
     sources.config_text = text;
   }
-  // A command-line flag as option_sources_from_args() passes it: --store TYPE[:DIR] split into
-  // its two keys, a switch with its implied value.
+  // A command-line flag as option_sources_from_args() passes it: --store TYPE[:TARGET] split
+  // into its keys, a switch with its implied value.
   void flag(const char* name, const std::string& value = "") {
     if (std::string(name) == "store") {
-      for (KeyValue& setting : detail::split_store_flag(value)) sources.flags.push_back(setting);
+      (void)detail::split_store_flag(value, sources.flags, store_flag);
       return;
     }
     const detail::ConfigKey* entry = detail::find_config_flag(name);
@@ -56,8 +57,8 @@ struct Result {
 
 inline Result resolve(const Fixture& f) {
   Result r;
-  Status status;
-  r.options = resolve_options(f.sources, r.settings, status);
+  Status status = f.store_flag;
+  if (status.ok()) r.options = resolve_options(f.sources, r.settings, status);
   r.ok = status.ok();
   r.ec = status.code();
   r.message = status.message();

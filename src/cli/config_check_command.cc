@@ -7,8 +7,10 @@
 #include "cli/commands.h"
 #include "cli/config_flags.h"
 #include "cli/layout_flags.h"
+#include "cli/store_registry.h"
 #include "cosid/lease/store_registry.h"
 #include "cosid/options.h"
+#include "options_internal.h"
 
 namespace cosid {
 namespace cli {
@@ -24,7 +26,9 @@ constexpr const char* kDescription =
     "\n"
     "such as `cosid.machine.static.slot = 3   (flag --slot)`. A setting that is not valid is\n"
     "reported on standard error with what to do, and the status is 1. Nothing is opened: the\n"
-    "state file and the lease store are not read.\n";
+    "state file and the lease store are not read. The keys of a store instance\n"
+    "(cosid.stores.NAME.KEY) are printed as given, once the tool's store of that type\n"
+    "(memory, file, zookeeper) has checked them as it does when it opens.\n";
 
 int run_config_check(Invocation& invocation) {
   Options options;
@@ -33,15 +37,24 @@ int run_config_check(Invocation& invocation) {
   if (!resolve_command_options(invocation, kName, options, &settings, exit_status)) {
     return exit_status;
   }
-  // The store type is only spelled right so far: the CLI's registry decides whether it exists.
-  const lease::StoreRegistry stores;
-  if (options.uses_store() && !stores.contains(options.store_type)) {
-    return runtime_error(invocation.err,
-                         std::string(kName) + ": no lease store is registered as " +
-                             quote(options.store_type) +
-                             " (cosid.machine.distributor.type): the cosid tool knows static, "
-                             "memory and file");
+  // The store type is only spelled right so far: the CLI's registry decides whether it exists,
+  // and the instance's store whether it knows the instance's keys.
+  Status status;
+  const std::unique_ptr<lease::StoreRegistry> stores = make_store_registry(status);
+  if (stores == nullptr) return call_failed(invocation.err, kName, status);
+  const std::string& type = detail::store_type_of(options);
+  if (options.uses_store() && !stores->contains(type)) {
+    std::string known = "static";
+    for (const std::string& name : stores->types()) known += ", " + name;
+    const bool instance = type != options.store_type;
+    return runtime_error(
+        invocation.err,
+        std::string(kName) + ": no lease store is registered as " + quote(type) +
+            (instance ? " (the type of the store instance cosid.stores." + options.store_type + ")"
+                      : std::string(" (cosid.machine.distributor.type)")) +
+            ": this cosid tool knows " + known);
   }
+  if (!check_store_instance(options, status)) return call_failed(invocation.err, kName, status);
   std::string text;
   for (const Setting& setting : settings) {
     text += setting.key + " = " + setting.value + "   (" + setting.origin + ")\n";

@@ -48,13 +48,12 @@ OptionGroup config_flags_group() {
   return group;
 }
 
-OptionSources option_sources_from_args(const ParsedArgs& args) {
-  OptionSources sources;
+bool option_sources_from_args(const ParsedArgs& args, OptionSources& sources, Status& status) {
+  sources = OptionSources();
   sources.config_file = args.value_or("config", "");
-  if (args.has("store")) {
-    for (KeyValue& setting : detail::split_store_flag(args.value_or("store", ""))) {
-      sources.flags.push_back(std::move(setting));
-    }
+  if (args.has("store") &&
+      !detail::split_store_flag(args.value_or("store", ""), sources.flags, status)) {
+    return false;
   }
   for (const detail::ConfigKey& row : detail::kConfigKeyRows) {
     if (row.flag == nullptr || !args.has(row.flag) || std::string_view(row.flag) == "store") {
@@ -63,7 +62,8 @@ OptionSources option_sources_from_args(const ParsedArgs& args) {
     sources.flags.emplace_back(
         row.key, row.implied != nullptr ? std::string(row.implied) : args.value_or(row.flag, ""));
   }
-  return sources;
+  status.clear();
+  return true;
 }
 
 bool resolve_command_options(const Invocation& invocation, const char* name, Options& options,
@@ -76,9 +76,11 @@ bool resolve_command_options(const Invocation& invocation, const char* name, Opt
     return false;
   }
   Status resolved;
-  const OptionSources sources = option_sources_from_args(args);
-  options = settings != nullptr ? resolve_options(sources, *settings, resolved)
-                                : resolve_options(sources, resolved);
+  OptionSources sources;
+  if (option_sources_from_args(args, sources, resolved)) {
+    options = settings != nullptr ? resolve_options(sources, *settings, resolved)
+                                  : resolve_options(sources, resolved);
+  }
   if (!resolved.ok()) {
     status = call_failed(invocation.err, name, resolved);
     return false;

@@ -2,8 +2,9 @@
 //
 //   --config FILE, and the flag of every row of the config key table (config_keys.h): --namespace,
 //   --slot, ..., --slot-from-hostname and --require-state-file as switches, the lease store's
-//   --store TYPE[:DIR] (split into its type and directory keys by split_store_flag()), --ttl,
-//   --tolerance, --owner-key, --preferred-slot, and the layout flags.
+//   --store TYPE[:TARGET] (split by split_store_flag() into the type key and file:DIR's directory
+//   key or zookeeper:CONNECT's instance), --ttl, --tolerance, --owner-key, --preferred-slot, and
+//   the layout flags.
 //
 // Their values are checked by resolve_options(), not here, so that a flag, a COSID_* variable and
 // a config file are held to the same rules and messages.
@@ -26,8 +27,10 @@ const char* config_flag_help(detail::Key key);
 // The "Config flags" group (without the layout flags: add layout_flags_group() as well).
 OptionGroup config_flags_group();
 
-// Where resolve_options() should look, from the config flags in `args` and std::getenv.
-OptionSources option_sources_from_args(const ParsedArgs& args);
+// Where resolve_options() should look, from the config flags in `args` and std::getenv, into
+// `sources`. Fails (invalid_value) for a --store that split_store_flag() refuses.
+[[nodiscard]] bool option_sources_from_args(const ParsedArgs& args, OptionSources& sources,
+                                            Status& status);
 
 // How a command that takes config flags and no argument starts: a positional argument is a usage
 // error; then the options are resolved, and what resolve_options() refuses is a runtime error

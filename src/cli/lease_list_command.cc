@@ -12,10 +12,12 @@
 #include "cli/config_flags.h"
 #include "cli/layout_flags.h"
 #include "cli/output_format.h"
+#include "cli/store_registry.h"
 #include "cosid/clock.h"
 #include "cosid/lease/store.h"
 #include "cosid/lease/store_registry.h"
 #include "cosid/options.h"
+#include "options_internal.h"
 
 namespace cosid {
 namespace cli {
@@ -25,10 +27,11 @@ constexpr const char* kName = "lease list";
 
 constexpr const char* kDescription =
     "Reads the slot records of the namespace (--namespace, default cosid) from the lease store\n"
-    "that the config flags name (--store file:DIR, or the config file), without changing them,\n"
-    "and prints one line per slot that was ever leased: its state (held, expired or free), the\n"
-    "owner key and incarnation, the fence, when the lease expires on the store's clock, its\n"
-    "window (floor, ceiling], and the floor of the next holder. A slot never leased has no\n"
+    "that the config flags name (--store file:DIR or zookeeper:CONNECT, or the config file),\n"
+    "without changing them, and prints one line per slot that was ever leased: its state\n"
+    "(held, expired or free), the owner key and incarnation, the fence, when the lease expires\n"
+    "on the store's clock, its window (floor, ceiling], and the floor of the next holder.\n"
+    "zookeeper:CONNECT needs a cosid built with the ZooKeeper store. A slot never leased has no\n"
     "record and is free with next floor 0. The slot bits and --tolerance must be the\n"
     "namespace's (a store refuses other terms and says which it records). With --json it\n"
     "prints one object a line:\n"
@@ -109,21 +112,24 @@ int run_lease_list(Invocation& invocation) {
     return runtime_error(invocation.err,
                          std::string(kName) +
                              ": no lease store is configured (the distributor type is static): "
-                             "name one with --store file:DIR or in the config file");
+                             "name one with --store file:DIR, --store zookeeper:CONNECT or in the "
+                             "config file");
   }
   // A listing changes nothing: a file store's directory that does not exist is reported, not
-  // made (opening the store would create it).
+  // made (opening the store would create it). Every other store is opened as a runtime would.
   struct stat directory;
-  if (options.store_type == "file" && stat(options.store_directory.c_str(), &directory) != 0) {
+  if (detail::store_type_of(options) == "file" &&
+      stat(options.store_directory.c_str(), &directory) != 0) {
     return runtime_error(invocation.err, std::string(kName) + ": no lease store at " +
                                              options.store_directory +
                                              ": the directory does not exist; check the path");
   }
   SystemClock clock;
-  lease::StoreRegistry stores;
   Status status;
+  const std::unique_ptr<lease::StoreRegistry> stores = make_store_registry(status);
+  if (stores == nullptr) return call_failed(invocation.err, kName, status);
   const std::shared_ptr<lease::SlotLeaseStore> store =
-      stores.open(lease::StoreContext{options, clock}, status);
+      stores->open(lease::StoreContext{options, clock}, status);
   lease::NamespaceTerms terms;
   terms.slot_limit = std::uint32_t{1} << options.layout.slot_bits;
   terms.tolerance = options.tolerance;

@@ -213,6 +213,16 @@ std::string configuration_section() {
     const std::string range = detail::range_text(key);
     if (!range.empty()) out += ".br\n" + text_line("Range: " + range + ".");
   }
+  // The store instances have no rows: their keys are their store's.
+  out += ".TP\n.B " + escape(std::string(detail::kStoresBlock) + ".NAME.type") + '\n' +
+         text_line("--store zookeeper:CONNECT (the instance zookeeper)") + ".br\n" +
+         text_line(
+             "A store instance: NAME is lower-case letters, digits, '-' and '_' (1 to 64 bytes); "
+             "type, required, is the registered store type that makes it, and every other key "
+             "below NAME (cosid.stores.NAME.KEY, nested blocks as dotted keys) belongs to that "
+             "store, which checks it when it opens. cosid.machine.distributor.type selects the "
+             "instance by its NAME; an instance it does not select is refused as having no "
+             "effect. No COSID_* variable reaches an instance's keys.");
   return out;
 }
 

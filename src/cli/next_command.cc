@@ -17,6 +17,7 @@
 #include "cli/config_flags.h"
 #include "cli/id_text.h"
 #include "cli/layout_flags.h"
+#include "cli/store_registry.h"
 #include "cli/warning_printer.h"
 #include "cosid/codec.h"
 #include "cosid/lease/store_registry.h"
@@ -43,10 +44,11 @@ constexpr const char* kDescription =
     "in the Prometheus text format (cosid_ids_issued_total, cosid_state_writes_total, ...).\n"
     "\n"
     "A slot is required: --slot N, COSID_SLOT=N, the config file, or --slot-from-hostname;\n"
-    "or --store memory|file:DIR leases one: the lease is renewed while ids are issued and\n"
-    "released with the exact last timestamp at the end. Without a state file a static slot's\n"
-    "restart is not protected against a clock set back: a warning says so. Warnings go to\n"
-    "standard error as `cosid: warning: MESSAGE`.\n";
+    "or --store memory|file:DIR|zookeeper:CONNECT (or a store instance of the config file)\n"
+    "leases one: the lease is renewed while ids are issued and released with the exact last\n"
+    "timestamp at the end. Without a state file a static slot's restart is not protected\n"
+    "against a clock set back: a warning says so. Warnings go to standard error as\n"
+    "`cosid: warning: MESSAGE`.\n";
 
 constexpr const char* kWriteFormats = "decimal, radix62, radix36, friendly, json";
 
@@ -143,11 +145,12 @@ int run_next(Invocation& invocation) {
   std::error_code ec;
   std::string message;
   WarningPrinter warnings(invocation.err);
-  lease::StoreRegistry stores;
+  Status opening;
+  const std::unique_ptr<lease::StoreRegistry> stores = make_store_registry(opening);
+  if (stores == nullptr) return call_failed(invocation.err, kName, opening);
   RuntimeEnvironment environment;
   environment.listener = &warnings;
-  environment.stores = &stores;
-  Status opening;
+  environment.stores = stores.get();
   const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, opening);
   if (runtime == nullptr) {
     return call_failed(invocation.err, kName, opening);

@@ -114,12 +114,15 @@ int run_state_check(Invocation& invocation) {
   }
 
   // FILE counts as the --state-file flag, so it is checked by the same rules.
-  OptionSources sources = option_sources_from_args(args);
-  if (!args.positionals().empty()) {
-    sources.flags.emplace_back("cosid.machine.static.state-file", args.positionals().front());
-  }
+  OptionSources sources;
   Status resolved;
-  const Options options = resolve_options(sources, resolved);
+  Options options;
+  if (option_sources_from_args(args, sources, resolved)) {
+    if (!args.positionals().empty()) {
+      sources.flags.emplace_back("cosid.machine.static.state-file", args.positionals().front());
+    }
+    options = resolve_options(sources, resolved);
+  }
   if (!resolved.ok()) return not_ready(invocation, resolved.message());
   const std::string& path = options.state_file;
   if (path.empty()) {

@@ -23,10 +23,12 @@ int resolve_state_file_args(Invocation& invocation, const char* name, std::strin
     return usage_error(invocation.err, name,
                        std::string(name) + ": no --slot given: give the slot the file is for");
   }
-  OptionSources sources = option_sources_from_args(args);
-  sources.env = no_environment;
+  OptionSources sources;
   Status status;
-  options = resolve_options(sources, status);
+  if (option_sources_from_args(args, sources, status)) {
+    sources.env = no_environment;
+    options = resolve_options(sources, status);
+  }
   if (!status.ok()) return call_failed(invocation.err, name, status);
   return kExitOk;
 }

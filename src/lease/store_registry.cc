@@ -3,6 +3,7 @@
 #include "cosid/lease/file_store.h"
 #include "cosid/lease/memory_store.h"
 #include "fail.h"
+#include "options_internal.h"
 #include "parse_util.h"
 
 namespace cosid {
@@ -26,17 +27,24 @@ using detail::fail;
 }  // namespace
 
 StoreRegistry::StoreRegistry(Clock* clock) : clock_(clock != nullptr ? *clock : system_clock_) {
-  factories_.emplace_back("memory", [this](const StoreContext& /*context*/, Status& status) {
-    // One store for every runtime of this registry: two memory stores would each give slot 0.
-    // On the registry's clock: the store lives as long as the registry, and context.clock
-    // only as long as the runtime that happens to open it first.
-    std::lock_guard<std::mutex> lock(memory_mutex_);
-    if (!memory_) memory_ = std::make_shared<MemoryLeaseStore>(clock_);
-    status.clear();
-    return memory_;
-  });
+  factories_.emplace_back(
+      "memory",
+      [this](const StoreContext& context, Status& status) -> std::shared_ptr<SlotLeaseStore> {
+        // It has no keys: an instance of type memory that gives one is refused, not ignored.
+        if (!StoreSettings(context.config).finish(status)) return nullptr;
+        // One store for every runtime of this registry: two memory stores would each give slot 0.
+        // On the registry's clock: the store lives as long as the registry, and context.clock
+        // only as long as the runtime that happens to open it first.
+        std::lock_guard<std::mutex> lock(memory_mutex_);
+        if (!memory_) memory_ = std::make_shared<MemoryLeaseStore>(clock_);
+        status.clear();
+        return memory_;
+      });
   factories_.emplace_back(
       "file", [](const StoreContext& context, Status& status) -> std::shared_ptr<SlotLeaseStore> {
+        // Its one key is cosid.machine.distributor.file.directory: an instance of type file has
+        // none of its own, and any key it gives is refused rather than ignored.
+        if (!StoreSettings(context.config).finish(status)) return nullptr;
         if (context.options.store_directory.empty()) {
           fail(status, errc::invalid_argument,
                "the file store needs a directory (cosid.machine.distributor.file.directory, or "
@@ -97,21 +105,18 @@ std::vector<std::string> StoreRegistry::types() const {
 
 std::shared_ptr<SlotLeaseStore> StoreRegistry::open(const StoreContext& context, Status& status) {
   StoreContext resolved = context;
-  resolved.config = nullptr;
-  std::string type = context.options.store_type;
-  for (const StoreConfig& config : context.options.stores) {
-    if (config.name != type) continue;
-    // An instance named like a registered type must be of that type: "file" that makes a
-    // ZooKeeper store would mislead every reader of the config.
-    if (contains(config.name) && config.type != config.name) {
-      fail(status, errc::invalid_argument,
-           "store instance cosid.stores." + config.name + " has type " + detail::quote(config.type) +
-               " but is named like the registered store type " + detail::quote(config.name) +
-               ": rename the instance, or give it type " + config.name);
-      return nullptr;
-    }
-    resolved.config = &config;
-    type = config.type;
+  resolved.config = detail::selected_store(context.options);
+  const std::string& type = detail::store_type_of(context.options);
+  // An instance named like a registered type must be of that type: "file" that makes a
+  // ZooKeeper store would mislead every reader of the config.
+  const StoreConfig* config = resolved.config;
+  if (config != nullptr && contains(config->name) && config->type != config->name) {
+    fail(status, errc::invalid_argument,
+         "store instance cosid.stores." + config->name + " has type " +
+             detail::quote(config->type) + " but is named like the registered store type " +
+             detail::quote(config->name) + ": rename the instance, or give it type " +
+             config->name);
+    return nullptr;
   }
   for (const auto& entry : factories_) {
     if (entry.first != type) continue;

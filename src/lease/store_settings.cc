@@ -40,7 +40,10 @@ bool refuse(Status& status, const std::string& key, const StoreSetting& setting,
 bool StoreSettings::read_text(std::string_view key, std::size_t max_bytes, std::string& value,
                               Status& status) {
   const StoreSetting* setting = take(key);
-  if (setting == nullptr) return true;
+  if (setting == nullptr) {
+    status.clear();  // a Status reused from an earlier failure must not fail this read
+    return true;
+  }
   if (setting->value.empty() || setting->value.size() > max_bytes) {
     return refuse(status, full_key(key), *setting,
                   "must be 1 to " + std::to_string(max_bytes) + " bytes");
@@ -51,6 +54,7 @@ bool StoreSettings::read_text(std::string_view key, std::size_t max_bytes, std::
     }
   }
   value = setting->value;
+  status.clear();
   return true;
 }
 
@@ -58,7 +62,10 @@ bool StoreSettings::read_duration(std::string_view key, std::chrono::millisecond
                                   std::chrono::milliseconds max, std::chrono::milliseconds& value,
                                   Status& status) {
   const StoreSetting* setting = take(key);
-  if (setting == nullptr) return true;
+  if (setting == nullptr) {
+    status.clear();  // a Status reused from an earlier failure must not fail this read
+    return true;
+  }
   std::chrono::milliseconds parsed{0};
   std::string why;
   if (!detail::parse_duration(setting->value, parsed, &why)) {
@@ -70,13 +77,17 @@ bool StoreSettings::read_duration(std::string_view key, std::chrono::millisecond
                       detail::format_duration(max));
   }
   value = parsed;
+  status.clear();
   return true;
 }
 
 bool StoreSettings::read_whole(std::string_view key, std::int64_t min, std::int64_t max,
                                std::int64_t& value, Status& status) {
   const StoreSetting* setting = take(key);
-  if (setting == nullptr) return true;
+  if (setting == nullptr) {
+    status.clear();  // a Status reused from an earlier failure must not fail this read
+    return true;
+  }
   std::uint64_t parsed = 0;
   std::string why;
   const bool in_range = detail::parse_uint(setting->value, static_cast<std::uint64_t>(max),
@@ -88,6 +99,7 @@ bool StoreSettings::read_whole(std::string_view key, std::int64_t min, std::int6
                       std::to_string(max));
   }
   value = static_cast<std::int64_t>(parsed);
+  status.clear();
   return true;
 }
 
@@ -95,11 +107,11 @@ bool StoreSettings::finish(Status& status) const {
   if (config_ != nullptr) {
     for (const StoreSetting& setting : config_->settings) {
       if (std::find(read_.begin(), read_.end(), setting.key) != read_.end()) continue;
-      std::string known;
-      for (const std::string& key : read_) known += (known.empty() ? "" : ", ") + key;
+      std::string known = "type";
+      for (const std::string& key : read_) known += ", " + key;
       return fail(status, errc::config_unknown_key,
-                  full_key(setting.key) + " (" + setting.origin + ") is not a key of a " +
-                      config_->type + " store: it knows type, " + known);
+                  full_key(setting.key) + " = " + quote(setting.value) + " (" + setting.origin +
+                      ") is not a key of a " + config_->type + " store: it knows " + known);
     }
   }
   status.clear();

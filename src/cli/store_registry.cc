@@ -1,0 +1,40 @@
+#include "cli/store_registry.h"
+
+#include "config_keys.h"
+#include "options_internal.h"
+
+#if COSID_CLI_WITH_ZOOKEEPER
+#include "cosid/lease/zookeeper_store.h"
+#endif
+
+namespace cosid {
+namespace cli {
+
+std::unique_ptr<lease::StoreRegistry> make_store_registry(Status& status) {
+  auto registry = std::make_unique<lease::StoreRegistry>();
+#if COSID_CLI_WITH_ZOOKEEPER
+  if (!lease::add_zookeeper_store(*registry, status)) return nullptr;
+#endif
+  status.clear();
+  return registry;
+}
+
+bool check_store_instance(const Options& options, Status& status) {
+  const StoreConfig* config = detail::selected_store(options);
+  lease::StoreSettings settings(config);
+#if COSID_CLI_WITH_ZOOKEEPER
+  if (config != nullptr && config->type == detail::kZooKeeperType) {
+    lease::ZooKeeperStoreOptions parsed;
+    return lease::parse_zookeeper_options(settings, parsed, status);
+  }
+#endif
+  // The built-in stores read no key of an instance (lease/store_registry.h).
+  if (config != nullptr && (config->type == "memory" || config->type == "file")) {
+    return settings.finish(status);
+  }
+  status.clear();
+  return true;
+}
+
+}  // namespace cli
+}  // namespace cosid
