@@ -361,7 +361,11 @@ bool Session::create(const std::string& path, const std::string& data, Deadline 
     transient = is_transient(rc);
     return fail(status, errc::store_unavailable,
                 "ZooKeeper failed to create " + path + ": " + code_text(rc) +
-                    (rc == ZNONODE ? " (its parent is missing)" : ""));
+                    (rc != ZNONODE ? ""
+                     : path.find('/', 1) == std::string::npos
+                         ? " (the chroot of " + options_.connect_string +
+                               " does not exist: create it, or drop it from the connect string)"
+                         : " (its parent is missing)"));
   }
   return true;
 }
