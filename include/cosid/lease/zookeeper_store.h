@@ -58,8 +58,10 @@ namespace lease {
 struct ZooKeeperStoreOptions {
   // options.connectString: "HOST:PORT[,HOST:PORT...][/CHROOT]".
   std::string connect_string = "localhost:2181";
-  // options.sessionTimeout: asked of the server, which clamps it to [2, 20] x its tickTime;
-  // session_timeout_granted() says what it granted.
+  // options.sessionTimeout: asked of the server, which clamps it to [2, 20] x its tickTime (a
+  // server with the usual tickTime of 2 s grants 40 s for the 60 s asked);
+  // session_timeout_granted() says what it granted. Leases do not depend on it (their nodes are
+  // not ephemeral): it only decides how long a client cut off from the ensemble keeps its session.
   std::chrono::milliseconds session_timeout{60000};
   // options.connectionTimeout: how long one session may go without a connection before the store
   // gives it up and starts a new one.
@@ -76,8 +78,9 @@ struct ZooKeeperStoreOptions {
   // Lease times from this clock instead of the servers' mtimes (the conformance kit drives time
   // so); null in production. REQUIRES: outlives the store.
   Clock* clock = nullptr;
-  // Receives the client library's warnings and errors as EventKind::kStoreLog, and the session
-  // events; null: they are dropped. REQUIRES: outlives the store.
+  // Receives the client library's warnings and errors as EventKind::kStoreLog (each distinct line
+  // at most once a minute: a server that is down makes the client repeat itself every second);
+  // null: they are dropped. REQUIRES: outlives the store.
   EventListener* listener = nullptr;
 };
 

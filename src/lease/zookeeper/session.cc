@@ -206,13 +206,20 @@ void Session::on_state(int state) {
 }
 
 void Session::on_log(const char* message) {
+  // Called under log_mutex(), which guards logged_.
   if (options_.listener == nullptr || message == nullptr) return;
-  Event event{EventKind::kStoreLog, {}, std::string("ZooKeeper client: ") + message};
-  while (!event.message.empty() &&
-         (event.message.back() == '\n' || event.message.back() == '\r')) {
-    event.message.pop_back();
-  }
-  options_.listener->on_event(event);
+  // The client's own prefix (date, pid, thread) goes: the listener stamps its lines itself.
+  std::string text = message;
+  const std::size_t level = text.find("):ZOO_");
+  if (level != std::string::npos) text.erase(0, level + 2);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  // A server that is down makes the client say the same two lines every second: each line once
+  // a minute is enough to see why, and the call's own error says what it came to.
+  const auto now = std::chrono::steady_clock::now();
+  const auto last = logged_.find(text);
+  if (last != logged_.end() && now - last->second < std::chrono::minutes(1)) return;
+  logged_[text] = now;
+  options_.listener->on_event(Event{EventKind::kStoreLog, {}, "ZooKeeper client: " + text});
 }
 
 zhandle_t* Session::handle(Deadline deadline, bool& transient, Status& status) {

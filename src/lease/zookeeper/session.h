@@ -27,6 +27,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -124,6 +125,9 @@ class Session {
   bool expired_ = false;
   std::chrono::steady_clock::time_point disconnected_since_;
   std::atomic<std::uint64_t> sessions_opened_{0};
+  // Each log line's text (without the client's prefix) and when it last went to the listener;
+  // guarded by the process-wide log mutex of session.cc, under which on_log() runs.
+  std::map<std::string, std::chrono::steady_clock::time_point> logged_;
 };
 
 }  // namespace zk

@@ -300,15 +300,6 @@ std::unique_ptr<ZooKeeperLeaseStore> ZooKeeperLeaseStore::open(
   }
   std::unique_ptr<zk::Session> session = zk::Session::open(options, status);
   if (session == nullptr) return nullptr;
-  const std::chrono::milliseconds granted = session->granted_timeout();
-  if (options.listener != nullptr && granted != options.session_timeout && granted.count() > 0) {
-    options.listener->on_event(
-        Event{EventKind::kStoreLog, {},
-              "ZooKeeper " + options.connect_string + " granted a session timeout of " +
-                  std::to_string(granted.count()) + " ms for the " +
-                  std::to_string(options.session_timeout.count()) +
-                  " ms asked (the server clamps it to [2, 20] x its tickTime)"});
-  }
   status.clear();
   return std::unique_ptr<ZooKeeperLeaseStore>(
       new ZooKeeperLeaseStore(std::make_unique<Impl>(options, std::move(session))));
