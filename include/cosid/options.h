@@ -13,7 +13,10 @@
 // naming the key, the value, where it came from and the rule. A slot is never defaulted. A store
 // type (cosid.machine.distributor.type) other than static leases the slot at start from that
 // store (lease/store.h); a static key given with a store is refused as ambiguous, a store key
-// given while the type is static as having no effect.
+// given while the type is static as having no effect. The cosid.stores block declares store
+// instances (cosid.stores.NAME.type and the keys below NAME, which belong to that store type and
+// are read by its factory: StoreConfig below); the distributor type names the one to use, and an
+// instance it does not name is refused as having no effect.
 // An empty value is a value, and refused like any other invalid one: COSID_SLOT="" is an error,
 // not "unset".
 //
