@@ -162,6 +162,7 @@ std::unique_ptr<Session> Session::open(const ZooKeeperStoreOptions& options, Sta
 }
 
 Session::~Session() {
+  std::unique_lock<std::shared_mutex> exclusive(handle_use_);
   zhandle_t* handle = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -222,41 +223,56 @@ void Session::on_log(const char* message) {
   options_.listener->on_event(Event{EventKind::kStoreLog, {}, "ZooKeeper client: " + text});
 }
 
-zhandle_t* Session::handle(Deadline deadline, bool& transient, Status& status) {
-  zhandle_t* retired = nullptr;
-  zhandle_t* current = nullptr;
+bool Session::ready(Deadline deadline, bool& transient, Status& status) {
+  bool replace = false;
   {
-    std::unique_lock<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(mutex_);
     const auto now = std::chrono::steady_clock::now();
-    const bool long_gone =
-        !connected_ && now - disconnected_since_ > options_.connection_timeout;
-    if (expired_ || long_gone) {
-      // A session the server expired never comes back, and one that has found no server for
-      // connection_timeout may be stuck on a dead address list: start afresh.
-      retired = handle_;
-      handle_ = nullptr;
-      lock.unlock();
-      // Closing outside mutex_ (the watcher takes it) and outside any callback.
-      if (retired != nullptr) zookeeper_close(retired);
-      lock.lock();
-      if (handle_ == nullptr && !start_handle(status)) {
-        transient = true;
-        return nullptr;
+    // A session the server expired never comes back, and one that has found no server for
+    // connection_timeout may be stuck on a dead address list: start afresh.
+    replace = expired_ || (!connected_ && now - disconnected_since_ > options_.connection_timeout);
+  }
+  if (replace) {
+    // Exclusive: no other thread is handing a request to the old handle while it is closed.
+    std::unique_lock<std::shared_mutex> exclusive(handle_use_);
+    zhandle_t* retired = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const auto now = std::chrono::steady_clock::now();
+      // Another thread may have replaced it while this one waited for the lock.
+      if (expired_ || (!connected_ && now - disconnected_since_ > options_.connection_timeout)) {
+        retired = handle_;
+        handle_ = nullptr;
       }
     }
-    // Requests sent while connecting are queued by the client; wait a little for the connection
-    // so that a new session does not fail its first request at once.
-    if (!changed_.wait_until(lock, deadline, [&] { return connected_ || expired_; })) {
+    // Outside mutex_ (closing runs the watcher, which takes it) and outside any callback.
+    if (retired != nullptr) zookeeper_close(retired);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (handle_ == nullptr && !start_handle(status)) {
       transient = true;
-      fail(status, errc::store_unavailable,
-           "no server of ZooKeeper ensemble " + options_.connect_string +
-               " is connected to this store (down, unreachable from this host, or without a "
-               "quorum); the call gave up at its deadline");
-      return nullptr;
+      return false;
     }
-    current = handle_;
   }
-  return current;
+  // Requests sent while connecting are queued by the client; wait for the connection so that a
+  // new session does not fail its first request at once.
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!changed_.wait_until(lock, deadline, [&] { return connected_ || expired_; })) {
+    return not_connected(transient, status);
+  }
+  return true;
+}
+
+zhandle_t* Session::current_handle() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return handle_;
+}
+
+bool Session::not_connected(bool& transient, Status& status) {
+  transient = true;
+  return fail(status, errc::store_unavailable,
+              "no server of ZooKeeper ensemble " + options_.connect_string +
+                  " is connected to this store (down, unreachable from this host, or without a "
+                  "quorum); the call gave up at its deadline");
 }
 
 bool Session::submitted(int rc, const char* what, const std::string& path, bool& transient,
@@ -294,8 +310,12 @@ bool Session::get_many(const std::vector<std::string>& paths, Deadline deadline,
   transient = false;
   out.clear();
   if (paths.empty()) return true;
-  zhandle_t* zh = handle(deadline, transient, status);
-  if (zh == nullptr) return false;
+  if (!ready(deadline, transient, status)) return false;
+  // Shared: the handle is not closed while a request is handed to it (ready() replaces one under
+  // the exclusive lock). Released before the wait, which needs no handle.
+  std::shared_lock<std::shared_mutex> in_use(handle_use_);
+  zhandle_t* const zh = current_handle();
+  if (zh == nullptr) return not_connected(transient, status);
   auto request = std::make_shared<Request>();
   request->reads.resize(paths.size());
   {
@@ -311,6 +331,7 @@ bool Session::get_many(const std::vector<std::string>& paths, Deadline deadline,
       return submitted(rc, "a read of", paths[i], transient, status);
     }
   }
+  in_use.unlock();
   if (!wait(*request, deadline, "the read of", paths.front(), transient, status)) return false;
   std::lock_guard<std::mutex> lock(request->mutex);
   if (request->rc != ZOK) {
@@ -326,8 +347,12 @@ bool Session::get_many(const std::vector<std::string>& paths, Deadline deadline,
 bool Session::children(const std::string& path, Deadline deadline, int& rc,
                        std::vector<std::string>& names, bool& transient, Status& status) {
   transient = false;
-  zhandle_t* zh = handle(deadline, transient, status);
-  if (zh == nullptr) return false;
+  if (!ready(deadline, transient, status)) return false;
+  // Shared: the handle is not closed while a request is handed to it (ready() replaces one under
+  // the exclusive lock). Released before the wait, which needs no handle.
+  std::shared_lock<std::shared_mutex> in_use(handle_use_);
+  zhandle_t* const zh = current_handle();
+  if (zh == nullptr) return not_connected(transient, status);
   auto request = std::make_shared<Request>();
   auto* held = new RequestPtr(request);
   if (!submitted(zoo_aget_children(zh, path.c_str(), 0, on_children, held), "a listing of", path,
@@ -335,6 +360,7 @@ bool Session::children(const std::string& path, Deadline deadline, int& rc,
     delete held;
     return false;
   }
+  in_use.unlock();
   if (!wait(*request, deadline, "the listing of", path, transient, status)) return false;
   std::lock_guard<std::mutex> lock(request->mutex);
   rc = request->rc;
@@ -350,8 +376,12 @@ bool Session::children(const std::string& path, Deadline deadline, int& rc,
 bool Session::create(const std::string& path, const std::string& data, Deadline deadline, int& rc,
                      bool& transient, Status& status) {
   transient = false;
-  zhandle_t* zh = handle(deadline, transient, status);
-  if (zh == nullptr) return false;
+  if (!ready(deadline, transient, status)) return false;
+  // Shared: the handle is not closed while a request is handed to it (ready() replaces one under
+  // the exclusive lock). Released before the wait, which needs no handle.
+  std::shared_lock<std::shared_mutex> in_use(handle_use_);
+  zhandle_t* const zh = current_handle();
+  if (zh == nullptr) return not_connected(transient, status);
   auto request = std::make_shared<Request>();
   auto* held = new RequestPtr(request);
   // The client copies path and data into its send buffer before zoo_acreate returns.
@@ -361,6 +391,7 @@ bool Session::create(const std::string& path, const std::string& data, Deadline 
     delete held;
     return false;
   }
+  in_use.unlock();
   if (!wait(*request, deadline, "the create of", path, transient, status)) return false;
   std::lock_guard<std::mutex> lock(request->mutex);
   rc = request->rc;
@@ -380,8 +411,12 @@ bool Session::create(const std::string& path, const std::string& data, Deadline 
 bool Session::set(const std::string& path, const std::string& data, int version,
                   Deadline deadline, int& rc, Stat& stat, bool& transient, Status& status) {
   transient = false;
-  zhandle_t* zh = handle(deadline, transient, status);
-  if (zh == nullptr) return false;
+  if (!ready(deadline, transient, status)) return false;
+  // Shared: the handle is not closed while a request is handed to it (ready() replaces one under
+  // the exclusive lock). Released before the wait, which needs no handle.
+  std::shared_lock<std::shared_mutex> in_use(handle_use_);
+  zhandle_t* const zh = current_handle();
+  if (zh == nullptr) return not_connected(transient, status);
   auto request = std::make_shared<Request>();
   auto* held = new RequestPtr(request);
   if (!submitted(zoo_aset(zh, path.c_str(), data.data(), static_cast<int>(data.size()), version,
@@ -390,6 +425,7 @@ bool Session::set(const std::string& path, const std::string& data, int version,
     delete held;
     return false;
   }
+  in_use.unlock();
   if (!wait(*request, deadline, "the write of", path, transient, status)) return false;
   std::lock_guard<std::mutex> lock(request->mutex);
   rc = request->rc;
@@ -405,8 +441,12 @@ bool Session::set(const std::string& path, const std::string& data, int version,
 bool Session::multi(const std::vector<Op>& ops, Deadline deadline, WriteResult& result,
                     bool& transient, Status& status) {
   transient = false;
-  zhandle_t* zh = handle(deadline, transient, status);
-  if (zh == nullptr) return false;
+  if (!ready(deadline, transient, status)) return false;
+  // Shared: the handle is not closed while a request is handed to it (ready() replaces one under
+  // the exclusive lock). Released before the wait, which needs no handle.
+  std::shared_lock<std::shared_mutex> in_use(handle_use_);
+  zhandle_t* const zh = current_handle();
+  if (zh == nullptr) return not_connected(transient, status);
   auto request = std::make_shared<Request>();
   const std::size_t n = ops.size();
   request->paths.reserve(n);
@@ -442,6 +482,7 @@ bool Session::multi(const std::vector<Op>& ops, Deadline deadline, WriteResult& 
     delete held;
     return false;
   }
+  in_use.unlock();
   if (!wait(*request, deadline, "the multi on", ops.front().path, transient, status)) {
     return false;
   }

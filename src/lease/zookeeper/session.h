@@ -17,7 +17,8 @@
 // client's log callback carries no context, so one process-wide table routes a line to the
 // listener of every open Session (normally there is one).
 //
-// Thread safety: every method may be called from any thread; `mutex_` guards the handle.
+// Thread safety: every method may be called from any thread; `mutex_` guards the handle and the
+// connection state, `handle_use_` keeps a handle open while a request is handed to it.
 #ifndef COSID_SRC_LEASE_ZOOKEEPER_SESSION_H_
 #define COSID_SRC_LEASE_ZOOKEEPER_SESSION_H_
 
@@ -30,6 +31,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -107,9 +109,11 @@ class Session {
  private:
   explicit Session(const ZooKeeperStoreOptions& options);
 
-  // The handle to send on, replacing an expired or long-disconnected one; null with `status`
-  // set when none can be had before `deadline`.
-  zhandle_t* handle(Deadline deadline, bool& transient, Status& status);
+  // Replaces an expired or long-disconnected handle, then waits for a connection until
+  // `deadline`; false with `status` set (transient) when none came.
+  bool ready(Deadline deadline, bool& transient, Status& status);
+  zhandle_t* current_handle();  // null only after a failed start_handle()
+  bool not_connected(bool& transient, Status& status);
   bool start_handle(Status& status);  // REQUIRES: mutex_ held
   // Waits for `request` until `deadline`; false with store_unavailable on a timeout.
   bool wait(Request& request, Deadline deadline, const char* what, const std::string& path,
@@ -118,6 +122,9 @@ class Session {
                  Status& status);
 
   const ZooKeeperStoreOptions options_;
+  // Shared while a request is handed to handle_, exclusive while handle_ is closed and replaced:
+  // a thread never sends on a handle another thread is closing. Taken before mutex_.
+  std::shared_mutex handle_use_;
   mutable std::mutex mutex_;         // guards handle_, connected_, disconnected_since_
   std::condition_variable changed_;  // a state change: connected, expired
   zhandle_t* handle_ = nullptr;
