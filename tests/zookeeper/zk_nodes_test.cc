@@ -83,9 +83,9 @@ TEST(ZkNodePaths, NameTheNodesOfANamespace) {
   EXPECT_EQ(slot_path("orders", 4294967295u), "/cosid/slot/orders/4294967295");
   EXPECT_EQ(clock_path("orders"), "/cosid/slot/orders/.clock");
   EXPECT_EQ(owner_path("orders", "host-a:101"), "/cosid/owner/orders/host-a:101");
-  EXPECT_EQ(parent_paths("orders"),
-            (std::vector<std::string>{"/cosid", "/cosid/slot", "/cosid/owner",
-                                      "/cosid/owner/orders"}));
+  EXPECT_EQ(
+      parent_paths("orders"),
+      (std::vector<std::string>{"/cosid", "/cosid/slot", "/cosid/owner", "/cosid/owner/orders"}));
 }
 
 TEST(ZkNodePaths, AnOwnerKeyWithASlashStaysOnePathComponent) {
@@ -148,8 +148,8 @@ TEST(ZkOwnerKeys, EveryByteRoundTrips) {
 
 TEST(ZkOwnerKeys, MalformedEscapesAreRefused) {
   std::string key = "left alone";
-  for (const char* bad : {"%", "%2", "ab%4", "%G0", "%0g", "%%41", "a/b", "a b", "x\ny",
-                                "a=b", "caf\xc3\xa9"}) {
+  for (const char* bad :
+       {"%", "%2", "ab%4", "%G0", "%0g", "%%41", "a/b", "a b", "x\ny", "a=b", "caf\xc3\xa9"}) {
     EXPECT_FALSE(unescape_key(bad, key)) << bad;
   }
 }
@@ -201,10 +201,9 @@ TEST(ZkIndexText, RoundTrips) {
 
 TEST(ZkIndexText, MalformedTextIsRefused) {
   std::vector<std::uint32_t> slots;
-  for (const char* bad :
-       {"", "slot=1\n", "slots=5,1\n", "slots=1,1\n", "slots=1,,2\n", "slots=,1\n", "slots=-1\n",
-        "slots=4294967296\n", "slots=1\nslots=2\n", "slots=1\nother=2\n", "slots=a\n",
-        "slots=1 ,2\n", "slots\n"}) {
+  for (const char* bad : {"", "slot=1\n", "slots=5,1\n", "slots=1,1\n", "slots=1,,2\n",
+                          "slots=,1\n", "slots=-1\n", "slots=4294967296\n", "slots=1\nslots=2\n",
+                          "slots=1\nother=2\n", "slots=a\n", "slots=1 ,2\n", "slots\n"}) {
     EXPECT_FALSE(decode_index(bad, slots)) << bad;
   }
 }
@@ -277,27 +276,27 @@ TEST(ZkSlotText, MalformedTextIsRefusedAndLeavesTheNodeAlone) {
   const std::vector<std::string> bad = {
       "",
       "\n\n",
-      held_text_with("fence", ""),                                  // a field missing
-      held_text_with("owner", "") + "owner=host-a:101\n",            // out of order
-      held + "colour=blue\n",                                       // a field of no store
-      held + "node=5\nnode=5\n",                                    // node twice
-      held + "written=5\nwritten=5\n",                              // written twice
-      held + "node=5\nwritten=5\n",                                 // written after node
-      held + "node=0\n",                                            // node 0 is "none"
-      held + "written=-5\n",                                        // a negative time
+      held_text_with("fence", ""),                         // a field missing
+      held_text_with("owner", "") + "owner=host-a:101\n",  // out of order
+      held + "colour=blue\n",                              // a field of no store
+      held + "node=5\nnode=5\n",                           // node twice
+      held + "written=5\nwritten=5\n",                     // written twice
+      held + "node=5\nwritten=5\n",                        // written after node
+      held + "node=0\n",                                   // node 0 is "none"
+      held + "written=-5\n",                               // a negative time
       held + "node=x\n",
-      held_text_with("fence", "fence=-1\n"),                        // a negative fence
+      held_text_with("fence", "fence=-1\n"),  // a negative fence
       held_text_with("fence", "fence=7.0\n"),
       held_text_with("floor", "floor=\n"),
       held_text_with("floor", "floor=12a\n"),
-      held_text_with("ttl_ms", "ttl_ms=99999999999999999999\n"),    // beyond int64
-      held_text_with("next_floor", "next_floor 5\n"),               // no '='
-      held_text_with("incarnation", "incarnation=\n"),              // held without incarnation
+      held_text_with("ttl_ms", "ttl_ms=99999999999999999999\n"),  // beyond int64
+      held_text_with("next_floor", "next_floor 5\n"),             // no '='
+      held_text_with("incarnation", "incarnation=\n"),            // held without incarnation
       held_text_with("incarnation", "incarnation=not-a-uuid\n"),
-      held_text_with("owner", "owner=\n"),                          // free with an incarnation
-      held_text_with("owner", "owner=rack/7\n"),                    // a raw '/' in a key
-      held_text_with("last_owner", "last_owner=%4\n"),              // a broken escape
-      held_text_with("floor", "floor=1700000000000\r\n"),           // CRLF
+      held_text_with("owner", "owner=\n"),                 // free with an incarnation
+      held_text_with("owner", "owner=rack/7\n"),           // a raw '/' in a key
+      held_text_with("last_owner", "last_owner=%4\n"),     // a broken escape
+      held_text_with("floor", "floor=1700000000000\r\n"),  // CRLF
   };
   for (const std::string& text : bad) {
     SlotNode node = held_node();
