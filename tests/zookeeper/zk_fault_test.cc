@@ -385,9 +385,9 @@ Options runtime_options(const std::string& connect_string, const std::string& ow
 }
 
 // A child: opens its runtime, issues ids for ~2 s (a few a millisecond, so that the files stay
-// small), writes "slot\n" then one id a line to `path`, closes `ready` (the parent's cue), and
-// holds its lease until the parent closes `release` (or kills it). No GoogleTest here: the exit
-// status says what failed.
+// small), writes "SLOT ISSUED\n" (ISSUED: its generator's count) then one id a line to `path`,
+// closes `ready` (the parent's cue), and holds its lease until the parent closes `release` (or
+// kills it). No GoogleTest here: the exit status says what failed.
 [[noreturn]] void child_main(const std::string& connect_string, int index, const std::string& path,
                              int ready, int release) {
   lease::StoreRegistry registry;
@@ -421,7 +421,7 @@ Options runtime_options(const std::string& connect_string, const std::string& ow
   }
   {
     std::ofstream out(path);
-    out << runtime->slot() << "\n";
+    out << runtime->slot() << " " << generator->stats().ids_issued << "\n";
     for (const std::uint64_t id : ids) out << id << "\n";
     if (!out.flush()) ::_exit(14);
   }
@@ -435,12 +435,13 @@ Options runtime_options(const std::string& connect_string, const std::string& ow
 
 struct ChildFile {
   std::uint32_t slot = 0;
+  std::uint64_t issued = 0;  // as the child's generator counted
   std::vector<std::uint64_t> ids;
 };
 
 bool read_child_file(const std::string& path, ChildFile& file) {
   std::ifstream in(path);
-  if (!(in >> file.slot)) return false;
+  if (!(in >> file.slot >> file.issued)) return false;
   std::uint64_t id = 0;
   while (in >> id) file.ids.push_back(id);
   return true;
@@ -492,6 +493,7 @@ TEST_F(ZkStandaloneFaultTest,
     ASSERT_TRUE(read_child_file(dir.path() + "/child-" + std::to_string(i), files[i]))
         << "child " << i << " wrote no file";
     EXPECT_GT(files[i].ids.size(), 1000u) << "child " << i;
+    EXPECT_EQ(files[i].ids.size(), files[i].issued) << "child " << i;
     slots.insert(files[i].slot);
     for (const std::uint64_t id : files[i].ids) {
       EXPECT_EQ(layout.parse(id).slot, files[i].slot);
