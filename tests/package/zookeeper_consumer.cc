@@ -11,18 +11,7 @@
 #include <cstdio>
 #include <memory>
 
-namespace {
-
-int failures = 0;
-
-void check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "zookeeper_consumer: FAILED: %s\n", what);
-    ++failures;
-  }
-}
-
-}  // namespace
+#include "consumer_check.h"
 
 int main() {
   namespace lease = cosid::lease;
