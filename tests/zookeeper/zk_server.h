@@ -2,7 +2,8 @@
 // three-peer ensemble (ZkEnsemble), each peer a JVM from Debian's zookeeper package started on
 // free loopback ports in a temporary directory of its own, and spoken to with the four-letter
 // words (ruok, srvr, mntr) over a plain TCP socket: no ZooKeeper client is linked here, so the
-// environment does not depend on the code it tests.
+// environment does not depend on the code it tests. ZkSuite<ZkServer or ZkEnsemble> gives a test
+// suite one of them, started once for all its tests.
 //
 // The children are the JVMs themselves (fork, then exec of java: no shell in between, so pid() is
 // the JVM's), killed with SIGKILL when the thread that started them exits (PR_SET_PDEATHSIG), so a
@@ -43,8 +44,8 @@ bool zookeeper_available(std::string& why);
 // True on CI (CI=true), where a missing server is a failure, not a skip.
 bool zookeeper_required();
 
-// In a test body, a fixture's SetUp() or SetUpTestSuite(): skips (GTEST_SKIP) when real servers
-// cannot start here, or fails on CI, with the reason.
+// In a test body or a fixture's SetUp(): skips (GTEST_SKIP) when real servers cannot start here,
+// or fails on CI, with the reason.
 #define COSID_REQUIRE_ZOOKEEPER()                                          \
   do {                                                                     \
     std::string cosid_zk_why_;                                             \
@@ -192,6 +193,42 @@ class ZkEnsemble {
 
   TempDir root_;  // declared before the peers, so destroyed after them
   std::array<std::unique_ptr<ZkProcess>, kPeers> peers_;
+};
+
+// A fixture whose suite shares one ZkServer or ZkEnsemble (`Servers`), started once before the
+// suite's first test and stopped after its last: a JVM takes seconds to start, so a suite does
+// not start one per test. SetUp() skips or fails (COSID_REQUIRE_ZOOKEEPER) where no server can
+// start, and fails every test with the reason if the start failed. A test that kills or stops
+// servers brings them back, or the derived fixture's SetUp() does.
+//
+//   class StoreTest : public ZkSuite<ZkEnsemble> {};
+//   TEST_F(StoreTest, ...) { ... servers()->connect_string() ... }
+template <typename Servers>
+class ZkSuite : public ::testing::Test {
+ public:
+  static void SetUpTestSuite() {
+    std::string why;
+    if (!zookeeper_available(why)) return;
+    servers_ = std::make_unique<Servers>();
+    start_status_ = std::make_unique<Status>();
+    (void)servers_->start(*start_status_);  // SetUp() reports it
+  }
+  static void TearDownTestSuite() {
+    servers_.reset();
+    start_status_.reset();
+  }
+
+ protected:
+  void SetUp() override {
+    COSID_REQUIRE_ZOOKEEPER();
+    ASSERT_TRUE(start_status_ && start_status_->ok())
+        << (start_status_ ? start_status_->message() : "the suite's servers were not made");
+  }
+  static Servers* servers() { return servers_.get(); }
+
+ private:
+  static inline std::unique_ptr<Servers> servers_;
+  static inline std::unique_ptr<Status> start_status_;
 };
 
 }  // namespace cosid::testing

@@ -3,9 +3,9 @@
 // another when the leader dies, has none once two of three are dead, and a peer restarted with an
 // environment of its own (libfaketime) runs with it.
 //
-// One server and one ensemble for each suite (a JVM takes seconds to start): each test leaves them
-// serving, or SetUp() brings the killed peers back (a peer left on a faked clock stays so: no test
-// here reads the servers' clocks).
+// One server and one ensemble for each suite (ZkSuite; a JVM takes seconds to start): each test
+// leaves them serving, or SetUp() brings the killed peers back (a peer left on a faked clock stays
+// so: no test here reads the servers' clocks).
 #include "zk_server.h"
 
 #include <gtest/gtest.h>
@@ -65,31 +65,10 @@ char process_state(pid_t pid) {
   return end == std::string::npos || end + 2 >= stat.size() ? '?' : stat[end + 2];
 }
 
-class ZkServerTest : public ::testing::Test {
+class ZkServerTest : public ZkSuite<ZkServer> {
  protected:
-  static void SetUpTestSuite() {
-    std::string why;
-    if (!zookeeper_available(why)) return;
-    server_ = new ZkServer();
-    start_status_ = new Status();
-    (void)server_->start(*start_status_);
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    delete start_status_;
-    server_ = nullptr;
-    start_status_ = nullptr;
-  }
-  void SetUp() override {
-    COSID_REQUIRE_ZOOKEEPER();
-    ASSERT_OK(*start_status_);
-  }
-
-  static ZkServer* server_;
-  static Status* start_status_;
+  ZkServer* server_ = servers();
 };
-ZkServer* ZkServerTest::server_ = nullptr;
-Status* ZkServerTest::start_status_ = nullptr;
 
 TEST_F(ZkServerTest, StandaloneAnswersImokOnItsConnectString) {
   EXPECT_EQ(server_->four_letter("ruok"), "imok");
@@ -128,26 +107,13 @@ TEST_F(ZkServerTest, PausedServerDoesNotAnswerAndResumedDoes) {
   EXPECT_EQ(server_->four_letter("ruok"), "imok");
 }
 
-class ZkEnsembleTest : public ::testing::Test {
+class ZkEnsembleTest : public ZkSuite<ZkEnsemble> {
  protected:
-  static void SetUpTestSuite() {
-    std::string why;
-    if (!zookeeper_available(why)) return;
-    ensemble_ = new ZkEnsemble();
-    start_status_ = new Status();
-    (void)ensemble_->start(*start_status_);
-  }
-  static void TearDownTestSuite() {
-    delete ensemble_;
-    delete start_status_;
-    ensemble_ = nullptr;
-    start_status_ = nullptr;
-  }
   // Every test starts on three serving peers: a test that killed some, the one before it, gets
   // them back here.
   void SetUp() override {
-    COSID_REQUIRE_ZOOKEEPER();
-    ASSERT_OK(*start_status_);
+    ZkSuite::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     for (int i = 0; i < ZkEnsemble::kPeers; ++i) {
       if (ensemble_->pid(i) > 0) continue;
       Status status;
@@ -164,11 +130,8 @@ class ZkEnsembleTest : public ::testing::Test {
     return -1;
   }
 
-  static ZkEnsemble* ensemble_;
-  static Status* start_status_;
+  ZkEnsemble* ensemble_ = servers();
 };
-ZkEnsemble* ZkEnsembleTest::ensemble_ = nullptr;
-Status* ZkEnsembleTest::start_status_ = nullptr;
 
 TEST_F(ZkEnsembleTest, ElectsOneLeaderAndTwoFollowers) {
   const int leader = ensemble_->leader();
