@@ -326,41 +326,24 @@ class RawClient {
 
 // ===================================== A standalone server =====================================
 
-class ZkStandaloneFaultTest : public ::testing::Test {
+class ZkStandaloneFaultTest : public ZkSuite<ZkServer> {
  protected:
-  static void SetUpTestSuite() {
-    std::string why;
-    if (!zookeeper_available(why)) return;
-    server_ = new ZkServer();
-    start_status_ = new Status();
-    (void)server_->start(*start_status_);
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    delete start_status_;
-    server_ = nullptr;
-    start_status_ = nullptr;
-  }
   void SetUp() override {
-    COSID_REQUIRE_ZOOKEEPER();
-    ASSERT_OK(*start_status_);
+    ZkSuite::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     // A test that failed half-way may have left it stopped or down.
-    server_->resume();
-    if (server_->pid() < 0) {
+    servers()->resume();
+    if (servers()->pid() < 0) {
       Status status;
-      ASSERT_TRUE(server_->restart(status)) << status.message();
+      ASSERT_TRUE(servers()->restart(status)) << status.message();
     }
     name_space_ = test_namespace();
   }
 
-  std::string connect_string() const { return server_->connect_string(); }
+  std::string connect_string() const { return servers()->connect_string(); }
 
-  static ZkServer* server_;
-  static Status* start_status_;
   std::string name_space_;
 };
-ZkServer* ZkStandaloneFaultTest::server_ = nullptr;
-Status* ZkStandaloneFaultTest::start_status_ = nullptr;
 
 // --- Real processes (first: a child must inherit no client thread, and under TSan no report) ---
 
@@ -454,7 +437,7 @@ bool read_child_file(const std::string& path, ChildFile& file) {
 // and every id it issues there lies above the dead holder's ceiling.
 TEST_F(ZkStandaloneFaultTest,
        FourProcessesHoldDistinctSlotsAndANewcomerStartsAboveTheDeadOnesCeiling) {
-  const std::string connect_string = server_->connect_string();
+  const std::string connect_string = servers()->connect_string();
   const TempDir dir("zk_process");
   // Forked before this process opens any ZooKeeper client: a child inherits no client threads.
   int release[2];
@@ -628,7 +611,7 @@ TEST_F(ZkStandaloneFaultTest, FrozenServerFailsRenewalsInTimeAndStopsIdsAtTheCei
       issue_until_failure(leased.generator(), ids, steady_clock::now() + milliseconds(300));
   ASSERT_NO_ERROR(flowing);
 
-  server_->pause();
+  servers()->pause();
   const auto before = steady_clock::now();
   SlotLease renewed;
   Status status;
@@ -649,7 +632,7 @@ TEST_F(ZkStandaloneFaultTest, FrozenServerFailsRenewalsInTimeAndStopsIdsAtTheCei
   EXPECT_GE(last, ceiling - 500) << "the generator stopped well before its ceiling";
   const std::size_t before_resume = ids.size();
 
-  server_->resume();
+  servers()->resume();
   // The store's session outlived the pause (40 s granted): the renewal succeeds under the fence.
   const auto resumed = steady_clock::now();
   bool renewed_ok = false;
@@ -762,14 +745,14 @@ TEST_F(ZkStandaloneFaultTest, KilledServerRestartedOnItsDataKeepsEveryRecord) {
   ASSERT_TRUE(store->scan(name_space_, terms, before, now, status)) << status.message();
   ASSERT_EQ(before.size(), 3u);
 
-  server_->kill9();
+  servers()->kill9();
   const auto start = steady_clock::now();
   SlotLease renewed;
   EXPECT_FALSE(store->renew(leases[0], terms, milliseconds(30000), renewed, status));
   EXPECT_STATUS(status, errc::store_unavailable);
   EXPECT_LE(since(start), options.timeout + milliseconds(2000));
 
-  ASSERT_TRUE(server_->restart(status)) << status.message();
+  ASSERT_TRUE(servers()->restart(status)) << status.message();
   std::vector<SlotRecord> after;
   const auto restarted = steady_clock::now();
   bool read = false;
@@ -906,47 +889,32 @@ TEST_F(ZkStandaloneFaultTest, RealTtlExpiresAndTheNextHolderStartsAtTheCeiling) 
 
 // ==================================== A three-peer ensemble ====================================
 
-class ZkEnsembleFaultTest : public ::testing::Test {
+class ZkEnsembleFaultTest : public ZkSuite<ZkEnsemble> {
  protected:
-  static void SetUpTestSuite() {
-    std::string why;
-    if (!zookeeper_available(why)) return;
-    ensemble_ = new ZkEnsemble();
-    start_status_ = new Status();
-    (void)ensemble_->start(*start_status_);
-  }
-  static void TearDownTestSuite() {
-    delete ensemble_;
-    delete start_status_;
-    ensemble_ = nullptr;
-    start_status_ = nullptr;
-  }
   void SetUp() override {
-    COSID_REQUIRE_ZOOKEEPER();
-    ASSERT_OK(*start_status_);
+    ZkSuite::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     restart_stopped_peers();
-    ASSERT_GE(ensemble_->wait_for_leader(kHang), 0) << ensemble_->log_tail();
+    ASSERT_GE(servers()->wait_for_leader(kHang), 0) << servers()->log_tail();
     name_space_ = test_namespace();
   }
-  void TearDown() override { restart_stopped_peers(); }
+  void TearDown() override {
+    if (servers() != nullptr) restart_stopped_peers();
+  }
 
   // Brings back every peer a test killed, on the real clock.
   static void restart_stopped_peers() {
     for (int i = 0; i < ZkEnsemble::kPeers; ++i) {
-      if (ensemble_->pid(i) > 0) continue;
+      if (servers()->pid(i) > 0) continue;
       Status status;
-      EXPECT_TRUE(ensemble_->restart(i, {}, status)) << status.message();
+      EXPECT_TRUE(servers()->restart(i, {}, status)) << status.message();
     }
   }
 
-  std::string connect_string() const { return ensemble_->connect_string(); }
+  std::string connect_string() const { return servers()->connect_string(); }
 
-  static ZkEnsemble* ensemble_;
-  static Status* start_status_;
   std::string name_space_;
 };
-ZkEnsemble* ZkEnsembleFaultTest::ensemble_ = nullptr;
-Status* ZkEnsembleFaultTest::start_status_ = nullptr;
 
 // What one renewal loop saw: successes keep the fence and never lower the ceiling.
 struct RenewalLog {
@@ -990,21 +958,21 @@ TEST_F(ZkEnsembleFaultTest, LeaderKilledWhileRenewingResumesOnTheNewLeader) {
     EXPECT_TRUE(renew_and_check(*store, held, terms, ttl, log));
     std::this_thread::sleep_for(milliseconds(200));
   }
-  const int old_leader = ensemble_->leader();
+  const int old_leader = servers()->leader();
   ASSERT_GE(old_leader, 0);
-  ensemble_->kill9(old_leader);
+  servers()->kill9(old_leader);
   const int before_kill = log.succeeded;
   const auto killed = steady_clock::now();
   int after_new_leader = 0;
   // ~10 s of renewals in all, and on until two succeeded once the new leader serves.
   while ((since(start) < milliseconds(10000) || after_new_leader < 2) && since(killed) < kHang) {
-    const bool leads = ensemble_->leader() >= 0;
+    const bool leads = servers()->leader() >= 0;
     if (renew_and_check(*store, held, terms, ttl, log) && leads) ++after_new_leader;
     std::this_thread::sleep_for(milliseconds(200));
   }
-  EXPECT_GE(after_new_leader, 2) << ensemble_->log_tail();
+  EXPECT_GE(after_new_leader, 2) << servers()->log_tail();
   EXPECT_GT(log.succeeded, before_kill);
-  const int new_leader = ensemble_->leader();
+  const int new_leader = servers()->leader();
   EXPECT_GE(new_leader, 0);
   EXPECT_NE(new_leader, old_leader);
   Status status;
@@ -1033,12 +1001,12 @@ TEST_F(ZkEnsembleFaultTest, QuorumLostStopsIdsAtTheCeilingAndOnePeerBackResumes)
       issue_until_failure(leased.generator(), ids, steady_clock::now() + milliseconds(300));
   ASSERT_NO_ERROR(flowing);
 
-  const int leader = ensemble_->leader();
+  const int leader = servers()->leader();
   ASSERT_GE(leader, 0);
   const int follower = (leader + 1) % ZkEnsemble::kPeers;
   const int left = (leader + 2) % ZkEnsemble::kPeers;
-  ensemble_->kill9(leader);
-  ensemble_->kill9(follower);
+  servers()->kill9(leader);
+  servers()->kill9(follower);
   RenewalLog log;
   log.ceiling = held.ceiling;
   for (int i = 0; i < 2; ++i) {
@@ -1057,14 +1025,14 @@ TEST_F(ZkEnsembleFaultTest, QuorumLostStopsIdsAtTheCeilingAndOnePeerBackResumes)
   const std::size_t before_back = ids.size();
 
   Status status;
-  ASSERT_TRUE(ensemble_->restart(follower, {}, status)) << status.message();
+  ASSERT_TRUE(servers()->restart(follower, {}, status)) << status.message();
   const auto back = steady_clock::now();
   while (log.succeeded == 0 && since(back) < kHang) renew_and_check(*store, held, terms, ttl, log);
-  EXPECT_EQ(log.succeeded, 1) << ensemble_->log_tail();
+  EXPECT_EQ(log.succeeded, 1) << servers()->log_tail();
   ASSERT_TRUE(issue_once_flowing(leased.generator(), ids, steady_clock::now() + kHang,
                                  errc::ceiling_reached, 1000));
   EXPECT_GT(leased.unix_ms_of(ids[before_back]), ceiling);
-  EXPECT_NE(ensemble_->mode(left), "");
+  EXPECT_NE(servers()->mode(left), "");
   expect_unique(ids, leased.generator().stats().ids_issued);
 }
 
@@ -1178,50 +1146,47 @@ TEST_F(ZkEnsembleFaultTest, LeaderWithItsClockBehindNeverMovesASlotBack) {
     return field;
   };
 
-  // An election with the slow peer can take half a minute more: its JVM's timed waits see the
-  // offset clock.
-  constexpr milliseconds kSlowElection{90000};
   // Peer 2 has the largest myid, which wins an election between peers with the same last zxid;
   // should another be ahead of it, that one is killed in turn. The phase changes as soon as the
   // slow peer leads: within 30 s of the last write on the real clock, its renewals stay flat.
   const int x = ZkEnsemble::kPeers - 1;
   Status status;
-  ASSERT_TRUE(ensemble_->restart(x, slow, status)) << status.message();
+  ASSERT_TRUE(servers()->restart(x, slow, status)) << status.message();
   int down = -1;  // the peer killed last, restarted once the slow one has led
   for (int round = 0; round < 4; ++round) {
-    const int leader = ensemble_->wait_for_leader(kSlowElection);
-    ASSERT_GE(leader, 0) << ensemble_->log_tail();
+    const int leader = servers()->wait_for_leader(kHang);
+    ASSERT_GE(leader, 0) << servers()->log_tail();
     if (leader == x) break;
     if (down >= 0) {
-      ASSERT_TRUE(ensemble_->restart(down, {}, status)) << status.message();
+      ASSERT_TRUE(servers()->restart(down, {}, status)) << status.message();
     }
-    ensemble_->kill9(leader);
+    servers()->kill9(leader);
     down = leader;
   }
-  ASSERT_EQ(ensemble_->wait_for_leader(kSlowElection), x) << ensemble_->log_tail();
+  ASSERT_EQ(servers()->wait_for_leader(kHang), x) << servers()->log_tail();
   set_phase(kSlowLeads);
   const auto led = steady_clock::now();
   while (count(slow_renewals) < 5 && since(led) < kHang) {
     std::this_thread::sleep_for(milliseconds(200));
   }
-  EXPECT_GE(count(slow_renewals), 5) << ensemble_->log_tail();
+  EXPECT_GE(count(slow_renewals), 5) << servers()->log_tail();
   EXPECT_GT(count(flat_renewals), 0) << count(slow_trace);
   // Every peer up again before the slow one goes, so that the other two have a quorum.
   if (down >= 0) {
-    ASSERT_TRUE(ensemble_->restart(down, {}, status)) << status.message();
+    ASSERT_TRUE(servers()->restart(down, {}, status)) << status.message();
   }
   {
     // Killed under the lock: no renewal is in flight, so none of the slow phase is retried on
     // the next leader.
     std::lock_guard<std::mutex> lock(mutex);
     phase = kSlowKilled;
-    ensemble_->kill9(x);
+    servers()->kill9(x);
   }
   const std::int64_t slow_ceiling = count(log.ceiling);
 
   // Another peer leads, on the real clock: the ceiling rises again.
-  ASSERT_GE(ensemble_->wait_for_leader(kHang), 0) << ensemble_->log_tail();
-  ASSERT_TRUE(ensemble_->restart(x, {}, status)) << status.message();
+  ASSERT_GE(servers()->wait_for_leader(kHang), 0) << servers()->log_tail();
+  ASSERT_TRUE(servers()->restart(x, {}, status)) << status.message();
   const auto start = steady_clock::now();
   while (count(log.ceiling) <= slow_ceiling && since(start) < kHang) {
     std::this_thread::sleep_for(milliseconds(200));
