@@ -1,8 +1,10 @@
 # `cmake --install`: the public headers, the library, a CMake package (find_package(cosid) gives
-# cosid::cosid), a pkg-config file, and the cosid CLI when it is built. Everything goes under
-# CMAKE_INSTALL_PREFIX by the GNUInstallDirs layout, and the CMake package and the pkg-config file
-# find the rest relative to themselves, so `cmake --install build --prefix DIR` and a moved prefix
-# both work.
+# cosid::cosid), a pkg-config file, and the cosid CLI when it is built. With
+# -DCOSID_WITH_ZOOKEEPER=ON also the ZooKeeper store: its library, its header and the CMake
+# package's component zookeeper (find_package(cosid COMPONENTS zookeeper) gives
+# cosid::zookeeper). Everything goes under CMAKE_INSTALL_PREFIX by the GNUInstallDirs layout, and
+# the CMake package and the pkg-config file find the rest relative to themselves, so
+# `cmake --install build --prefix DIR` and a moved prefix both work.
 include(CMakePackageConfigHelpers)
 
 set(COSID_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/cosid"
@@ -15,12 +17,34 @@ install(TARGETS cosid EXPORT cosidTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # The whole public tree, so a header added under include/cosid/ (or a subdirectory of it) is
-# installed without another rule.
+# installed without another rule; but the ZooKeeper store's header only with its library, since
+# without it the header declares functions that nothing defines.
+set(_cosid_header_rules FILES_MATCHING PATTERN "*.h")
+if(NOT COSID_WITH_ZOOKEEPER)
+  list(APPEND _cosid_header_rules PATTERN "zookeeper_store.h" EXCLUDE)
+endif()
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/cosid" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.h")
+        ${_cosid_header_rules})
 
 install(EXPORT cosidTargets NAMESPACE cosid:: FILE cosidTargets.cmake
         DESTINATION ${COSID_INSTALL_CMAKEDIR})
+
+# The ZooKeeper store: an export set of its own, which cosidConfig.cmake loads only when the
+# component is asked for, after finding the C client the store links (a static libcosid_zookeeper
+# names ZooKeeperC::zookeeper_mt among its link dependencies). FindZooKeeperC.cmake goes beside
+# cosidConfig.cmake, which finds it there. cosid::cosid stays as it is: its consumers need neither
+# the C client nor the store.
+if(COSID_WITH_ZOOKEEPER)
+  set_target_properties(cosid_zookeeper PROPERTIES EXPORT_NAME zookeeper)
+  install(TARGETS cosid_zookeeper EXPORT cosidZooKeeperTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(EXPORT cosidZooKeeperTargets NAMESPACE cosid:: FILE cosidZooKeeperTargets.cmake
+          DESTINATION ${COSID_INSTALL_CMAKEDIR})
+  install(FILES "${PROJECT_SOURCE_DIR}/cmake/FindZooKeeperC.cmake"
+          DESTINATION ${COSID_INSTALL_CMAKEDIR})
+endif()
 configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/cosidConfig.cmake.in"
                               "${PROJECT_BINARY_DIR}/cosidConfig.cmake"
                               INSTALL_DESTINATION ${COSID_INSTALL_CMAKEDIR})

@@ -9,10 +9,18 @@
 #   find_package   tests/package/find_package builds consumer.cc against the prefix and runs it;
 #              asking for a version of another major must fail (SameMajorVersion)
 #   pkg-config consumer.cc compiled and linked with `pkg-config --cflags --libs cosid`, and run
-# Then once: tests/package/add_subdirectory vendors this checkout and runs consumer.cc, and the
-# vendored build must contain neither the CLI nor the tests, nor install anything.
+#   zookeeper  when the ZooKeeper C client is installed, both builds have the store
+#              (-DCOSID_WITH_ZOOKEEPER=ON): its library, header, export set and
+#              FindZooKeeperC.cmake are installed, a shared store exports its API and libcosid.so
+#              none of it, and tests/package/zookeeper builds zookeeper_consumer.cc with
+#              find_package(cosid COMPONENTS zookeeper) and runs it (it connects to nothing)
+# Then once: tests/package/add_subdirectory vendors this checkout and runs consumer.cc (and
+# zookeeper_consumer.cc, with the store), and the vendored build must contain neither the CLI nor
+# the tests, nor install anything. And an install without the store (the static build again,
+# -DCOSID_WITH_ZOOKEEPER=OFF) must lack its header and refuse the component with its reason.
 #
-# Everything goes to build/package/ (removed first). CXX picks the compiler (default g++).
+# Everything goes to build/package/ (removed first). CXX picks the compiler (default g++). On CI
+# (CI=true) the ZooKeeper C client must be installed; elsewhere its absence only skips its checks.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -27,19 +35,76 @@ fail() {
   exit 1
 }
 
-# check_exports LIB: every dynamic symbol LIB defines is in namespace cosid (functions, typeinfo,
-# vtables) or a C function named cosid_*, and none is in cosid::detail.
+# check_exports LIB [std]: every dynamic symbol LIB defines is in namespace cosid (functions,
+# typeinfo, vtables) or a C function named cosid_*, and none is in cosid::detail. With `std`, the
+# standard library's template instantiations LIB uses may be exported too: a demangled
+# instantiation starts with std:: or __gnu_cxx::, or with its return type and then one of them
+# ("void std::vector<...>::_M_realloc_insert<...>(...)"); a function of LIB's own outside
+# namespace cosid still fails.
 check_exports() {
-  local symbols count bad
+  local symbols count bad allowed='^((typeinfo( name)?|vtable|VTT) for )?cosid::|^cosid_' also=""
+  local std='^((typeinfo( name)?|vtable|VTT) for )?(std|__gnu_cxx)::|^[^(]* (std|__gnu_cxx)::'
   symbols="$(nm -D --defined-only "$1" | c++filt | cut -d' ' -f3-)"
   count="$(grep -c . <<<"$symbols")"
-  bad="$(grep -vE '^((typeinfo( name)?|vtable|VTT) for )?cosid::|^cosid_' <<<"$symbols" || true)"
+  if [[ ${2:-} == std ]]; then
+    allowed+="|$std"
+    also=" or, $(grep -cE "$std" <<<"$symbols" || true) of them, the standard library's"
+  fi
+  bad="$(grep -vE "$allowed" <<<"$symbols" || true)"
   bad+="$(grep -E 'cosid::detail::' <<<"$symbols" || true)"
   if [[ -n "$bad" ]]; then
     echo "$bad" >&2
     fail "$1 exports the symbols above, which are not cosid's public API"
   fi
-  echo "exports: $count symbols, all cosid's public API"
+  echo "exports: $(basename "$1"): $count symbols, all cosid's public API$also"
+}
+
+# The store's entry points, which libcosid_zookeeper.so exports and libcosid.so must not.
+readonly ZK_ENTRIES=(ZooKeeperLeaseStore::open parse_zookeeper_options add_zookeeper_store)
+
+# check_zookeeper_api LIB yes|no: LIB exports every entry point of the store (yes) or none (no).
+check_zookeeper_api() {
+  local symbols entry
+  symbols="$(nm -D --defined-only "$1" | c++filt)"
+  for entry in "${ZK_ENTRIES[@]}"; do
+    if grep -q "cosid::lease::$entry(" <<<"$symbols"; then
+      [[ $2 == yes ]] || fail "$1 exports cosid::lease::$entry, which is libcosid_zookeeper's"
+    else
+      [[ $2 == no ]] || fail "$1 does not export cosid::lease::$entry"
+    fi
+  done
+  echo "exports: $1 exports $([[ $2 == yes ]] && echo all || echo none) of the store's entry points"
+}
+
+# Whether the ZooKeeper C client is installed, as cmake/FindZooKeeperC.cmake looks for it: the
+# header and libzookeeper_mt in the compiler's search path.
+zookeeper=OFF
+if echo '#include <zookeeper/zookeeper.h>' | "$CXX" -x c++ -fsyntax-only - 2>/dev/null &&
+   [[ "$("$CXX" -print-file-name=libzookeeper_mt.so)" == /* ]]; then
+  zookeeper=ON
+elif [[ "${CI:-}" == "true" ]]; then
+  fail "the ZooKeeper C client is not installed (apt-get install libzookeeper-mt-dev)"
+else
+  echo "package: no ZooKeeper C client (libzookeeper-mt-dev): the store's checks are skipped"
+fi
+
+# check_zookeeper_install PREFIX LIBDIR ON|OFF: the store's files are installed exactly when it
+# was built.
+check_zookeeper_install() {
+  local prefix="$1" libdir="$2" with="$3" file
+  for file in "$prefix/include/cosid/lease/zookeeper_store.h" \
+              "$libdir/cmake/cosid/cosidZooKeeperTargets.cmake" \
+              "$libdir/cmake/cosid/FindZooKeeperC.cmake"; do
+    if [[ $with == ON && ! -f "$file" ]]; then
+      fail "the install with the ZooKeeper store lacks $file"
+    elif [[ $with == OFF && -e "$file" ]]; then
+      fail "the install without the ZooKeeper store has $file"
+    fi
+  done
+  if [[ $with == OFF && -n "$(find "$libdir" -name 'libcosid_zookeeper*')" ]]; then
+    fail "the install without the ZooKeeper store has a libcosid_zookeeper"
+  fi
+  echo "zookeeper store files: installed exactly as built ($with)"
 }
 
 cmake_configure() {  # cmake_configure SOURCE BUILD [ARGS...]
@@ -58,7 +123,7 @@ for kind in static shared; do
   echo "--- $kind: build cosid (library and CLI), install into $prefix ---"
   cmake_configure "$ROOT" "$build" -DBUILD_SHARED_LIBS=$shared -DCOSID_WERROR=ON \
     -DCOSID_BUILD_TESTS=OFF -DCOSID_BUILD_EXAMPLES=OFF -DCOSID_BUILD_FUZZERS=OFF \
-    -DCOSID_BUILD_BENCHMARKS=OFF -DCOSID_BUILD_CLI=ON
+    -DCOSID_BUILD_BENCHMARKS=OFF -DCOSID_BUILD_CLI=ON -DCOSID_WITH_ZOOKEEPER=$zookeeper
   cmake --build "$build" -j 2
   cmake --install "$build" --prefix "$prefix"
 
@@ -69,17 +134,31 @@ for kind in static shared; do
               "$libdir/cmake/cosid/cosidTargets.cmake"; do
     [[ -f "$file" ]] || fail "$kind install lacks $file"
   done
-  # Every public header, including those in subdirectories of include/cosid.
+  # Every public header, including those in subdirectories of include/cosid (the store's is
+  # checked in check_zookeeper_install).
   while IFS= read -r header; do
     [[ -f "$prefix/include/$header" ]] || fail "$kind install lacks include/$header"
-  done < <(cd "$ROOT/include" && find cosid -name '*.h')
+  done < <(cd "$ROOT/include" && find cosid -name '*.h' ! -name zookeeper_store.h)
+  check_zookeeper_install "$prefix" "$libdir" $zookeeper
   if [[ $kind == shared ]]; then
     [[ -f "$libdir/libcosid.so" ]] || fail "no $libdir/libcosid.so"
     check_exports "$libdir/libcosid.so"
+    check_zookeeper_api "$libdir/libcosid.so" no
+    if [[ $zookeeper == ON ]]; then
+      # The store's library is linked without cosid.map (src/lease/zookeeper/CMakeLists.txt), so
+      # the standard library's instantiations it uses are exported too, as weak symbols.
+      check_exports "$libdir/libcosid_zookeeper.so" std
+      check_zookeeper_api "$libdir/libcosid_zookeeper.so" yes
+    fi
   else
     [[ -f "$libdir/libcosid.a" ]] || fail "no $libdir/libcosid.a"
   fi
-  "$prefix/bin/cosid" layout > /dev/null || fail "the installed CLI does not run"
+  if ! "$prefix/bin/cosid" layout > /dev/null; then
+    # A library the loader cannot find is the likely cause: the CLI is meant to need none of
+    # cosid's own (it links their objects), and an installed program has no build-tree RPATH.
+    grep 'not found' <<<"$(ldd "$prefix/bin/cosid")" >&2 || true
+    fail "the installed CLI does not run"
+  fi
 
   echo "--- $kind: find_package(cosid) consumer ---"
   cmake_configure "$HERE/find_package" "$WORK/$kind/find_package" -DCMAKE_PREFIX_PATH="$prefix"
@@ -93,6 +172,18 @@ for kind in static shared; do
   grep -q 'requested version "1.0"' "$log" || { cat "$log"; fail "see above"; }
   echo "find_package(cosid 1.0) refused, as it must"
 
+  if [[ $zookeeper == ON ]]; then
+    echo "--- $kind: find_package(cosid COMPONENTS zookeeper) consumer ---"
+    cmake_configure "$HERE/zookeeper" "$WORK/$kind/zookeeper" -DCMAKE_PREFIX_PATH="$prefix"
+    cmake --build "$WORK/$kind/zookeeper"
+    "$WORK/$kind/zookeeper/zookeeper_consumer"
+    if [[ $kind == shared ]] &&
+       ! grep -q "libcosid_zookeeper.so.* => $libdir/" \
+         <<<"$(ldd "$WORK/$kind/zookeeper/zookeeper_consumer")"; then
+      fail "zookeeper_consumer does not load $libdir/libcosid_zookeeper.so"
+    fi
+  fi
+
   echo "--- $kind: pkg-config consumer ---"
   pc_flags="$(PKG_CONFIG_PATH="$(dirname "$pc_file")" pkg-config --cflags --libs cosid)"
   echo "pkg-config --cflags --libs cosid: $pc_flags"
@@ -102,17 +193,23 @@ for kind in static shared; do
   "$WORK/$kind/pkg_config_consumer"
 
   # A shared install is used as one: the consumers load libcosid.so; the CLI carries its own copy.
+  # (ldd's output is read whole before grep: with pipefail, `ldd | grep -q` fails whenever grep
+  # exits at its match before ldd has written everything, and ldd dies of SIGPIPE.)
   for exe in "$WORK/$kind/find_package/consumer" "$WORK/$kind/pkg_config_consumer"; do
-    if [[ $kind == shared ]] && ! ldd "$exe" | grep -q "libcosid.so.0 => $libdir/"; then
+    if [[ $kind == shared ]] && ! grep -q "libcosid.so.0 => $libdir/" <<<"$(ldd "$exe")"; then
       fail "$exe does not load $libdir/libcosid.so.0"
     fi
   done
 done
 
 echo "--- add_subdirectory(cosid) consumer ---"
-cmake_configure "$HERE/add_subdirectory" "$WORK/vendored" -DCOSID_SOURCE_DIR="$ROOT"
+cmake_configure "$HERE/add_subdirectory" "$WORK/vendored" -DCOSID_SOURCE_DIR="$ROOT" \
+  -DCOSID_WITH_ZOOKEEPER=$zookeeper
 cmake --build "$WORK/vendored" -j 2
 "$WORK/vendored/consumer"
+if [[ $zookeeper == ON ]]; then
+  "$WORK/vendored/zookeeper_consumer"
+fi
 targets="$(cmake --build "$WORK/vendored" --target help)"
 for target in cosid_cli error_test cosid_example_basic; do
   if grep -q "^$target:" <<<"$targets"; then
@@ -127,4 +224,27 @@ fi
 if grep -rq 'file(INSTALL' "$WORK/vendored/cosid" --include=cmake_install.cmake; then
   fail "vendored, cosid adds install rules"
 fi
+# An install without the store. With the C client, the static build is configured again without
+# it: the library's objects do not change, so little is rebuilt.
+if [[ $zookeeper == ON ]]; then
+  echo "--- static, without the ZooKeeper store: install into $WORK/without-zookeeper ---"
+  cmake_configure "$ROOT" "$WORK/static/cosid" -DCOSID_WITH_ZOOKEEPER=OFF
+  cmake --build "$WORK/static/cosid" -j 2
+  cmake --install "$WORK/static/cosid" --prefix "$WORK/without-zookeeper"
+  without="$WORK/without-zookeeper"
+else
+  without="$WORK/static/prefix"
+fi
+libdir="$(dirname "$(dirname "$(find "$without" -name cosid.pc)")")"
+check_zookeeper_install "$without" "$libdir" OFF
+log="$WORK/zookeeper_refused.log"
+if cmake_configure "$HERE/zookeeper" "$WORK/zookeeper_refused" -DCMAKE_PREFIX_PATH="$without" \
+     > "$log" 2>&1; then
+  fail "find_package(cosid COMPONENTS zookeeper) accepted $without, which has no store"
+fi
+# CMake wraps the reason across lines: compare it with its spaces and line breaks squeezed.
+reason="$(tr -s ' \n' ' ' < "$log")"
+grep -q 'was built without the ZooKeeper store (component zookeeper)' <<<"$reason" ||
+  { cat "$log"; fail "see above"; }
+echo "find_package(cosid COMPONENTS zookeeper) refused an install without the store, saying why"
 echo "package: all checks passed"

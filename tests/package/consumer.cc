@@ -21,16 +21,9 @@
 #include <string>
 #include <system_error>
 
+#include "consumer_check.h"
+
 namespace {
-
-int failures = 0;
-
-void check(bool ok, const char* what) {
-  if (!ok) {
-    std::fprintf(stderr, "consumer: FAILED: %s\n", what);
-    ++failures;
-  }
-}
 
 // Counts the state-file-created events the runtime reports.
 class CreatedCounter final : public cosid::EventListener {
