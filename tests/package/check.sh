@@ -225,10 +225,11 @@ if grep -rq 'file(INSTALL' "$WORK/vendored/cosid" --include=cmake_install.cmake;
   fail "vendored, cosid adds install rules"
 fi
 # An install without the store. With the C client, the static build is configured again without
-# it: the library's objects do not change, so little is rebuilt.
+# it, and without the CLI (whose sources would compile again without the store): the library's
+# objects do not change, so nothing is rebuilt.
 if [[ $zookeeper == ON ]]; then
   echo "--- static, without the ZooKeeper store: install into $WORK/without-zookeeper ---"
-  cmake_configure "$ROOT" "$WORK/static/cosid" -DCOSID_WITH_ZOOKEEPER=OFF
+  cmake_configure "$ROOT" "$WORK/static/cosid" -DCOSID_WITH_ZOOKEEPER=OFF -DCOSID_BUILD_CLI=OFF
   cmake --build "$WORK/static/cosid" -j 2
   cmake --install "$WORK/static/cosid" --prefix "$WORK/without-zookeeper"
   without="$WORK/without-zookeeper"
