@@ -22,7 +22,8 @@
 // a fresh store or another handle on a shared one. When shared_across_processes is true, a child
 // forked by the kit calls the factory again (with its own clock at the same time) and the store it
 // gets must be the one the parent's store sees; otherwise the process cases are skipped, with
-// `not_shared_reason` as the reason.
+// `not_shared_reason` as the reason. The parent destroys its own store before it forks and makes
+// one again afterwards, so a store whose client runs threads is never forked with them.
 //
 // Thread safety: register_conformance_tests() must be called before the tests run, from one
 // thread; the cases call the store from many threads, as the SlotLeaseStore contract allows.

@@ -1,8 +1,8 @@
 // Slot choice: which slot of a namespace a runtime leases (src/lease/PROTOCOL.md, "Choosing a
 // slot").
 //
-// choose_slot() reads the namespace with scan() and then tries acquire() on one slot at a time,
-// in this order of preference:
+// choose_slot() reads the namespace and then tries acquire() on one slot at a time, in this order
+// of preference:
 //
 //   1. the slot this (key, incarnation) already holds: an idempotent retry;
 //   2. the preferred slot, if it is free (a StatefulSet ordinal, say);
@@ -10,11 +10,22 @@
 //   4. the lowest free slot;
 //   5. none: errc::lease_exhausted, with the earliest expiry to wait for.
 //
-// Free means never used, released, or expired on the store's clock. Each try is one atomic
-// compare-and-set; a try that loses a race (kTaken) moves on to the next candidate, so the order is
-// only a preference and two runtimes never get the same slot. A live lease of the same key but
-// another incarnation is never taken over: another slot is chosen and the choice lists the
-// slots that key holds (the keeper reports them as a duplicate owner key).
+// How it reads depends on the store. A store whose reads are cheap (reads_partially() false, the
+// memory and file stores) is read with one scan(). A store whose reads are costly (ZooKeeper) is
+// read in part: read_owner_index() once, for the store's clock and the slots whose record names
+// the key (steps 1 and 3, and the key's live leases); then one read_slots() of those slots and
+// the preferred one (more if they are more than 256); then, for step 4, read_slots() of slots 0
+// to 31, the next 64, the next 128, and then 256 at a time, each without the slots read already,
+// the next batch only when no slot of this one could be acquired. No read asks for more than 256
+// slots, and only an exhausted namespace is read in full. Both ways choose the same slot from the
+// same records; what the store answers must be in slot order and below the limit
+// (errc::store_corrupt otherwise).
+//
+// Free means never used (no record), released, or expired on the store's clock. Each try is one
+// atomic compare-and-set; a try that loses a race (kTaken) moves on to the next candidate, so the
+// order is only a preference and two runtimes never get the same slot. A live lease of the same
+// key but another incarnation is never taken over: another slot is chosen and the choice lists
+// the slots that key holds (the keeper reports them as a duplicate owner key).
 //
 // Thread safety: choose_slot() keeps no state of its own; it is as safe as the store it is given.
 #ifndef COSID_LEASE_SLOT_CHOICE_H_
@@ -65,7 +76,8 @@ struct SlotChoice {
 
 // Chooses and acquires a slot of request.name_space for request.owner (header comment). Fails
 // with invalid_argument (including a preferred slot at or above the limit), lease_exhausted, or
-// whatever scan() and acquire() report (store_unavailable, store_corrupt, lease_terms_mismatch).
+// whatever the store's reads and acquire() report (store_unavailable, store_corrupt,
+// lease_terms_mismatch).
 COSID_EXPORT bool choose_slot(SlotLeaseStore& store, const SlotChoiceRequest& request,
                               SlotChoice& choice, Status& status);
 #if COSID_HAS_EXCEPTIONS

@@ -1,5 +1,7 @@
 // Slot choice through the store: the order of src/lease/PROTOCOL.md, never taking over a key,
-// exhaustion, and a compare-and-set whose answer was lost.
+// exhaustion, the partial reads the chooser makes, and a compare-and-set whose answer was lost.
+#include <algorithm>
+
 #include "cosid/lease/slot_choice.h"
 #include "harness.h"
 
@@ -83,6 +85,68 @@ void choice_when_exhausted_reports_the_earliest_expiry(Harness& h) {
       << status.message();
 }
 
+void expect_same_record(const SlotRecord& read, const SlotRecord& scanned) {
+  EXPECT_EQ(read.slot, scanned.slot);
+  EXPECT_EQ(read.held, scanned.held) << "slot " << scanned.slot;
+  EXPECT_EQ(read.owner.key, scanned.owner.key) << "slot " << scanned.slot;
+  EXPECT_EQ(read.owner.incarnation, scanned.owner.incarnation) << "slot " << scanned.slot;
+  EXPECT_EQ(read.last_owner_key, scanned.last_owner_key) << "slot " << scanned.slot;
+  EXPECT_EQ(read.fence, scanned.fence) << "slot " << scanned.slot;
+  EXPECT_EQ(read.expires_at, scanned.expires_at) << "slot " << scanned.slot;
+  EXPECT_EQ(read.floor, scanned.floor) << "slot " << scanned.slot;
+  EXPECT_EQ(read.ceiling, scanned.ceiling) << "slot " << scanned.slot;
+  EXPECT_EQ(read.next_floor, scanned.next_floor) << "slot " << scanned.slot;
+}
+
+// What choose_slot() reads of a store that reads partially, its owner index and its reads of some
+// slots, shows what scan() shows: the index lists every slot whose record names the key (else a
+// restarted runtime would not find its sticky slot, or would not see its key's live lease), and
+// a read gives the scan's records of the slots asked for.
+void partial_reads_show_what_the_scan_shows(Harness& h) {
+  const Owner k = Harness::owner("k");
+  const SlotLease released = h.acquire(1, k);
+  Status status;
+  TCK_ASSERT_OK(h.store().release(released, h.terms, released.floor, status), status);
+  h.acquire(3, Harness::owner("other"));
+  h.acquire(5, Harness::owner("k"));  // the key under another incarnation
+  h.acquire(6, k);
+  h.clock().advance(milliseconds(77));
+
+  std::vector<std::uint32_t> listed;
+  std::int64_t now = 0;
+  TCK_ASSERT_OK(h.store().read_owner_index(h.name_space(), h.terms, "k", listed, now, status),
+                status);
+  EXPECT_EQ(now, kStart + 77);
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    EXPECT_LT(listed[i], h.terms.slot_limit);
+    EXPECT_TRUE(i == 0 || listed[i - 1] < listed[i]) << "the owner index is not ascending";
+  }
+  for (const std::uint32_t slot : {1u, 5u, 6u}) {
+    EXPECT_NE(std::find(listed.begin(), listed.end(), slot), listed.end())
+        << "the owner index of key \"k\" leaves out slot " << slot;
+  }
+
+  std::vector<SlotRecord> scanned;
+  TCK_ASSERT_OK(h.store().scan(h.name_space(), h.terms, scanned, now, status), status);
+  ASSERT_EQ(scanned.size(), 4u);  // slots 1, 3, 5, 6
+  std::vector<SlotRecord> read;
+  TCK_ASSERT_OK(
+      h.store().read_slots(h.name_space(), h.terms, {0, 1, 2, 3, 4, 5, 6, 7}, read, status),
+      status);
+  ASSERT_EQ(read.size(), scanned.size());
+  for (std::size_t i = 0; i < read.size(); ++i) expect_same_record(read[i], scanned[i]);
+  // A slot never used (4) has no record; the others come in slot order.
+  TCK_ASSERT_OK(h.store().read_slots(h.name_space(), h.terms, {3, 4, 6}, read, status), status);
+  ASSERT_EQ(read.size(), 2u);
+  expect_same_record(read[0], scanned[1]);
+  expect_same_record(read[1], scanned[3]);
+
+  NamespaceTerms other = h.terms;
+  other.slot_limit = 16;
+  EXPECT_FALSE(h.store().read_owner_index(h.name_space(), other, "k", listed, now, status));
+  TCK_EXPECT_ERRC(status, errc::lease_terms_mismatch);
+}
+
 void lost_acquire_response_never_grants_the_slot_twice(Harness& h) {
   // The owner's compare-and-set was applied but its answer was lost: it does not know its fence.
   const Owner a = Harness::owner("a");
@@ -136,6 +200,7 @@ std::vector<Case> choice_cases() {
        choice_never_takes_over_a_live_lease_of_the_same_key},
       {"ChoiceWhenExhaustedReportsTheEarliestExpiry",
        choice_when_exhausted_reports_the_earliest_expiry},
+      {"PartialReadsShowWhatTheScanShows", partial_reads_show_what_the_scan_shows},
       {"LostAcquireResponseNeverGrantsTheSlotTwice",
        lost_acquire_response_never_grants_the_slot_twice},
       {"LostRenewResponseIsRetriedSafely", lost_renew_response_is_retried_safely},

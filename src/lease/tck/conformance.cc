@@ -40,6 +40,10 @@ Harness::Harness(const StoreKit& kit) : kit_(kit) {
   const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
   name_space_ =
       std::string("tck-") + (info != nullptr ? info->name() : "case") + "-" + random_suffix();
+  open_store();
+}
+
+void Harness::open_store() {
   store_ = kit_.make_store(clock_);
   if (store_ == nullptr) ADD_FAILURE() << "the store factory of " << kit_.name << " returned null";
 }

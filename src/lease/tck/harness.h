@@ -51,6 +51,12 @@ class Harness {
   // The slot's record as scan() shows it; a never-used slot gives a record with only `slot` set.
   SlotRecord record_of(std::uint32_t slot);
 
+  // Destroys the case's store, and makes it again. A process case closes it before it forks: a
+  // store whose client runs threads (ZooKeeper's) would leave the children a copy of locks those
+  // threads held (glibc's resolver lock, say), and a child that makes a store could deadlock.
+  void close_store() { store_.reset(); }
+  void open_store();
+
  private:
   const StoreKit& kit_;
   ManualClock clock_{kStart, ManualClock::OnSleep::kAdvanceBoth};

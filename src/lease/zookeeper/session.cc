@@ -239,7 +239,14 @@ zhandle_t* Session::handle(Deadline deadline, bool& transient, Status& status) {
     }
     // Requests sent while connecting are queued by the client; wait a little for the connection
     // so that a new session does not fail its first request at once.
-    changed_.wait_until(lock, deadline, [&] { return connected_ || expired_; });
+    if (!changed_.wait_until(lock, deadline, [&] { return connected_ || expired_; })) {
+      transient = true;
+      fail(status, errc::store_unavailable,
+           "no server of ZooKeeper ensemble " + options_.connect_string +
+               " is connected to this store (down, unreachable from this host, or without a "
+               "quorum); the call gave up at its deadline");
+      return nullptr;
+    }
     current = handle_;
   }
   return current;

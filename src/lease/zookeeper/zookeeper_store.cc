@@ -147,15 +147,24 @@ class ZooKeeperLeaseStore::Impl {
     return node.written >= 0 ? node.written : stat.mtime;
   }
 
+  // The count of nodes seen so far, taken before a read is sent (decode()).
+  std::uint64_t seen_epoch() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return epoch_;
+  }
+
   // Checks that a node read is the node this store (and the data) knew, then derives its record.
+  // `sent_at` is seen_epoch() before the read was sent: a node first seen later may have been
+  // created after this read was answered, so its absence here is no deletion. (Requests of one
+  // session are answered in order, so a node seen before the read was sent must be in it.)
   bool decode(const std::string& name_space, std::uint32_t slot, const zk::NodeRead& read,
-              StoredSlot& out, Status& status) {
+              std::uint64_t sent_at, StoredSlot& out, Status& status) {
     const std::string path = zk::slot_path(name_space, slot);
     out = StoredSlot{};
     std::lock_guard<std::mutex> lock(mutex_);
     const auto known = czxids_.find(path);
     if (read.rc == ZNONODE) {
-      if (known == czxids_.end()) return true;
+      if (known == czxids_.end() || known->second.epoch > sent_at) return true;
       return fail(status, errc::store_corrupt,
                   "ZooKeeper slot node " + path + " was deleted behind the store: its floor is "
                   "lost, so cosid will not use the slot; never delete slot nodes (restore the "
@@ -170,17 +179,17 @@ class ZooKeeperLeaseStore::Impl {
     const std::int64_t czxid = read.stat.czxid;
     const bool recreated = (out.node.node != 0 && out.node.node != czxid) ||
                            (out.node.node == 0 && read.stat.version > 0) ||
-                           (known != czxids_.end() && known->second != czxid);
+                           (known != czxids_.end() && known->second.czxid != czxid);
     if (recreated) {
       return fail(status, errc::store_corrupt,
                   "ZooKeeper slot node " + path + " was deleted and recreated behind the store "
                   "(czxid " + std::to_string(czxid) + ", the record was written to " +
                   std::to_string(out.node.node != 0 ? out.node.node
-                                                    : (known != czxids_.end() ? known->second
+                                                    : (known != czxids_.end() ? known->second.czxid
                                                                               : 0)) +
                   "): its fence and floors cannot be trusted, so cosid will not use the slot");
     }
-    czxids_[path] = czxid;
+    if (known == czxids_.end()) czxids_[path] = Seen{czxid, ++epoch_};
     out.exists = true;
     out.stat = read.stat;
     out.record = zk::record_of(slot, out.node, write_time(out.node, read.stat));
@@ -191,10 +200,11 @@ class ZooKeeperLeaseStore::Impl {
                  StoredSlot& out, Status& status) {
     bool transient = false;
     zk::NodeRead read;
+    const std::uint64_t sent_at = seen_epoch();
     if (!session_->get(zk::slot_path(name_space, slot), deadline, read, transient, status)) {
       return after(transient);
     }
-    return decode(name_space, slot, read, out, status) ? Step::kDone : Step::kFailed;
+    return decode(name_space, slot, read, sent_at, out, status) ? Step::kDone : Step::kFailed;
   }
 
   // Reads `slots` in one pipelined batch; slots without a node are left out.
@@ -205,11 +215,12 @@ class ZooKeeperLeaseStore::Impl {
     for (const std::uint32_t slot : slots) paths.push_back(zk::slot_path(name_space, slot));
     bool transient = false;
     std::vector<zk::NodeRead> reads;
+    const std::uint64_t sent_at = seen_epoch();
     if (!session_->get_many(paths, deadline, reads, transient, status)) return after(transient);
     records.clear();
     for (std::size_t i = 0; i < slots.size(); ++i) {
       StoredSlot stored;
-      if (!decode(name_space, slots[i], reads[i], stored, status)) return Step::kFailed;
+      if (!decode(name_space, slots[i], reads[i], sent_at, stored, status)) return Step::kFailed;
       if (stored.exists) records.push_back(stored.record);
     }
     return Step::kDone;
@@ -259,9 +270,15 @@ class ZooKeeperLeaseStore::Impl {
 
   const ZooKeeperStoreOptions options_;
   std::unique_ptr<zk::Session> session_;
-  std::mutex mutex_;                              // guards terms_ and czxids_
-  std::map<std::string, NamespaceTerms> terms_;   // namespaces whose node was read
-  std::map<std::string, std::int64_t> czxids_;    // slot node path -> the czxid seen
+  // A slot node as first seen: its czxid, and the epoch_ at which it was seen.
+  struct Seen {
+    std::int64_t czxid;
+    std::uint64_t epoch;
+  };
+  std::mutex mutex_;                             // guards terms_, czxids_ and epoch_
+  std::map<std::string, NamespaceTerms> terms_;  // namespaces whose node was read
+  std::map<std::string, Seen> czxids_;           // slot node path -> the node seen there
+  std::uint64_t epoch_ = 0;                      // how many slot nodes were seen
 };
 
 ZooKeeperLeaseStore::ZooKeeperLeaseStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -509,9 +526,12 @@ bool ZooKeeperLeaseStore::release(const SlotLease& held, const NamespaceTerms& t
     if (step != Step::kDone || !s.ok()) return step;
     bool transient = false;
     zk::NodeRead read;
+    const std::uint64_t sent_at = impl_->seen_epoch();
     if (!impl_->session().get(path, deadline, read, transient, s)) return after(transient);
     StoredSlot stored;
-    if (!impl_->decode(held.name_space, held.slot, read, stored, s)) return Step::kFailed;
+    if (!impl_->decode(held.name_space, held.slot, read, sent_at, stored, s)) {
+      return Step::kFailed;
+    }
     if (unknown.applied(stored, read)) return Step::kDone;  // our release, its answer lost
     SlotRecord next = stored.record;
     if (!stored.exists || !apply_release(next, held, last_issued, s)) {
