@@ -2,13 +2,9 @@
 // codecs, and next()'s latency while a Runtime renews its ceiling with a real fdatasync.
 // See README.md in this directory for how to run it and what each benchmark shows.
 #include <benchmark/benchmark.h>
-#include <dirent.h>
-#include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -20,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_support.h"
 #include "cosid/binding.h"
 #include "cosid/clock.h"
 #include "cosid/codec.h"
@@ -143,9 +140,10 @@ double ns_per_step(int block, Step step) {
 // next() against the floor in one benchmark: each iteration runs a block of floor steps and then a
 // block of next() calls on every thread at once, and `next_over_floor` is the median over the
 // iterations of thread 0's ratio of the two (the target is <= 1.2). On a VM whose speed moves by
-// 10-20% from one second to the next (see "Figures" in README.md here), BM_Next and BM_Floor measured seconds apart
-// differ by that much on their own; blocks of a few tens of microseconds side by side see the same
-// machine. `floor_ns` and `next_ns` are the medians of the blocks' ns per step on one thread.
+// 10-20% from one second to the next (see "Figures" in README.md here), BM_Next and BM_Floor
+// measured seconds apart differ by that much on their own; blocks of a few tens of microseconds
+// side by side see the same machine. `floor_ns` and `next_ns` are the medians of the blocks' ns per
+// step on one thread.
 void BM_NextVsFloor(benchmark::State& state) {
   constexpr int kBlock = 1000;
   static Rendezvous rendezvous;
@@ -378,41 +376,6 @@ BENCHMARK_CAPTURE(BM_Decode, radix62, cosid::IdFormat::kRadix62);
 BENCHMARK_CAPTURE(BM_Decode, radix36, cosid::IdFormat::kRadix36);
 BENCHMARK_CAPTURE(BM_Decode, friendly, cosid::IdFormat::kFriendly);
 
-// A histogram of latencies: 10 ns buckets up to 200 us, then one overflow bucket (the maximum is
-// kept exactly).
-class Histogram {
- public:
-  void add(std::int64_t ns) {
-    const std::int64_t bucket = std::min<std::int64_t>(ns / kBucketNs, kBuckets - 1);
-    ++counts_[static_cast<std::size_t>(std::max<std::int64_t>(bucket, 0))];
-    ++total_;
-    max_ns_ = std::max(max_ns_, ns);
-  }
-  // The upper edge of the bucket holding quantile q (0 < q < 1), in ns.
-  double quantile_ns(double q) const {
-    const auto rank = static_cast<std::uint64_t>(q * static_cast<double>(total_));
-    std::uint64_t seen = 0;
-    for (std::size_t i = 0; i < counts_.size(); ++i) {
-      seen += counts_[i];
-      if (seen > rank) {
-        return i + 1 == counts_.size()
-                   ? static_cast<double>(max_ns_)
-                   : static_cast<double>((static_cast<std::int64_t>(i) + 1) * kBucketNs);
-      }
-    }
-    return static_cast<double>(max_ns_);
-  }
-  std::int64_t max_ns() const { return max_ns_; }
-  std::uint64_t total() const { return total_; }
-
- private:
-  static constexpr std::int64_t kBucketNs = 10;
-  static constexpr std::int64_t kBuckets = 20000;
-  std::array<std::uint64_t, static_cast<std::size_t>(kBuckets)> counts_{};
-  std::uint64_t total_ = 0;
-  std::int64_t max_ns_ = 0;
-};
-
 // Counts the ceilings the runtime made durable.
 class RenewalCounter final : public cosid::EventListener {
  public:
@@ -424,44 +387,13 @@ class RenewalCounter final : public cosid::EventListener {
   std::atomic<std::int64_t> renewals{0};
 };
 
-// A new directory for the state file, under COSID_BENCH_DIR, TMPDIR or /tmp (it should be on a
-// real disk for the fdatasync to be real; tmpfs makes it free).
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("COSID_BENCH_DIR");
-    if (base == nullptr || *base == '\0') base = std::getenv("TMPDIR");
-    path_ = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/cosid-bench-XXXXXX";
-    if (mkdtemp(&path_[0]) == nullptr) {
-      std::perror("cosid_bench: mkdtemp");
-      std::abort();
-    }
-  }
-  ~TempDir() {
-    if (DIR* dir = opendir(path_.c_str())) {
-      while (const struct dirent* entry = readdir(dir)) {
-        const std::string name = entry->d_name;
-        if (name != "." && name != "..") unlink((path_ + "/" + name).c_str());
-      }
-      closedir(dir);
-    }
-    rmdir(path_.c_str());
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const char* name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
 // next()'s latency while the background thread renews the ceiling every ahead/2 = 50 ms with a
 // write and a real fdatasync. Each next() is timed on the steady clock (the two clock reads, about
 // 20-40 ns, are included). The wide layout means no call ever waits for a tick's sequence, so
 // what is measured is the hot path and whatever the renewal does to it: a wait at the ceiling
 // would show up as a tail of milliseconds.
 void BM_LatencyUnderRenewal(benchmark::State& state) {
-  const TempDir dir;
+  const cosid_bench::BenchDir dir;
   RenewalCounter counter;
   cosid::Options options;
   options.layout = kWide;
@@ -483,7 +415,7 @@ void BM_LatencyUnderRenewal(benchmark::State& state) {
   std::error_code ec;
   (void)generator->next(ec);  // the first id, outside the measurement
   const std::int64_t renewals_before = counter.renewals.load();
-  auto histogram = std::make_unique<Histogram>();
+  auto histogram = std::make_unique<cosid_bench::Histogram>();
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
     const std::uint64_t id = generator->next(ec);
