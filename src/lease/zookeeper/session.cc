@@ -280,7 +280,7 @@ bool Session::submitted(int rc, const char* what, const std::string& path, bool&
   if (rc == ZOK) return true;
   transient = is_transient(rc);
   return fail(status, errc::store_unavailable,
-              std::string("ZooKeeper refused to send ") + what + " " + path + ": " +
+              std::string("ZooKeeper refused to send the ") + what + " " + path + ": " +
                   code_text(rc) + " (ensemble " + options_.connect_string + ")");
 }
 
@@ -290,12 +290,54 @@ bool Session::wait(Request& request, Deadline deadline, const char* what, const 
   if (!request.done_cv.wait_until(lock, deadline, [&] { return request.done; })) {
     transient = true;
     return fail(status, errc::store_unavailable,
-                std::string("ZooKeeper did not answer ") + what + " " + path +
+                std::string("ZooKeeper did not answer the ") + what + " " + path +
                     " in time (the store's timeout; ensemble " + options_.connect_string +
                     "): the outcome is unknown, and a retry is safe");
   }
   return true;
 }
+
+template <typename Submit>
+bool Session::send(Request& request, Submit&& submit, const char* what, const std::string& path,
+                   Deadline deadline, bool& transient, Status& status) {
+  transient = false;
+  if (!ready(deadline, transient, status)) return false;
+  {
+    // Shared: the handle is not closed while a request is handed to it (ready() replaces one
+    // under the exclusive lock). Released before the wait, which needs no handle.
+    std::shared_lock<std::shared_mutex> in_use(handle_use_);
+    zhandle_t* const zh = current_handle();
+    if (zh == nullptr) return not_connected(transient, status);
+    if (!submitted(submit(zh), what, path, transient, status)) return false;
+  }
+  return wait(request, deadline, what, path, transient, status);
+}
+
+bool Session::answered(int rc, std::initializer_list<int> handled, const std::string& failure,
+                       bool& transient, Status& status) {
+  if (rc == ZOK) return true;
+  for (const int code : handled) {
+    if (rc == code) return true;
+  }
+  transient = is_transient(rc);
+  return fail(status, errc::store_unavailable,
+              "ZooKeeper failed " + failure + ": " + code_text(rc) + " (ensemble " +
+                  options_.connect_string + ")");
+}
+
+namespace {
+
+// Calls `call` with a new reference to `request` for the completion to drop, and drops it here
+// when the client refused the request (no completion will run).
+template <typename Call>
+int with_reference(const RequestPtr& request, Call&& call) {
+  auto* held = new RequestPtr(request);
+  const int rc = call(static_cast<const void*>(held));
+  if (rc != ZOK) delete held;
+  return rc;
+}
+
+}  // namespace
 
 bool Session::get(const std::string& path, Deadline deadline, NodeRead& out, bool& transient,
                   Status& status) {
@@ -310,35 +352,30 @@ bool Session::get_many(const std::vector<std::string>& paths, Deadline deadline,
   transient = false;
   out.clear();
   if (paths.empty()) return true;
-  if (!ready(deadline, transient, status)) return false;
-  // Shared: the handle is not closed while a request is handed to it (ready() replaces one under
-  // the exclusive lock). Released before the wait, which needs no handle.
-  std::shared_lock<std::shared_mutex> in_use(handle_use_);
-  zhandle_t* const zh = current_handle();
-  if (zh == nullptr) return not_connected(transient, status);
   auto request = std::make_shared<Request>();
   request->reads.resize(paths.size());
   {
     std::lock_guard<std::mutex> lock(request->mutex);
     request->reads_left = paths.size();
   }
-  for (std::size_t i = 0; i < paths.size(); ++i) {
-    auto* slot = new Request::Slot{request, i};
-    const int rc = zoo_aget(zh, paths[i].c_str(), 0, on_data, slot);
-    if (rc != ZOK) {
-      delete slot;
-      // The reads already sent complete on their own and drop their references.
-      return submitted(rc, "a read of", paths[i], transient, status);
+  const auto submit = [&](zhandle_t* zh) -> int {
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      auto* slot = new Request::Slot{request, i};
+      const int rc = zoo_aget(zh, paths[i].c_str(), 0, on_data, slot);
+      if (rc != ZOK) {
+        // The reads already sent complete on their own and drop their references.
+        delete slot;
+        return rc;
+      }
     }
+    return ZOK;
+  };
+  if (!send(*request, submit, "read of", paths.front(), deadline, transient, status)) {
+    return false;
   }
-  in_use.unlock();
-  if (!wait(*request, deadline, "the read of", paths.front(), transient, status)) return false;
   std::lock_guard<std::mutex> lock(request->mutex);
-  if (request->rc != ZOK) {
-    transient = is_transient(request->rc);
-    return fail(status, errc::store_unavailable,
-                "ZooKeeper failed a read under " + paths.front() + ": " + code_text(request->rc) +
-                    " (ensemble " + options_.connect_string + ")");
+  if (!answered(request->rc, {}, "a read under " + paths.front(), transient, status)) {
+    return false;
   }
   out = std::move(request->reads);
   return true;
@@ -346,107 +383,62 @@ bool Session::get_many(const std::vector<std::string>& paths, Deadline deadline,
 
 bool Session::children(const std::string& path, Deadline deadline, int& rc,
                        std::vector<std::string>& names, bool& transient, Status& status) {
-  transient = false;
-  if (!ready(deadline, transient, status)) return false;
-  // Shared: the handle is not closed while a request is handed to it (ready() replaces one under
-  // the exclusive lock). Released before the wait, which needs no handle.
-  std::shared_lock<std::shared_mutex> in_use(handle_use_);
-  zhandle_t* const zh = current_handle();
-  if (zh == nullptr) return not_connected(transient, status);
   auto request = std::make_shared<Request>();
-  auto* held = new RequestPtr(request);
-  if (!submitted(zoo_aget_children(zh, path.c_str(), 0, on_children, held), "a listing of", path,
-                 transient, status)) {
-    delete held;
-    return false;
-  }
-  in_use.unlock();
-  if (!wait(*request, deadline, "the listing of", path, transient, status)) return false;
+  const auto submit = [&](zhandle_t* zh) {
+    return with_reference(request, [&](const void* ref) {
+      return zoo_aget_children(zh, path.c_str(), 0, on_children, ref);
+    });
+  };
+  if (!send(*request, submit, "listing of", path, deadline, transient, status)) return false;
   std::lock_guard<std::mutex> lock(request->mutex);
   rc = request->rc;
-  if (rc != ZOK && rc != ZNONODE) {
-    transient = is_transient(rc);
-    return fail(status, errc::store_unavailable,
-                "ZooKeeper failed to list " + path + ": " + code_text(rc));
-  }
+  if (!answered(rc, {ZNONODE}, "to list " + path, transient, status)) return false;
   names = std::move(request->names);
   return true;
 }
 
 bool Session::create(const std::string& path, const std::string& data, Deadline deadline, int& rc,
                      bool& transient, Status& status) {
-  transient = false;
-  if (!ready(deadline, transient, status)) return false;
-  // Shared: the handle is not closed while a request is handed to it (ready() replaces one under
-  // the exclusive lock). Released before the wait, which needs no handle.
-  std::shared_lock<std::shared_mutex> in_use(handle_use_);
-  zhandle_t* const zh = current_handle();
-  if (zh == nullptr) return not_connected(transient, status);
   auto request = std::make_shared<Request>();
-  auto* held = new RequestPtr(request);
   // The client copies path and data into its send buffer before zoo_acreate returns.
-  if (!submitted(zoo_acreate(zh, path.c_str(), data.data(), static_cast<int>(data.size()),
-                             &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, on_string, held),
-                 "a create of", path, transient, status)) {
-    delete held;
-    return false;
-  }
-  in_use.unlock();
-  if (!wait(*request, deadline, "the create of", path, transient, status)) return false;
+  const auto submit = [&](zhandle_t* zh) {
+    return with_reference(request, [&](const void* ref) {
+      return zoo_acreate(zh, path.c_str(), data.data(), static_cast<int>(data.size()),
+                         &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, on_string, ref);
+    });
+  };
+  if (!send(*request, submit, "create of", path, deadline, transient, status)) return false;
   std::lock_guard<std::mutex> lock(request->mutex);
   rc = request->rc;
-  if (rc != ZOK && rc != ZNODEEXISTS) {
-    transient = is_transient(rc);
-    return fail(status, errc::store_unavailable,
-                "ZooKeeper failed to create " + path + ": " + code_text(rc) +
-                    (rc != ZNONODE ? ""
-                     : path.find('/', 1) == std::string::npos
-                         ? " (the chroot of " + options_.connect_string +
-                               " does not exist: create it, or drop it from the connect string)"
-                         : " (its parent is missing)"));
-  }
-  return true;
+  const std::string failure =
+      "to create " + path +
+      (rc != ZNONODE ? ""
+       : path.find('/', 1) == std::string::npos
+           ? " (the chroot of " + options_.connect_string +
+                 " does not exist: create it, or drop it from the connect string)"
+           : " (its parent is missing)");
+  return answered(rc, {ZNODEEXISTS}, failure, transient, status);
 }
 
 bool Session::set(const std::string& path, const std::string& data, int version,
                   Deadline deadline, int& rc, Stat& stat, bool& transient, Status& status) {
-  transient = false;
-  if (!ready(deadline, transient, status)) return false;
-  // Shared: the handle is not closed while a request is handed to it (ready() replaces one under
-  // the exclusive lock). Released before the wait, which needs no handle.
-  std::shared_lock<std::shared_mutex> in_use(handle_use_);
-  zhandle_t* const zh = current_handle();
-  if (zh == nullptr) return not_connected(transient, status);
   auto request = std::make_shared<Request>();
-  auto* held = new RequestPtr(request);
-  if (!submitted(zoo_aset(zh, path.c_str(), data.data(), static_cast<int>(data.size()), version,
-                          on_stat, held),
-                 "a write of", path, transient, status)) {
-    delete held;
-    return false;
-  }
-  in_use.unlock();
-  if (!wait(*request, deadline, "the write of", path, transient, status)) return false;
+  const auto submit = [&](zhandle_t* zh) {
+    return with_reference(request, [&](const void* ref) {
+      return zoo_aset(zh, path.c_str(), data.data(), static_cast<int>(data.size()), version,
+                      on_stat, ref);
+    });
+  };
+  if (!send(*request, submit, "write of", path, deadline, transient, status)) return false;
   std::lock_guard<std::mutex> lock(request->mutex);
   rc = request->rc;
-  if (rc != ZOK && rc != ZBADVERSION && rc != ZNONODE) {
-    transient = is_transient(rc);
-    return fail(status, errc::store_unavailable,
-                "ZooKeeper failed to write " + path + ": " + code_text(rc));
-  }
+  if (!answered(rc, {ZBADVERSION, ZNONODE}, "to write " + path, transient, status)) return false;
   stat = request->stat;
   return true;
 }
 
 bool Session::multi(const std::vector<Op>& ops, Deadline deadline, WriteResult& result,
                     bool& transient, Status& status) {
-  transient = false;
-  if (!ready(deadline, transient, status)) return false;
-  // Shared: the handle is not closed while a request is handed to it (ready() replaces one under
-  // the exclusive lock). Released before the wait, which needs no handle.
-  std::shared_lock<std::shared_mutex> in_use(handle_use_);
-  zhandle_t* const zh = current_handle();
-  if (zh == nullptr) return not_connected(transient, status);
   auto request = std::make_shared<Request>();
   const std::size_t n = ops.size();
   request->paths.reserve(n);
@@ -475,15 +467,13 @@ bool Session::multi(const std::vector<Op>& ops, Deadline deadline, WriteResult& 
         break;
     }
   }
-  auto* held = new RequestPtr(request);
-  if (!submitted(zoo_amulti(zh, static_cast<int>(n), request->ops.data(),
-                            request->results.data(), on_void, held),
-                 "a multi on", ops.front().path, transient, status)) {
-    delete held;
-    return false;
-  }
-  in_use.unlock();
-  if (!wait(*request, deadline, "the multi on", ops.front().path, transient, status)) {
+  const auto submit = [&](zhandle_t* zh) {
+    return with_reference(request, [&](const void* ref) {
+      return zoo_amulti(zh, static_cast<int>(n), request->ops.data(), request->results.data(),
+                        on_void, ref);
+    });
+  };
+  if (!send(*request, submit, "multi on", ops.front().path, deadline, transient, status)) {
     return false;
   }
   std::lock_guard<std::mutex> lock(request->mutex);
@@ -503,14 +493,8 @@ bool Session::multi(const std::vector<Op>& ops, Deadline deadline, WriteResult& 
       }
     }
   }
-  if (result.rc != ZOK && result.rc != ZBADVERSION && result.rc != ZNODEEXISTS &&
-      result.rc != ZNONODE) {
-    transient = is_transient(result.rc);
-    return fail(status, errc::store_unavailable,
-                "ZooKeeper failed the multi on " + ops.front().path + ": " +
-                    code_text(result.rc));
-  }
-  return true;
+  return answered(result.rc, {ZBADVERSION, ZNODEEXISTS, ZNONODE},
+                  "the multi on " + ops.front().path, transient, status);
 }
 
 std::chrono::milliseconds Session::granted_timeout() const {

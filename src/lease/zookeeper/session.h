@@ -28,6 +28,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -115,11 +116,21 @@ class Session {
   zhandle_t* current_handle();  // null only after a failed start_handle()
   bool not_connected(bool& transient, Status& status);
   bool start_handle(Status& status);  // REQUIRES: mutex_ held
-  // Waits for `request` until `deadline`; false with store_unavailable on a timeout.
+  // Hands `request` to the current handle with `submit` (given the handle, it returns the
+  // client's code and owns the completion's reference) and waits for the completion until
+  // `deadline`; false with store_unavailable when it was refused or did not complete in time.
+  // `what` names the request in messages ("write of"), `path` its node.
+  template <typename Submit>
+  bool send(Request& request, Submit&& submit, const char* what, const std::string& path,
+            Deadline deadline, bool& transient, Status& status);
   bool wait(Request& request, Deadline deadline, const char* what, const std::string& path,
             bool& transient, Status& status);
   bool submitted(int rc, const char* what, const std::string& path, bool& transient,
                  Status& status);
+  // The code a completed request answered: true for ZOK or one of `handled` (the caller's to
+  // act on), else false with store_unavailable ("ZooKeeper failed " + failure).
+  bool answered(int rc, std::initializer_list<int> handled, const std::string& failure,
+                bool& transient, Status& status);
 
   const ZooKeeperStoreOptions options_;
   // Shared while a request is handed to handle_, exclusive while handle_ is closed and replaced:
