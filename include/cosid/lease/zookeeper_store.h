@@ -53,7 +53,7 @@
 namespace cosid {
 namespace lease {
 
-// The options of seed 001, with its defaults; the names in comments are the keys of a store
+// The store's options, with their defaults; the names in comments are the keys of a store
 // instance (cosid.stores.NAME.*), which parse_zookeeper_options() reads.
 struct ZooKeeperStoreOptions {
   // options.connectString: "HOST:PORT[,HOST:PORT...][/CHROOT]".
