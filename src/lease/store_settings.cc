@@ -72,9 +72,9 @@ bool StoreSettings::read_duration(std::string_view key, std::chrono::millisecond
     return refuse(status, full_key(key), *setting, "is not a duration: " + why);
   }
   if (parsed < min || parsed > max) {
-    return refuse(status, full_key(key), *setting,
-                  "must be from " + detail::format_duration(min) + " to " +
-                      detail::format_duration(max));
+    return refuse(
+        status, full_key(key), *setting,
+        "must be from " + detail::format_duration(min) + " to " + detail::format_duration(max));
   }
   value = parsed;
   status.clear();
@@ -90,13 +90,13 @@ bool StoreSettings::read_whole(std::string_view key, std::int64_t min, std::int6
   }
   std::uint64_t parsed = 0;
   std::string why;
-  const bool in_range = detail::parse_uint(setting->value, static_cast<std::uint64_t>(max),
-                                           parsed, &why) &&
-                        static_cast<std::int64_t>(parsed) >= min;
+  const bool in_range =
+      detail::parse_uint(setting->value, static_cast<std::uint64_t>(max), parsed, &why) &&
+      static_cast<std::int64_t>(parsed) >= min;
   if (!in_range) {
-    return refuse(status, full_key(key), *setting,
-                  "must be a whole number from " + std::to_string(min) + " to " +
-                      std::to_string(max));
+    return refuse(
+        status, full_key(key), *setting,
+        "must be a whole number from " + std::to_string(min) + " to " + std::to_string(max));
   }
   value = static_cast<std::int64_t>(parsed);
   status.clear();

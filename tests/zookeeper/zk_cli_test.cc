@@ -188,8 +188,8 @@ TEST_F(ZooKeeperCliTest, AKilledHoldersSlotGoesToANewcomerOnlyAboveItsCeiling) {
   ASSERT_GE(killed_slot, 0);
   const std::int64_t killed_at = real_now_ms();
   // Nobody renews it any more: the record now holds the last ceiling the holder could use.
-  const std::int64_t old_ceiling =
-      ceilings(dir_, server_.connect_string(), "kill", "500ms")[static_cast<std::uint32_t>(killed_slot)];
+  const std::int64_t old_ceiling = ceilings(dir_, server_.connect_string(), "kill",
+                                            "500ms")[static_cast<std::uint32_t>(killed_slot)];
   ASSERT_GT(old_ceiling, 0);
   std::int64_t last_old = 0;
   for (const Issued& issued : holders[0]->issued()) {

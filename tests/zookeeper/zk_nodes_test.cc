@@ -201,9 +201,10 @@ TEST(ZkIndexText, RoundTrips) {
 
 TEST(ZkIndexText, MalformedTextIsRefused) {
   std::vector<std::uint32_t> slots;
-  for (const char* bad : {"", "slot=1\n", "slots=5,1\n", "slots=1,1\n", "slots=1,,2\n",
-                          "slots=,1\n", "slots=-1\n", "slots=4294967296\n", "slots=1\nslots=2\n",
-                          "slots=1\nother=2\n", "slots=a\n", "slots=1 ,2\n", "slots\n"}) {
+  for (const char* bad :
+       {"", "slot=1\n", "slots=5,1\n", "slots=1,1\n", "slots=1,,2\n", "slots=,1\n", "slots=-1\n",
+        "slots=4294967296\n", "slots=1\nslots=2\n", "slots=1\nother=2\n", "slots=a\n",
+        "slots=1 ,2\n", "slots\n", "slots=1,\n"}) {
     EXPECT_FALSE(decode_index(bad, slots)) << bad;
   }
 }

@@ -159,6 +159,7 @@ bool decode_index(const std::string& text, std::vector<std::uint32_t>& slots) {
   if (!split_lines(text, lines) || lines.size() != 1 || lines[0].first != "slots") return false;
   slots.clear();
   const std::string& list = lines[0].second;
+  if (!list.empty() && list.back() == ',') return false;  // never written so
   std::size_t start = 0;
   while (start < list.size()) {
     std::size_t end = list.find(',', start);
@@ -193,9 +194,9 @@ std::string encode_slot(const SlotNode& node) {
 bool decode_slot(const std::string& text, SlotNode& node) {
   std::vector<std::pair<std::string, std::string>> lines;
   if (!split_lines(text, lines)) return false;
-  static const char* const kRequired[] = {"owner",  "incarnation", "last_owner",  "fence",
-                                          "ttl_ms", "tolerance_ms", "floor",      "expires_min",
-                                          "ceiling_min", "next_floor"};
+  static const char* const kRequired[] = {
+      "owner",        "incarnation", "last_owner",  "fence",       "ttl_ms",
+      "tolerance_ms", "floor",       "expires_min", "ceiling_min", "next_floor"};
   constexpr std::size_t kRequiredCount = sizeof kRequired / sizeof kRequired[0];
   // The required fields in this order, then the optional ones: anything else was not written by
   // this store.
@@ -208,7 +209,8 @@ bool decode_slot(const std::string& text, SlotNode& node) {
   if (!unescape_key(lines[0].second, parsed.owner_key) ||
       !unescape_key(lines[2].second, parsed.last_owner_key) || !parse_int(lines[3].second, fence) ||
       fence < 0 || !parse_int(lines[4].second, parsed.ttl_ms) ||
-      !parse_int(lines[5].second, parsed.tolerance_ms) || !parse_int(lines[6].second, parsed.floor) ||
+      !parse_int(lines[5].second, parsed.tolerance_ms) ||
+      !parse_int(lines[6].second, parsed.floor) ||
       !parse_int(lines[7].second, parsed.expires_min) ||
       !parse_int(lines[8].second, parsed.ceiling_min) ||
       !parse_int(lines[9].second, parsed.next_floor)) {

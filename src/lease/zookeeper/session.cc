@@ -48,10 +48,10 @@ struct Request {
   std::condition_variable done_cv;
   bool done = false;  // guarded by mutex
   int rc = ZOK;
-  std::vector<NodeRead> reads;       // get, get_many: one per path
-  std::size_t reads_left = 0;        // get_many: completions still to come
-  std::vector<std::string> names;    // children
-  Stat stat{};                       // set
+  std::vector<NodeRead> reads;     // get, get_many: one per path
+  std::size_t reads_left = 0;      // get_many: completions still to come
+  std::vector<std::string> names;  // children
+  Stat stat{};                     // set
   // A multi's ops point into these, and the client writes into results and stats until the
   // completion ran.
   std::vector<std::string> paths;
@@ -79,8 +79,7 @@ using RequestPtr = std::shared_ptr<Request>;
 
 // The completions: each takes the reference the submitter handed it and drops it on return.
 void on_data(int rc, const char* value, int length, const Stat* stat, const void* data) {
-  std::unique_ptr<Request::Slot> slot(
-      static_cast<Request::Slot*>(const_cast<void*>(data)));
+  std::unique_ptr<Request::Slot> slot(static_cast<Request::Slot*>(const_cast<void*>(data)));
   Request& request = *slot->request;
   std::lock_guard<std::mutex> lock(request.mutex);
   NodeRead& read = request.reads[slot->index];
@@ -420,8 +419,8 @@ bool Session::create(const std::string& path, const std::string& data, Deadline 
   return answered(rc, {ZNODEEXISTS}, failure, transient, status);
 }
 
-bool Session::set(const std::string& path, const std::string& data, int version,
-                  Deadline deadline, int& rc, Stat& stat, bool& transient, Status& status) {
+bool Session::set(const std::string& path, const std::string& data, int version, Deadline deadline,
+                  int& rc, Stat& stat, bool& transient, Status& status) {
   auto request = std::make_shared<Request>();
   const auto submit = [&](zhandle_t* zh) {
     return with_reference(request, [&](const void* ref) {

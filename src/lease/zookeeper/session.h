@@ -63,9 +63,9 @@ struct Op {
 
 // What a multi or a single write answered.
 struct WriteResult {
-  int rc = ZOK;                 // ZOK, or the first failing op's code (ZBADVERSION, ZNODEEXISTS, ...)
-  std::vector<int> op_rc;       // per op
-  std::vector<Stat> op_stat;    // per op: the Stat of a kSet
+  int rc = ZOK;               // ZOK, or the first failing op's code (ZBADVERSION, ZNODEEXISTS, ...)
+  std::vector<int> op_rc;     // per op
+  std::vector<Stat> op_stat;  // per op: the Stat of a kSet
 };
 
 // A request in flight (session.cc).

@@ -63,8 +63,9 @@ class ZooKeeperLeaseStore::Impl {
       if (result == Step::kConflict) {
         if (now < deadline) continue;
         return fail(status, errc::store_unavailable,
-                    std::string("ZooKeeper ") + what + " kept losing its compare-and-set to other "
-                    "writers for the store's timeout (" +
+                    std::string("ZooKeeper ") + what +
+                        " kept losing its compare-and-set to other "
+                        "writers for the store's timeout (" +
                         std::to_string(options_.timeout.count()) + " ms): retry");
       }
       if (retries >= options_.retry_max_retries || now + sleep >= deadline) {
@@ -110,9 +111,11 @@ class ZooKeeperLeaseStore::Impl {
     NamespaceTerms recorded;
     if (!zk::decode_terms(read.data, recorded)) {
       fail(status, errc::store_corrupt,
-           "ZooKeeper node " + path + " does not hold a namespace's terms (\"limit=N\", "
-           "\"tolerance_ms=N\" lines): it was not written by cosid; remove it only if no cosid "
-           "ever used namespace \"" + name_space + "\"");
+           "ZooKeeper node " + path +
+               " does not hold a namespace's terms (\"limit=N\", "
+               "\"tolerance_ms=N\" lines): it was not written by cosid; remove it only if no cosid "
+               "ever used namespace \"" +
+               name_space + "\"");
       return Step::kFailed;
     }
     {
@@ -166,15 +169,17 @@ class ZooKeeperLeaseStore::Impl {
     if (read.rc == ZNONODE) {
       if (known == czxids_.end() || known->second.epoch > sent_at) return true;
       return fail(status, errc::store_corrupt,
-                  "ZooKeeper slot node " + path + " was deleted behind the store: its floor is "
-                  "lost, so cosid will not use the slot; never delete slot nodes (restore the "
-                  "node from a backup of the ensemble)");
+                  "ZooKeeper slot node " + path +
+                      " was deleted behind the store: its floor is "
+                      "lost, so cosid will not use the slot; never delete slot nodes (restore the "
+                      "node from a backup of the ensemble)");
     }
     if (!zk::decode_slot(read.data, out.node)) {
       return fail(status, errc::store_corrupt,
-                  "ZooKeeper slot node " + path + " does not hold a slot record written by "
-                  "cosid; it is left alone and its slot is not used: restore it from a backup "
-                  "of the ensemble");
+                  "ZooKeeper slot node " + path +
+                      " does not hold a slot record written by "
+                      "cosid; it is left alone and its slot is not used: restore it from a backup "
+                      "of the ensemble");
     }
     const std::int64_t czxid = read.stat.czxid;
     const bool recreated = (out.node.node != 0 && out.node.node != czxid) ||
@@ -182,12 +187,14 @@ class ZooKeeperLeaseStore::Impl {
                            (known != czxids_.end() && known->second.czxid != czxid);
     if (recreated) {
       return fail(status, errc::store_corrupt,
-                  "ZooKeeper slot node " + path + " was deleted and recreated behind the store "
-                  "(czxid " + std::to_string(czxid) + ", the record was written to " +
-                  std::to_string(out.node.node != 0 ? out.node.node
-                                                    : (known != czxids_.end() ? known->second.czxid
-                                                                              : 0)) +
-                  "): its fence and floors cannot be trusted, so cosid will not use the slot");
+                  "ZooKeeper slot node " + path +
+                      " was deleted and recreated behind the store "
+                      "(czxid " +
+                      std::to_string(czxid) + ", the record was written to " +
+                      std::to_string(out.node.node != 0
+                                         ? out.node.node
+                                         : (known != czxids_.end() ? known->second.czxid : 0)) +
+                      "): its fence and floors cannot be trusted, so cosid will not use the slot");
     }
     if (known == czxids_.end()) czxids_[path] = Seen{czxid, ++epoch_};
     out.exists = true;
@@ -284,8 +291,8 @@ class ZooKeeperLeaseStore::Impl {
 ZooKeeperLeaseStore::ZooKeeperLeaseStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ZooKeeperLeaseStore::~ZooKeeperLeaseStore() = default;
 
-std::unique_ptr<ZooKeeperLeaseStore> ZooKeeperLeaseStore::open(
-    const ZooKeeperStoreOptions& options, Status& status) {
+std::unique_ptr<ZooKeeperLeaseStore> ZooKeeperLeaseStore::open(const ZooKeeperStoreOptions& options,
+                                                               Status& status) {
   const auto positive = [](std::chrono::milliseconds d) { return d.count() > 0; };
   if (options.connect_string.empty() || !positive(options.session_timeout) ||
       !positive(options.connection_timeout) || options.block_until_connected_wait.count() < 0 ||
@@ -321,37 +328,40 @@ bool ZooKeeperLeaseStore::scan(const std::string& name_space, const NamespaceTer
   if (!check_scan(name_space, terms, status) || !zk::check_namespace(name_space, status)) {
     return false;
   }
-  return impl_->run("scan", [&](Deadline deadline, Status& s) {
-    Step step = impl_->ensure_namespace(name_space, terms, deadline, s);
-    if (step != Step::kDone || !s.ok()) return step;
-    step = impl_->read_clock(name_space, deadline, store_now, s);
-    if (step != Step::kDone) return step;
-    bool transient = false;
-    int rc = ZOK;
-    std::vector<std::string> names;
-    if (!impl_->session().children(zk::namespace_path(name_space), deadline, rc, names, transient,
-                                   s)) {
-      return after(transient);
-    }
-    std::vector<std::uint32_t> slots;
-    for (const std::string& name : names) {
-      if (name == ".clock") continue;
-      std::uint64_t slot = 0;
-      bool numeric = !name.empty() && name.size() <= 10 && (name == "0" || name[0] != '0');
-      for (const char c : name) numeric = numeric && c >= '0' && c <= '9';
-      if (numeric) slot = std::stoull(name);
-      if (!numeric || slot >= terms.slot_limit) {
-        fail(s, errc::store_corrupt,
-             "ZooKeeper node " + zk::namespace_path(name_space) + "/" + name +
-                 " is not a slot of the namespace (slot limit " +
-                 std::to_string(terms.slot_limit) + "): it was not written by cosid");
-        return Step::kFailed;
-      }
-      slots.push_back(static_cast<std::uint32_t>(slot));
-    }
-    std::sort(slots.begin(), slots.end());
-    return impl_->read_many(name_space, slots, deadline, records, s);
-  }, status);
+  return impl_->run(
+      "scan",
+      [&](Deadline deadline, Status& s) {
+        Step step = impl_->ensure_namespace(name_space, terms, deadline, s);
+        if (step != Step::kDone || !s.ok()) return step;
+        step = impl_->read_clock(name_space, deadline, store_now, s);
+        if (step != Step::kDone) return step;
+        bool transient = false;
+        int rc = ZOK;
+        std::vector<std::string> names;
+        if (!impl_->session().children(zk::namespace_path(name_space), deadline, rc, names,
+                                       transient, s)) {
+          return after(transient);
+        }
+        std::vector<std::uint32_t> slots;
+        for (const std::string& name : names) {
+          if (name == ".clock") continue;
+          std::uint64_t slot = 0;
+          bool numeric = !name.empty() && name.size() <= 10 && (name == "0" || name[0] != '0');
+          for (const char c : name) numeric = numeric && c >= '0' && c <= '9';
+          if (numeric) slot = std::stoull(name);
+          if (!numeric || slot >= terms.slot_limit) {
+            fail(s, errc::store_corrupt,
+                 "ZooKeeper node " + zk::namespace_path(name_space) + "/" + name +
+                     " is not a slot of the namespace (slot limit " +
+                     std::to_string(terms.slot_limit) + "): it was not written by cosid");
+            return Step::kFailed;
+          }
+          slots.push_back(static_cast<std::uint32_t>(slot));
+        }
+        std::sort(slots.begin(), slots.end());
+        return impl_->read_many(name_space, slots, deadline, records, s);
+      },
+      status);
 }
 
 bool ZooKeeperLeaseStore::read_owner_index(const std::string& name_space,
@@ -362,29 +372,33 @@ bool ZooKeeperLeaseStore::read_owner_index(const std::string& name_space,
   if (!check_scan(name_space, terms, status) || !zk::check_namespace(name_space, status)) {
     return false;
   }
-  return impl_->run("owner index read", [&](Deadline deadline, Status& s) {
-    Step step = impl_->ensure_namespace(name_space, terms, deadline, s);
-    if (step != Step::kDone || !s.ok()) return step;
-    step = impl_->read_clock(name_space, deadline, store_now, s);
-    if (step != Step::kDone) return step;
-    bool transient = false;
-    zk::NodeRead read;
-    const std::string path = zk::owner_path(name_space, owner_key);
-    if (!impl_->session().get(path, deadline, read, transient, s)) return after(transient);
-    slots.clear();
-    if (read.rc == ZNONODE) return Step::kDone;
-    std::vector<std::uint32_t> listed;
-    if (!zk::decode_index(read.data, listed)) {
-      fail(s, errc::store_corrupt,
-           "ZooKeeper owner index " + path + " does not hold \"slots=N,N,...\": it was not "
-           "written by cosid");
-      return Step::kFailed;
-    }
-    for (const std::uint32_t slot : listed) {
-      if (slot < terms.slot_limit) slots.push_back(slot);
-    }
-    return Step::kDone;
-  }, status);
+  return impl_->run(
+      "owner index read",
+      [&](Deadline deadline, Status& s) {
+        Step step = impl_->ensure_namespace(name_space, terms, deadline, s);
+        if (step != Step::kDone || !s.ok()) return step;
+        step = impl_->read_clock(name_space, deadline, store_now, s);
+        if (step != Step::kDone) return step;
+        bool transient = false;
+        zk::NodeRead read;
+        const std::string path = zk::owner_path(name_space, owner_key);
+        if (!impl_->session().get(path, deadline, read, transient, s)) return after(transient);
+        slots.clear();
+        if (read.rc == ZNONODE) return Step::kDone;
+        std::vector<std::uint32_t> listed;
+        if (!zk::decode_index(read.data, listed)) {
+          fail(s, errc::store_corrupt,
+               "ZooKeeper owner index " + path +
+                   " does not hold \"slots=N,N,...\": it was not "
+                   "written by cosid");
+          return Step::kFailed;
+        }
+        for (const std::uint32_t slot : listed) {
+          if (slot < terms.slot_limit) slots.push_back(slot);
+        }
+        return Step::kDone;
+      },
+      status);
 }
 
 bool ZooKeeperLeaseStore::read_slots(const std::string& name_space, const NamespaceTerms& terms,
@@ -400,11 +414,14 @@ bool ZooKeeperLeaseStore::read_slots(const std::string& name_space, const Namesp
                       "\" is at or above the slot limit " + std::to_string(terms.slot_limit));
     }
   }
-  return impl_->run("slot read", [&](Deadline deadline, Status& s) {
-    const Step step = impl_->ensure_namespace(name_space, terms, deadline, s);
-    if (step != Step::kDone || !s.ok()) return step;
-    return impl_->read_many(name_space, slots, deadline, records, s);
-  }, status);
+  return impl_->run(
+      "slot read",
+      [&](Deadline deadline, Status& s) {
+        const Step step = impl_->ensure_namespace(name_space, terms, deadline, s);
+        if (step != Step::kDone || !s.ok()) return step;
+        return impl_->read_many(name_space, slots, deadline, records, s);
+      },
+      status);
 }
 
 bool ZooKeeperLeaseStore::acquire(const AcquireRequest& request, AcquireOutcome& outcome,
@@ -415,93 +432,103 @@ bool ZooKeeperLeaseStore::acquire(const AcquireRequest& request, AcquireOutcome&
   const std::string& ns = request.name_space;
   const std::string slot_path = zk::slot_path(ns, request.slot);
   const std::string index_path = zk::owner_path(ns, request.owner.key);
-  return impl_->run("acquire", [&](Deadline deadline, Status& s) {
-    Step step = impl_->ensure_namespace(ns, request.terms, deadline, s);
-    if (step != Step::kDone || !s.ok()) return step;
-    std::int64_t now = 0;
-    step = impl_->read_clock(ns, deadline, now, s);
-    if (step != Step::kDone) return step;
-    StoredSlot stored;
-    step = impl_->read_slot(ns, request.slot, deadline, stored, s);
-    if (step != Step::kDone) return step;
-    if (!stored.exists) return impl_->create_slot(ns, request.slot, deadline, s);
+  return impl_->run(
+      "acquire",
+      [&](Deadline deadline, Status& s) {
+        Step step = impl_->ensure_namespace(ns, request.terms, deadline, s);
+        if (step != Step::kDone || !s.ok()) return step;
+        std::int64_t now = 0;
+        step = impl_->read_clock(ns, deadline, now, s);
+        if (step != Step::kDone) return step;
+        StoredSlot stored;
+        step = impl_->read_slot(ns, request.slot, deadline, stored, s);
+        if (step != Step::kDone) return step;
+        if (!stored.exists) return impl_->create_slot(ns, request.slot, deadline, s);
 
-    SlotRecord next = stored.record;
-    outcome = apply_acquire(next, request, now, lease);
-    if (outcome == AcquireOutcome::kTaken) {
-      record = stored.record;
-      return Step::kDone;
-    }
-    if (next.fence == stored.record.fence) return Step::kDone;  // a retry: the lease it holds
+        SlotRecord next = stored.record;
+        outcome = apply_acquire(next, request, now, lease);
+        if (outcome == AcquireOutcome::kTaken) {
+          record = stored.record;
+          return Step::kDone;
+        }
+        if (next.fence == stored.record.fence) return Step::kDone;  // a retry: the lease it holds
 
-    // The owner index gains the slot in the same multi, so it is never behind the slots.
-    bool transient = false;
-    zk::NodeRead index;
-    if (!impl_->session().get(index_path, deadline, index, transient, s)) return after(transient);
-    std::vector<std::uint32_t> listed;
-    if (index.rc == ZOK && !zk::decode_index(index.data, listed)) {
-      fail(s, errc::store_corrupt,
-           "ZooKeeper owner index " + index_path + " does not hold \"slots=N,N,...\": it was "
-           "not written by cosid");
-      return Step::kFailed;
-    }
-    if (!std::binary_search(listed.begin(), listed.end(), request.slot)) {
-      listed.insert(std::upper_bound(listed.begin(), listed.end(), request.slot), request.slot);
-    }
-    const std::string text = impl_->next_text(stored, next, request.ttl.count(),
-                                              request.terms.tolerance.count());
-    std::vector<zk::Op> ops(2);
-    ops[0] = zk::Op{zk::Op::kSet, slot_path, text, stored.stat.version};
-    ops[1] = index.rc == ZOK
-                 ? zk::Op{zk::Op::kSet, index_path, zk::encode_index(listed), index.stat.version}
-                 : zk::Op{zk::Op::kCreate, index_path, zk::encode_index(listed), -1};
-    zk::WriteResult result;
-    if (!impl_->session().multi(ops, deadline, result, transient, s)) return after(transient);
-    if (result.rc != ZOK) return Step::kConflict;  // nothing applied: read again
-    std::int64_t at = 0;
-    lease = lease_of(ns, Impl::written_record(request.slot, text, result.op_stat[0], at), now);
-    return Step::kDone;
-  }, status);
+        // The owner index gains the slot in the same multi, so it is never behind the slots.
+        bool transient = false;
+        zk::NodeRead index;
+        if (!impl_->session().get(index_path, deadline, index, transient, s))
+          return after(transient);
+        std::vector<std::uint32_t> listed;
+        if (index.rc == ZOK && !zk::decode_index(index.data, listed)) {
+          fail(s, errc::store_corrupt,
+               "ZooKeeper owner index " + index_path +
+                   " does not hold \"slots=N,N,...\": it was "
+                   "not written by cosid");
+          return Step::kFailed;
+        }
+        if (!std::binary_search(listed.begin(), listed.end(), request.slot)) {
+          listed.insert(std::upper_bound(listed.begin(), listed.end(), request.slot), request.slot);
+        }
+        const std::string text =
+            impl_->next_text(stored, next, request.ttl.count(), request.terms.tolerance.count());
+        std::vector<zk::Op> ops(2);
+        ops[0] = zk::Op{zk::Op::kSet, slot_path, text, stored.stat.version};
+        ops[1] =
+            index.rc == ZOK
+                ? zk::Op{zk::Op::kSet, index_path, zk::encode_index(listed), index.stat.version}
+                : zk::Op{zk::Op::kCreate, index_path, zk::encode_index(listed), -1};
+        zk::WriteResult result;
+        if (!impl_->session().multi(ops, deadline, result, transient, s)) return after(transient);
+        if (result.rc != ZOK) return Step::kConflict;  // nothing applied: read again
+        std::int64_t at = 0;
+        lease = lease_of(ns, Impl::written_record(request.slot, text, result.op_stat[0], at), now);
+        return Step::kDone;
+      },
+      status);
 }
 
 bool ZooKeeperLeaseStore::renew(const SlotLease& held, const NamespaceTerms& terms,
-                                std::chrono::milliseconds ttl, SlotLease& renewed,
-                                Status& status) {
+                                std::chrono::milliseconds ttl, SlotLease& renewed, Status& status) {
   if (!check_held(held, terms, ttl, status) || !zk::check_namespace(held.name_space, status)) {
     return false;
   }
   const std::string path = zk::slot_path(held.name_space, held.slot);
-  return impl_->run("renewal", [&](Deadline deadline, Status& s) {
-    Step step = impl_->ensure_namespace(held.name_space, terms, deadline, s);
-    if (step != Step::kDone || !s.ok()) return step;
-    StoredSlot stored;
-    step = impl_->read_slot(held.name_space, held.slot, deadline, stored, s);
-    if (step != Step::kDone) return step;
-    SlotRecord next = stored.record;
-    // At the replaced write's own time the rule keeps that write's times: they become the lower
-    // bounds, and the new write's mtime moves them up (NODES.md, "Times").
-    const std::int64_t then = Impl::write_time(stored.node, stored.stat);
-    if (!stored.exists || !apply_renew(next, held, terms, ttl, then, renewed, s)) {
-      if (!stored.exists) {
-        fail(s, errc::lease_lost,
-             "slot " + std::to_string(held.slot) + " of namespace \"" + held.name_space +
-                 "\" has no record in ZooKeeper: the lease is gone");
-      }
-      return Step::kFailed;
-    }
-    const std::string text = impl_->next_text(stored, next, ttl.count(), terms.tolerance.count());
-    bool transient = false;
-    int rc = ZOK;
-    Stat stat{};
-    if (!impl_->session().set(path, text, stored.stat.version, deadline, rc, stat, transient, s)) {
-      return after(transient);
-    }
-    if (rc != ZOK) return Step::kConflict;
-    std::int64_t at = 0;
-    const SlotRecord written = Impl::written_record(held.slot, text, stat, at);
-    renewed = lease_of(held.name_space, written, at);
-    return Step::kDone;
-  }, status);
+  return impl_->run(
+      "renewal",
+      [&](Deadline deadline, Status& s) {
+        Step step = impl_->ensure_namespace(held.name_space, terms, deadline, s);
+        if (step != Step::kDone || !s.ok()) return step;
+        StoredSlot stored;
+        step = impl_->read_slot(held.name_space, held.slot, deadline, stored, s);
+        if (step != Step::kDone) return step;
+        SlotRecord next = stored.record;
+        // At the replaced write's own time the rule keeps that write's times: they become the lower
+        // bounds, and the new write's mtime moves them up (NODES.md, "Times").
+        const std::int64_t then = Impl::write_time(stored.node, stored.stat);
+        if (!stored.exists || !apply_renew(next, held, terms, ttl, then, renewed, s)) {
+          if (!stored.exists) {
+            fail(s, errc::lease_lost,
+                 "slot " + std::to_string(held.slot) + " of namespace \"" + held.name_space +
+                     "\" has no record in ZooKeeper: the lease is gone");
+          }
+          return Step::kFailed;
+        }
+        const std::string text =
+            impl_->next_text(stored, next, ttl.count(), terms.tolerance.count());
+        bool transient = false;
+        int rc = ZOK;
+        Stat stat{};
+        if (!impl_->session().set(path, text, stored.stat.version, deadline, rc, stat, transient,
+                                  s)) {
+          return after(transient);
+        }
+        if (rc != ZOK) return Step::kConflict;
+        std::int64_t at = 0;
+        const SlotRecord written = Impl::written_record(held.slot, text, stat, at);
+        renewed = lease_of(held.name_space, written, at);
+        return Step::kDone;
+      },
+      status);
 }
 
 bool ZooKeeperLeaseStore::release(const SlotLease& held, const NamespaceTerms& terms,
@@ -512,38 +539,42 @@ bool ZooKeeperLeaseStore::release(const SlotLease& held, const NamespaceTerms& t
   }
   const std::string path = zk::slot_path(held.name_space, held.slot);
   Impl::UnknownWrite unknown;
-  return impl_->run("release", [&](Deadline deadline, Status& s) {
-    Step step = impl_->ensure_namespace(held.name_space, terms, deadline, s);
-    if (step != Step::kDone || !s.ok()) return step;
-    bool transient = false;
-    zk::NodeRead read;
-    const std::uint64_t sent_at = impl_->seen_epoch();
-    if (!impl_->session().get(path, deadline, read, transient, s)) return after(transient);
-    StoredSlot stored;
-    if (!impl_->decode(held.name_space, held.slot, read, sent_at, stored, s)) {
-      return Step::kFailed;
-    }
-    if (unknown.applied(stored, read)) return Step::kDone;  // our release, its answer lost
-    SlotRecord next = stored.record;
-    if (!stored.exists || !apply_release(next, held, last_issued, s)) {
-      if (!stored.exists) {
-        fail(s, errc::lease_lost,
-             "slot " + std::to_string(held.slot) + " of namespace \"" + held.name_space +
-                 "\" has no record in ZooKeeper: the lease is gone");
-      }
-      return Step::kFailed;
-    }
-    const std::string text =
-        impl_->next_text(stored, next, stored.node.ttl_ms, terms.tolerance.count());
-    int rc = ZOK;
-    Stat stat{};
-    unknown = Impl::UnknownWrite{true, stored.stat.version, text};
-    if (!impl_->session().set(path, text, stored.stat.version, deadline, rc, stat, transient, s)) {
-      return after(transient);
-    }
-    unknown.pending = false;
-    return rc == ZOK ? Step::kDone : Step::kConflict;
-  }, status);
+  return impl_->run(
+      "release",
+      [&](Deadline deadline, Status& s) {
+        Step step = impl_->ensure_namespace(held.name_space, terms, deadline, s);
+        if (step != Step::kDone || !s.ok()) return step;
+        bool transient = false;
+        zk::NodeRead read;
+        const std::uint64_t sent_at = impl_->seen_epoch();
+        if (!impl_->session().get(path, deadline, read, transient, s)) return after(transient);
+        StoredSlot stored;
+        if (!impl_->decode(held.name_space, held.slot, read, sent_at, stored, s)) {
+          return Step::kFailed;
+        }
+        if (unknown.applied(stored, read)) return Step::kDone;  // our release, its answer lost
+        SlotRecord next = stored.record;
+        if (!stored.exists || !apply_release(next, held, last_issued, s)) {
+          if (!stored.exists) {
+            fail(s, errc::lease_lost,
+                 "slot " + std::to_string(held.slot) + " of namespace \"" + held.name_space +
+                     "\" has no record in ZooKeeper: the lease is gone");
+          }
+          return Step::kFailed;
+        }
+        const std::string text =
+            impl_->next_text(stored, next, stored.node.ttl_ms, terms.tolerance.count());
+        int rc = ZOK;
+        Stat stat{};
+        unknown = Impl::UnknownWrite{true, stored.stat.version, text};
+        if (!impl_->session().set(path, text, stored.stat.version, deadline, rc, stat, transient,
+                                  s)) {
+          return after(transient);
+        }
+        unknown.pending = false;
+        return rc == ZOK ? Step::kDone : Step::kConflict;
+      },
+      status);
 }
 
 std::chrono::milliseconds ZooKeeperLeaseStore::session_timeout_granted() const {
