@@ -32,7 +32,10 @@
 // the restore before starting any client (README.md, "Operations").
 //
 // Thread safety: every call may come from any thread. A store is not usable in a child forked from
-// the process that opened it (the client's threads are not forked): the child opens its own.
+// the process that opened it (the client's threads are not forked), and such a child must not open
+// one either: a lock the client's threads held at the fork (glibc's resolver lock, say) stays held
+// in the child. Fork before opening any store, or exec; the conformance kit closes its store
+// before it forks for that reason.
 #ifndef COSID_LEASE_ZOOKEEPER_STORE_H_
 #define COSID_LEASE_ZOOKEEPER_STORE_H_
 

@@ -203,6 +203,24 @@ class ZooKeeperLeaseStore::Impl {
     return true;
   }
 
+  // The owner index at `path` (NODES.md, "The owner index"): `listed` ascending, empty and
+  // `read.rc` ZNONODE when the key has none yet; `read` keeps the Stat for a compare-and-set.
+  Step read_index(const std::string& path, Deadline deadline, zk::NodeRead& read,
+                  std::vector<std::uint32_t>& listed, Status& status) {
+    bool transient = false;
+    if (!session_->get(path, deadline, read, transient, status)) return after(transient);
+    listed.clear();
+    if (read.rc == ZOK && !zk::decode_index(read.data, listed)) {
+      fail(status, errc::store_corrupt,
+           "ZooKeeper owner index " + path +
+               " does not hold \"slots=N,N,...\": it was not written by cosid; remove it (the "
+               "index is rebuilt by the next acquires) only with every process of the namespace "
+               "stopped");
+      return Step::kFailed;
+    }
+    return Step::kDone;
+  }
+
   Step read_slot(const std::string& name_space, std::uint32_t slot, Deadline deadline,
                  StoredSlot& out, Status& status) {
     bool transient = false;
@@ -379,20 +397,11 @@ bool ZooKeeperLeaseStore::read_owner_index(const std::string& name_space,
         if (step != Step::kDone || !s.ok()) return step;
         step = impl_->read_clock(name_space, deadline, store_now, s);
         if (step != Step::kDone) return step;
-        bool transient = false;
         zk::NodeRead read;
-        const std::string path = zk::owner_path(name_space, owner_key);
-        if (!impl_->session().get(path, deadline, read, transient, s)) return after(transient);
-        slots.clear();
-        if (read.rc == ZNONODE) return Step::kDone;
         std::vector<std::uint32_t> listed;
-        if (!zk::decode_index(read.data, listed)) {
-          fail(s, errc::store_corrupt,
-               "ZooKeeper owner index " + path +
-                   " does not hold \"slots=N,N,...\": it was not "
-                   "written by cosid");
-          return Step::kFailed;
-        }
+        step = impl_->read_index(zk::owner_path(name_space, owner_key), deadline, read, listed, s);
+        if (step != Step::kDone) return step;
+        slots.clear();
         for (const std::uint32_t slot : listed) {
           if (slot < terms.slot_limit) slots.push_back(slot);
         }
@@ -454,18 +463,10 @@ bool ZooKeeperLeaseStore::acquire(const AcquireRequest& request, AcquireOutcome&
         if (next.fence == stored.record.fence) return Step::kDone;  // a retry: the lease it holds
 
         // The owner index gains the slot in the same multi, so it is never behind the slots.
-        bool transient = false;
         zk::NodeRead index;
-        if (!impl_->session().get(index_path, deadline, index, transient, s))
-          return after(transient);
         std::vector<std::uint32_t> listed;
-        if (index.rc == ZOK && !zk::decode_index(index.data, listed)) {
-          fail(s, errc::store_corrupt,
-               "ZooKeeper owner index " + index_path +
-                   " does not hold \"slots=N,N,...\": it was "
-                   "not written by cosid");
-          return Step::kFailed;
-        }
+        step = impl_->read_index(index_path, deadline, index, listed, s);
+        if (step != Step::kDone) return step;
         if (!std::binary_search(listed.begin(), listed.end(), request.slot)) {
           listed.insert(std::upper_bound(listed.begin(), listed.end(), request.slot), request.slot);
         }
@@ -478,6 +479,7 @@ bool ZooKeeperLeaseStore::acquire(const AcquireRequest& request, AcquireOutcome&
                 ? zk::Op{zk::Op::kSet, index_path, zk::encode_index(listed), index.stat.version}
                 : zk::Op{zk::Op::kCreate, index_path, zk::encode_index(listed), -1};
         zk::WriteResult result;
+        bool transient = false;
         if (!impl_->session().multi(ops, deadline, result, transient, s)) return after(transient);
         if (result.rc != ZOK) return Step::kConflict;  // nothing applied: read again
         std::int64_t at = 0;
