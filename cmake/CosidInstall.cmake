@@ -17,11 +17,11 @@ install(TARGETS cosid EXPORT cosidTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # The whole public tree, so a header added under include/cosid/ (or a subdirectory of it) is
-# installed without another rule; but the ZooKeeper store's header only with its library, since
+# installed without another rule; but the ZooKeeper stores' headers only with their library, since
 # without it the header declares functions that nothing defines.
 set(_cosid_header_rules FILES_MATCHING PATTERN "*.h")
 if(NOT COSID_WITH_ZOOKEEPER)
-  list(APPEND _cosid_header_rules PATTERN "zookeeper_store.h" EXCLUDE)
+  list(APPEND _cosid_header_rules PATTERN "zookeeper_*store.h" EXCLUDE)
 endif()
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/cosid" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         ${_cosid_header_rules})

@@ -90,7 +90,9 @@ cosid_generator_t* to_handle(cosid::Generator* generator) noexcept {
   X(COSID_E_LEASE_TERMS_MISMATCH, lease_terms_mismatch)     \
   X(COSID_E_STORE_UNAVAILABLE, store_unavailable)           \
   X(COSID_E_STORE_CORRUPT, store_corrupt)                   \
-  X(COSID_E_UNKNOWN_STORE_TYPE, unknown_store_type)
+  X(COSID_E_UNKNOWN_STORE_TYPE, unknown_store_type)         \
+  X(COSID_E_RANGE_SEALED, range_sealed)                     \
+  X(COSID_E_RANGE_EXHAUSTED, range_exhausted)
 
 #define COSID_C_CHECK_CODE(constant, enumerator)                       \
   static_assert(constant == static_cast<int>(cosid::errc::enumerator), \
@@ -549,8 +551,7 @@ int cosid_runtime_close(cosid_runtime_t* runtime, char* err, size_t err_len) noe
   return guarded(err, err_len, [&] {
     if (runtime == nullptr) return null_argument("cosid_runtime_close", "runtime", err, err_len);
     cosid::Status status;
-    if (!runtime->runtime->close(status))
-      return report(status, err, err_len);
+    if (!runtime->runtime->close(status)) return report(status, err, err_len);
     return succeed(err, err_len);
   });
 }

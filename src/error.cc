@@ -84,11 +84,15 @@ class Category final : public std::error_category {
       case errc::lease_terms_mismatch:
         return "the namespace records another slot limit or tolerance";
       case errc::store_unavailable:
-        return "the lease store is unavailable";
+        return "the store is unavailable";
       case errc::store_corrupt:
-        return "the lease store holds unreadable data";
+        return "the store holds unreadable data";
       case errc::unknown_store_type:
         return "unknown lease store type";
+      case errc::range_sealed:
+        return "the segment key is sealed";
+      case errc::range_exhausted:
+        return "the segment key has no values left below 2^63";
     }
     return "unknown cosid error " + std::to_string(value);
   }

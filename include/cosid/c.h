@@ -116,6 +116,9 @@ enum {
   COSID_E_STORE_UNAVAILABLE = 38,
   COSID_E_STORE_CORRUPT = 39,
   COSID_E_UNKNOWN_STORE_TYPE = 40,
+  /* Segment ids. */
+  COSID_E_RANGE_SEALED = 41,    /* the key is sealed: its store hands out no more ranges */
+  COSID_E_RANGE_EXHAUSTED = 42, /* a claim would take the key's next value past 2^63 - 1 */
   /* Not an errc: an unexpected C++ exception inside cosid. Below every -errno. */
   COSID_E_INTERNAL = -4096
 };

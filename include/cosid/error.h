@@ -69,9 +69,12 @@ enum class errc {
   lease_exhausted,       // every slot of the namespace is held by a live lease
   lease_lost,            // the lease is gone: expired and taken, or its fence/incarnation differ
   lease_terms_mismatch,  // the namespace records another slot limit or tolerance (src/lease/PROTOCOL.md, D20)
-  store_unavailable,     // the store could not be read or changed (I/O, timeout, lock)
+  store_unavailable,     // a lease or range store could not be read or changed (I/O, timeout)
   store_corrupt,         // the store holds data cosid cannot read
   unknown_store_type,    // no store is registered under the configured type name
+  // Segment ids (segment/range_store.h).
+  range_sealed,     // the key is sealed: its store hands out no more ranges
+  range_exhausted,  // a claim would take the key's next value past 2^63 - 1
 };
 
 // The category of every errc value. Its name() is "cosid".

@@ -14,6 +14,9 @@
 //   (cosid.machine.distributor.file.directory),
 //           shared by every process on the host that names the same directory.
 //
+// It holds range stores for segment ids (segment/range_store.h) the same way, by the same type
+// names: add_range() and open_range(), chosen by cosid.segment.distributor.type.
+//
 // Thread safety: add() must not race open(); open(), contains() and types() may be called from
 // any thread at once.
 #ifndef COSID_LEASE_STORE_REGISTRY_H_
@@ -37,6 +40,8 @@
 #include "cosid/export.h"
 #include "cosid/lease/store.h"
 #include "cosid/options.h"
+#include "cosid/segment/options.h"
+#include "cosid/segment/range_store.h"
 
 namespace cosid {
 namespace lease {
@@ -94,6 +99,18 @@ class COSID_EXPORT StoreSettings {
 using StoreFactory =
     std::function<std::shared_ptr<SlotLeaseStore>(const StoreContext& context, Status& status)>;
 
+// What a factory is given to make a range store (segment/range_store.h): the segment options
+// (type, directory, instances), a listener, and the instance options.store_type names, if it names
+// one (open_range() sets it). As for StoreContext, none of them outlive the call.
+struct RangeStoreContext {
+  const segment::SegmentOptions& options;
+  EventListener* listener = nullptr;
+  const StoreConfig* config = nullptr;
+};
+
+using RangeStoreFactory = std::function<std::shared_ptr<segment::RangeStore>(
+    const RangeStoreContext& context, Status& status)>;
+
 class COSID_EXPORT StoreRegistry {
  public:
   // A registry with memory and file. `clock` is the memory store's: null for the system clock
@@ -109,6 +126,10 @@ class COSID_EXPORT StoreRegistry {
   void add(const std::string& type, StoreFactory factory);
 #endif
 
+  // Registers a range store factory under `type`, by the rules of add(); a type may have a lease
+  // store, a range store or both (file, memory and zookeeper have both).
+  [[nodiscard]] bool add_range(const std::string& type, RangeStoreFactory factory, Status& status);
+
   bool contains(std::string_view type) const;
   // The registered names, in the order they were added.
   std::vector<std::string> types() const;
@@ -122,12 +143,22 @@ class COSID_EXPORT StoreRegistry {
   // and left `status` ok).
   [[nodiscard]] std::shared_ptr<SlotLeaseStore> open(const StoreContext& context, Status& status);
 
+  // The range store for context.options.store_type, by the rules of open(): memory (one
+  // MemoryRangeStore per registry, shared by every caller), file (a FileRangeStore in
+  // options.store_directory), an added type, or an instance of options.stores. Fails also with
+  // invalid_argument when no type is configured (the message names cosid.segment.distributor.type
+  // and --store).
+  [[nodiscard]] std::shared_ptr<segment::RangeStore> open_range(const RangeStoreContext& context,
+                                                                Status& status);
+
  private:
   SystemClock system_clock_;
   Clock& clock_;  // the memory store's: system_clock_ or the constructor's
   std::vector<std::pair<std::string, StoreFactory>> factories_;
   std::mutex memory_mutex_;  // guards memory_
   std::shared_ptr<SlotLeaseStore> memory_;
+  std::vector<std::pair<std::string, RangeStoreFactory>> range_factories_;
+  std::shared_ptr<segment::RangeStore> memory_ranges_;  // guarded by memory_mutex_
 };
 
 }  // namespace lease

@@ -96,7 +96,8 @@ struct ZooKeeperStoreOptions {
                                                         ZooKeeperStoreOptions& options,
                                                         Status& status);
 
-// Registers the store in `registry` as "zookeeper": each runtime opened with a ZooKeeper store
+// Registers the store in `registry` as "zookeeper", as a lease store and as a range store
+// (segment/zookeeper_range_store.h): each runtime, and each open_range(), with a ZooKeeper store
 // instance (or --store zookeeper:CONNECT) gets a store, and a session, of its own.
 [[nodiscard]] COSID_EXPORT bool add_zookeeper_store(StoreRegistry& registry, Status& status);
 
