@@ -324,6 +324,10 @@ bool ZooKeeperRangeStore::read(const std::string& key, RangeState& state, Status
       status);
 }
 
+bool ZooKeeperRangeStore::session(lease::ZooKeeperLeaseStore::Session& out) const {
+  return impl_->session().session(out);
+}
+
 std::uint64_t ZooKeeperRangeStore::sessions_opened() const {
   return impl_->session().sessions_opened();
 }
