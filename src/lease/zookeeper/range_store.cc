@@ -93,22 +93,29 @@ class ZooKeeperRangeStore::Impl {
                       "once sealed): it was not written by cosid, and is left alone; restore it "
                       "from a backup of the ensemble, or use another key");
     }
-    std::int64_t first = 0;
-    if (!seen_.identify(path, read.stat.czxid, first)) {
+    if (!identified(path, read.stat.czxid, read.data, status)) {
       out = StoredRange{};
-      return fail(status, errc::store_corrupt,
-                  "ZooKeeper range node " + path +
-                      " was deleted and recreated behind the store (czxid " +
-                      std::to_string(read.stat.czxid) + ", this store saw " +
-                      std::to_string(first) + "; it holds " + shown(read.data) +
-                      "): a recreated node starts the key over and would hand values out again, "
-                      "so this store will not use the key; set the node to a next value above "
-                      "every value handed out, then restart the processes using the key");
+      return false;
     }
     out.state.version = static_cast<std::uint64_t>(read.stat.version);
     out.stat = read.stat;
     out.text = read.data;
     return true;
+  }
+
+  // The node `czxid` holding `text` is the one this store first saw at `path` (or the first it
+  // sees there); else store_corrupt.
+  bool identified(const std::string& path, std::int64_t czxid, const std::string& text,
+                  Status& status) {
+    std::int64_t first = 0;
+    if (seen_.identify(path, czxid, first)) return true;
+    return fail(status, errc::store_corrupt,
+                "ZooKeeper range node " + path +
+                    " was deleted and recreated behind the store (czxid " + std::to_string(czxid) +
+                    ", this store saw " + std::to_string(first) + "; it holds " + shown(text) +
+                    "): a recreated node starts the key over and would hand values out again, "
+                    "so this store will not use the key; set the node to a next value above "
+                    "every value handed out, then restart the processes using the key");
   }
 
   // A node's version is a 32-bit counter: a node written INT_MAX times cannot take one more
@@ -125,7 +132,9 @@ class ZooKeeperRangeStore::Impl {
   // /cosid and /cosid/range, once per store (a node missing under them would otherwise fail its
   // create); they are never deleted by cosid.
   Step ensure_parents(Deadline deadline, Status& status) {
-    if (parents_made_.load(std::memory_order_acquire)) return Step::kDone;
+    // Relaxed: the flag publishes nothing of this process. The parents exist on the server once
+    // their creates were answered, and a later request of this session is ordered after them.
+    if (parents_made_.load(std::memory_order_relaxed)) return Step::kDone;
     bool transient = false;
     int rc = ZOK;
     for (const std::string& parent : lease::zk::range_parent_paths()) {
@@ -133,8 +142,7 @@ class ZooKeeperRangeStore::Impl {
         return after(transient);
       }
     }
-    // Release: a thread that sees the flag skips the creates, which are answered already.
-    parents_made_.store(true, std::memory_order_release);
+    parents_made_.store(true, std::memory_order_relaxed);
     return Step::kDone;
   }
 
@@ -157,15 +165,7 @@ class ZooKeeperRangeStore::Impl {
         return after(transient);
       }
       if (rc == ZNODEEXISTS) return Step::kConflict;  // another store created it: read it
-      std::int64_t first = 0;
-      if (!seen_.identify(path, stat.czxid, first)) {
-        fail(status, errc::store_corrupt,
-             "ZooKeeper range node " + path +
-                 " was deleted and recreated behind the store (czxid " +
-                 std::to_string(stat.czxid) + ", this store saw " + std::to_string(first) +
-                 "): this store will not use the key");
-        return Step::kFailed;
-      }
+      if (!identified(path, stat.czxid, text, status)) return Step::kFailed;
     } else {
       if (!session_->set(path, text, stored.stat.version, deadline, rc, stat, transient, status)) {
         return after(transient);
