@@ -22,39 +22,15 @@ namespace {
 using cosid::lease::ZooKeeperStoreOptions;
 using cosid::segment::ZooKeeperRangeStore;
 using cosid::testing::RawClient;
-using cosid::testing::ZkServer;
-
-// Set by the environment's SetUp(), before the first case: a forked child reads the copy it
-// inherited, so it never starts a server of its own.
-std::string& connect_string() {
-  static std::string text;
-  return text;
-}
-
-class ServerEnvironment final : public ::testing::Environment {
- public:
-  void SetUp() override {
-    // Skips (or, on CI, fails) every case when no server can start here.
-    COSID_REQUIRE_ZOOKEEPER();
-    server_ = std::make_unique<ZkServer>();
-    cosid::Status status;
-    ASSERT_TRUE(server_->start(status)) << status.message();
-    connect_string() = server_->connect_string();
-  }
-  void TearDown() override { server_.reset(); }
-
- private:
-  // Started on the main thread, which outlives it (the server dies with the thread that started
-  // it).
-  std::unique_ptr<ZkServer> server_;
-};
+using cosid::testing::ZkServerEnvironment;
 
 // The kit's hook: the key's node deleted and created anew with the next value 1.
 bool recreate_record(const std::string& key, std::string& why) {
   const std::string path = "/cosid/range/" + key;
-  RawClient raw(connect_string(), nullptr);
+  RawClient raw(ZkServerEnvironment::connect_string(), nullptr);
   if (!raw.connected()) {
-    why = "the test's own ZooKeeper client did not connect to " + connect_string();
+    why = "the test's own ZooKeeper client did not connect to " +
+          ZkServerEnvironment::connect_string();
     return false;
   }
   const int removed = raw.remove(path);
@@ -71,12 +47,12 @@ bool recreate_record(const std::string& key, std::string& why) {
 }
 
 const bool kRegistered = [] {
-  ::testing::AddGlobalTestEnvironment(new ServerEnvironment);
+  ::testing::AddGlobalTestEnvironment(new ZkServerEnvironment);
   cosid::segment::tck::RangeStoreKit kit;
   kit.name = "ZooKeeper";
   kit.make_store = []() -> std::unique_ptr<cosid::segment::RangeStore> {
     ZooKeeperStoreOptions options;
-    options.connect_string = connect_string();
+    options.connect_string = ZkServerEnvironment::connect_string();
     // Threads and processes race for one key, each losing compare-and-sets to the others:
     // generous, so that a loaded machine does not turn a race into a timeout.
     options.timeout = std::chrono::milliseconds(10000);

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -105,6 +106,16 @@ bool wait_for_version(RawClient& raw, const std::string& path, int version) {
     std::this_thread::sleep_for(milliseconds(10));
   }
   return false;
+}
+
+// The node's text and version, as the test's own client reads them.
+void expect_node(RawClient& raw, const std::string& path, const std::string& text, int version) {
+  std::string data;
+  Stat stat{};
+  int rc = ZOK;
+  ASSERT_TRUE(raw.get(path, data, stat, rc)) << zerror(rc);
+  EXPECT_EQ(data, text);
+  EXPECT_EQ(stat.version, version);
 }
 
 // Every call on `key` fails with store_corrupt, its message naming the node and `why`.
@@ -327,12 +338,7 @@ TEST_F(ZkRangeTest, NodeHoldsTheNextValueAndSealedExactly) {
   const Range range = claim(*store, request_for(key_, 1000));
   EXPECT_EQ(range.first, 1);
   EXPECT_EQ(range.end, 1001);
-  std::string text;
-  Stat stat{};
-  int rc = ZOK;
-  ASSERT_TRUE(raw.get(path_, text, stat, rc)) << zerror(rc);
-  EXPECT_EQ(text, "1001");
-  EXPECT_EQ(stat.version, 0);
+  expect_node(raw, path_, "1001", 0);
   EXPECT_EQ(range.version, 0u);
 
   Status status;
@@ -341,9 +347,7 @@ TEST_F(ZkRangeTest, NodeHoldsTheNextValueAndSealedExactly) {
   EXPECT_TRUE(state.exists);
   EXPECT_TRUE(state.sealed);
   EXPECT_EQ(state.next, 1001);
-  ASSERT_TRUE(raw.get(path_, text, stat, rc)) << zerror(rc);
-  EXPECT_EQ(text, "1001:sealed");
-  EXPECT_EQ(stat.version, 1);
+  expect_node(raw, path_, "1001:sealed", 1);
   EXPECT_EQ(state.version, 1u);
 
   Range refused;
@@ -353,8 +357,7 @@ TEST_F(ZkRangeTest, NodeHoldsTheNextValueAndSealedExactly) {
   RangeState again;
   ASSERT_TRUE(store->seal(key_, again, status)) << status.message();
   EXPECT_EQ(again.version, 1u);
-  ASSERT_TRUE(raw.get(path_, text, stat, rc)) << zerror(rc);
-  EXPECT_EQ(stat.version, 1);
+  expect_node(raw, path_, "1001:sealed", 1);
 
   // A second store (another session) reads the same record.
   auto second = open_store(connect_string(), milliseconds(3000));
@@ -381,12 +384,7 @@ TEST_F(ZkRangeTest, ForeignTextIsRefusedAndLeftAlone) {
   EXPECT_STATUS(status, errc::store_corrupt);
   EXPECT_NE(status.message().find(path_), std::string::npos) << status.message();
   EXPECT_NE(status.message().find("\"0011\""), std::string::npos) << status.message();
-  std::string text;
-  Stat stat{};
-  int rc = ZOK;
-  ASSERT_TRUE(raw.get(path_, text, stat, rc)) << zerror(rc);
-  EXPECT_EQ(text, "0011");
-  EXPECT_EQ(stat.version, static_cast<int>(range.version) + 1);
+  expect_node(raw, path_, "0011", static_cast<int>(range.version) + 1);
 }
 
 // Two stores (two sessions), four threads each, claiming one key at once with counts of 1 to 7:
@@ -567,14 +565,7 @@ TEST_F(ZkRangeTest, ExpiredSessionIsReplacedAndClaimsGoOn) {
   ZooKeeperLeaseStore::Session session;
   ASSERT_TRUE(store->session(session));
   ASSERT_EQ(store->sessions_opened(), 1u);
-  // As in the lease store's test: until a twin hears that the session is gone, close another.
-  bool gone = false;
-  for (int twins = 0; twins < 20 && !gone; ++twins) {
-    RawClient twin(connect_string(), &session);
-    gone = twin.expired();
-    ASSERT_TRUE(gone || twin.connected());
-  }
-  ASSERT_TRUE(gone);
+  ASSERT_TRUE(expire_session(connect_string(), session));
 
   const auto closed = steady_clock::now();
   Range range;
@@ -595,81 +586,82 @@ TEST_F(ZkRangeTest, ExpiredSessionIsReplacedAndClaimsGoOn) {
   EXPECT_GE(range.first, before.end);
 }
 
-// The options of a store behind a LossyProxy: a call long enough to outlast a cut and the
-// reconnection after it.
-ZooKeeperStoreOptions proxied_options(const LossyProxy& proxy) {
-  ZooKeeperStoreOptions options;
-  options.connect_string = proxy.connect_string();
-  options.timeout = milliseconds(15000);
-  options.retry_max_retries = 50;
-  return options;
-}
+// A store behind a LossyProxy, whose call is long enough to outlast a cut and the reconnection
+// after it, and the test's own client, straight to the server.
+class LostAnswers {
+ public:
+  LostAnswers(int server_port, const std::string& connect_string, const std::string& path)
+      : proxy_(server_port), raw_(connect_string, nullptr), path_(path) {
+    ZooKeeperStoreOptions options;
+    options.connect_string = proxy_.connect_string();
+    options.timeout = milliseconds(15000);
+    options.retry_max_retries = 50;
+    store_ = open_store(options);
+  }
+
+  bool ok() const { return store_ != nullptr && raw_.connected(); }
+  ZooKeeperRangeStore& store() { return *store_; }
+  RawClient& raw() { return raw_; }
+
+  // Runs `call` on a thread of its own with the answer to its first write lost: once the node is
+  // at `version` (the write applied), runs `between`, then cuts the connection, so that the call
+  // sees a connection loss and retries; returns once the call did. False when the write was not
+  // seen applied.
+  bool with_lost_answer(int version, const std::function<void()>& call,
+                        const std::function<void()>& between = {}) {
+    proxy_.lose_next_write_answer();
+    std::thread caller(call);
+    const bool applied = wait_for_version(raw_, path_, version);
+    if (applied && between) between();
+    proxy_.cut();
+    caller.join();
+    return applied;
+  }
+
+ private:
+  LossyProxy proxy_;  // declared first: outlives the store that connects through it
+  RawClient raw_;
+  std::string path_;
+  std::unique_ptr<ZooKeeperRangeStore> store_;
+};
 
 // A claim whose answer is lost (the server applied it, the proxy swallowed the answer and then cut
 // the connection) is retried inside the call: it reads the node again and claims anew, so the
 // range the lost write took is a gap, and the one returned lies above it.
 TEST_F(ZkRangeTest, ClaimWhoseAnswerIsLostClaimsAnewAboveIt) {
-  LossyProxy proxy(servers()->port());
-  auto store = open_store(proxied_options(proxy));
-  ASSERT_NE(store, nullptr);
-  RawClient raw(connect_string(), nullptr);
-  ASSERT_TRUE(raw.connected());
-  const Range before = claim(*store, request_for(key_, 10));  // [1, 11), version 0
-
-  proxy.lose_next_write_answer();
+  LostAnswers lost(servers()->port(), connect_string(), path_);
+  ASSERT_TRUE(lost.ok());
+  const Range before = claim(lost.store(), request_for(key_, 10));  // [1, 11), version 0
   Range range;
   Status status;
   bool ok = false;
-  std::thread claimer([&] { ok = store->claim(request_for(key_, 10), range, status); });
   // The lost write: [11, 21) taken, version 1.
-  const bool applied = wait_for_version(raw, path_, 1);
-  proxy.cut();
-  claimer.join();
-  ASSERT_TRUE(applied);
+  ASSERT_TRUE(lost.with_lost_answer(
+      1, [&] { ok = lost.store().claim(request_for(key_, 10), range, status); }));
   ASSERT_TRUE(ok) << status.message();
   EXPECT_EQ(range.first, before.end + 10);
   EXPECT_EQ(range.end, before.end + 20);
   EXPECT_EQ(range.version, 2u);
-  std::string text;
-  Stat stat{};
-  int rc = ZOK;
-  ASSERT_TRUE(raw.get(path_, text, stat, rc)) << zerror(rc);
-  EXPECT_EQ(text, std::to_string(range.end));
-  EXPECT_EQ(stat.version, 2);
+  expect_node(lost.raw(), path_, std::to_string(range.end), 2);
 }
 
 // A give-back whose answer is lost: the retry sets on the version it decided on, which the first
 // set has moved on, and reads that the node holds its text at the next version: returned, and
 // the next value lowered once (version 1 after the claim's 0, not 2).
 TEST_F(ZkRangeTest, GiveBackWhoseAnswerIsLostIsRecognisedAsApplied) {
-  LossyProxy proxy(servers()->port());
-  auto store = open_store(proxied_options(proxy));
-  ASSERT_NE(store, nullptr);
-  RawClient raw(connect_string(), nullptr);
-  ASSERT_TRUE(raw.connected());
-  const Range range = claim(*store, request_for(key_, 100));  // [1, 101), version 0
-  Range unused = range;
+  LostAnswers lost(servers()->port(), connect_string(), path_);
+  ASSERT_TRUE(lost.ok());
+  Range unused = claim(lost.store(), request_for(key_, 100));  // [1, 101), version 0
   unused.first = 51;
-
-  proxy.lose_next_write_answer();
   bool returned = false;
   bool ok = false;
   Status status;
-  std::thread giver([&] { ok = store->give_back(key_, unused, returned, status); });
-  const bool applied = wait_for_version(raw, path_, 1);
-  proxy.cut();
-  giver.join();
-  ASSERT_TRUE(applied);
+  ASSERT_TRUE(lost.with_lost_answer(
+      1, [&] { ok = lost.store().give_back(key_, unused, returned, status); }));
   ASSERT_TRUE(ok) << status.message();
   EXPECT_TRUE(returned);
-  std::string text;
-  Stat stat{};
-  int rc = ZOK;
-  ASSERT_TRUE(raw.get(path_, text, stat, rc)) << zerror(rc);
-  EXPECT_EQ(text, "51");
-  EXPECT_EQ(stat.version, 1);
-  const Range again = claim(*store, request_for(key_, 10));
-  EXPECT_EQ(again.first, 51);
+  expect_node(lost.raw(), path_, "51", 1);
+  EXPECT_EQ(claim(lost.store(), request_for(key_, 10)).first, 51);
 }
 
 // A give-back whose answer is lost, and the values it gave back claimed by another store before
@@ -677,40 +669,26 @@ TEST_F(ZkRangeTest, GiveBackWhoseAnswerIsLostIsRecognisedAsApplied) {
 // claim's text, so returned is false and the next value is not lowered a second time: the other
 // store's range [51, 101) is never handed out again.
 TEST_F(ZkRangeTest, GiveBackWhoseAnswerIsLostCannotLowerTheNextValueTwice) {
-  LossyProxy proxy(servers()->port());
-  auto store = open_store(proxied_options(proxy));
+  LostAnswers lost(servers()->port(), connect_string(), path_);
+  ASSERT_TRUE(lost.ok());
   auto other = open_store(connect_string(), milliseconds(3000));
-  ASSERT_NE(store, nullptr);
   ASSERT_NE(other, nullptr);
-  RawClient raw(connect_string(), nullptr);
-  ASSERT_TRUE(raw.connected());
-  const Range range = claim(*store, request_for(key_, 100));  // [1, 101), version 0
-  Range unused = range;
+  Range unused = claim(lost.store(), request_for(key_, 100));  // [1, 101), version 0
   unused.first = 51;
-
-  proxy.lose_next_write_answer();
   bool returned = true;
   bool ok = false;
   Status status;
-  std::thread giver([&] { ok = store->give_back(key_, unused, returned, status); });
-  const bool applied = wait_for_version(raw, path_, 1);  // next 51, version 1
   Range taken;
-  if (applied) taken = claim(*other, request_for(key_, 50));  // [51, 101), version 2
-  proxy.cut();
-  giver.join();
-  ASSERT_TRUE(applied);
+  // Applied: next 51 at version 1; then the other store claims [51, 101), version 2.
+  ASSERT_TRUE(lost.with_lost_answer(
+      1, [&] { ok = lost.store().give_back(key_, unused, returned, status); },
+      [&] { taken = claim(*other, request_for(key_, 50)); }));
   EXPECT_EQ(taken.first, 51);
   EXPECT_EQ(taken.end, 101);
   ASSERT_TRUE(ok) << status.message();
   EXPECT_FALSE(returned);
-  std::string text;
-  Stat stat{};
-  int rc = ZOK;
-  ASSERT_TRUE(raw.get(path_, text, stat, rc)) << zerror(rc);
-  EXPECT_EQ(text, "101");
-  EXPECT_EQ(stat.version, 2);
-  const Range next = claim(*store, request_for(key_, 10));
-  EXPECT_EQ(next.first, 101);
+  expect_node(lost.raw(), path_, "101", 2);
+  EXPECT_EQ(claim(lost.store(), request_for(key_, 10)).first, 101);
 }
 
 }  // namespace

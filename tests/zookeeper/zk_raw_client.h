@@ -2,7 +2,7 @@
 // the tests reach only through its public API): it joins a store's session by its id and password
 // (so that closing it expires the session) and reads, writes, deletes and creates nodes behind
 // the store. Its calls are the client's synchronous ones, each bounded by the client's own
-// timeouts.
+// timeouts. expire_session() ends a store's session with it.
 //
 // Thread safety: one thread uses a RawClient; the client's thread only reports its state.
 #ifndef COSID_TESTS_ZOOKEEPER_ZK_RAW_CLIENT_H_
@@ -101,6 +101,20 @@ class RawClient {
   bool expired_ = false;
   zhandle_t* handle_ = nullptr;
 };
+
+// Ends `session` on the server: a twin handle on it, closed. A twin closed ends the session, unless
+// the store's client took the session back first (the server closes the connection a session
+// leaves, and the client reconnects at once): then the twin's close is refused. So, until a twin
+// hears that the session is gone, close another (20 at most). True once one heard it.
+inline bool expire_session(const std::string& connect_string,
+                           const lease::ZooKeeperLeaseStore::Session& session) {
+  for (int twins = 0; twins < 20; ++twins) {
+    RawClient twin(connect_string, &session);
+    if (twin.expired()) return true;
+    if (!twin.connected()) return false;
+  }
+  return false;
+}
 
 }  // namespace cosid::testing
 

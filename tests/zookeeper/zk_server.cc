@@ -566,4 +566,25 @@ std::string ZkEnsemble::log_tail() const {
   return tails;
 }
 
+namespace {
+
+std::string& environment_connect_string() {
+  static std::string text;
+  return text;
+}
+
+}  // namespace
+
+void ZkServerEnvironment::SetUp() {
+  COSID_REQUIRE_ZOOKEEPER();
+  server_ = std::make_unique<ZkServer>();
+  Status status;
+  ASSERT_TRUE(server_->start(status)) << status.message();
+  environment_connect_string() = server_->connect_string();
+}
+
+void ZkServerEnvironment::TearDown() { server_.reset(); }
+
+const std::string& ZkServerEnvironment::connect_string() { return environment_connect_string(); }
+
 }  // namespace cosid::testing

@@ -195,6 +195,23 @@ class ZkEnsemble {
   std::array<std::unique_ptr<ZkProcess>, kPeers> peers_;
 };
 
+// A global test environment with one standalone server for a whole binary (a conformance kit's,
+// whose cases may fork children that open stores of their own): started before the first case,
+// on the main thread, which outlives it; every case skips (or, on CI, fails) when no server can
+// start here. connect_string() is recorded before any case runs, so a forked child reads the copy
+// it inherited and never starts a server of its own. Register it once, with
+// ::testing::AddGlobalTestEnvironment(new ZkServerEnvironment).
+class ZkServerEnvironment final : public ::testing::Environment {
+ public:
+  void SetUp() override;
+  void TearDown() override;
+  // "" before SetUp().
+  static const std::string& connect_string();
+
+ private:
+  std::unique_ptr<ZkServer> server_;
+};
+
 // A fixture whose suite shares one ZkServer or ZkEnsemble (`Servers`), started once before the
 // suite's first test and stopped after its last: a JVM takes seconds to start, so a suite does
 // not start one per test. SetUp() skips or fails (COSID_REQUIRE_ZOOKEEPER) where no server can
