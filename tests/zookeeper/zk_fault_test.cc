@@ -257,11 +257,8 @@ class ZkStandaloneFaultTest : public ZkSuite<ZkServer> {
     ZkSuite::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
     // A test that failed half-way may have left it stopped or down.
-    servers()->resume();
-    if (servers()->pid() < 0) {
-      Status status;
-      ASSERT_TRUE(servers()->restart(status)) << status.message();
-    }
+    Status status;
+    ASSERT_TRUE(servers()->serve_again(status)) << status.message();
     name_space_ = test_namespace();
   }
 

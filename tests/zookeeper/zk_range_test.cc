@@ -108,6 +108,19 @@ bool wait_for_version(RawClient& raw, const std::string& path, int version) {
   return false;
 }
 
+// Calls `call` (bool(Status&)) until it succeeds, for kHang at most, while the server comes back:
+// every failure must be store_unavailable. `status` holds the last call's.
+template <typename Call>
+bool until_available(Call&& call, Status& status) {
+  const auto start = steady_clock::now();
+  for (;;) {
+    status.clear();
+    if (call(status)) return true;
+    EXPECT_STATUS(status, errc::store_unavailable);
+    if (since(start) >= kHang) return false;
+  }
+}
+
 // The node's text and version, as the test's own client reads them.
 void expect_node(RawClient& raw, const std::string& path, const std::string& text, int version) {
   std::string data;
@@ -311,11 +324,8 @@ class ZkRangeTest : public ZkSuite<ZkServer> {
     ZkSuite::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
     // A test that failed half-way may have left it stopped or down.
-    servers()->resume();
-    if (servers()->pid() < 0) {
-      Status status;
-      ASSERT_TRUE(servers()->restart(status)) << status.message();
-    }
+    Status status;
+    ASSERT_TRUE(servers()->serve_again(status)) << status.message();
     key_ = test_key();
     path_ = node_of(key_);
   }
@@ -495,16 +505,9 @@ TEST_F(ZkRangeTest, FrozenServerFailsClaimsInTimeThenClaimsResume) {
   EXPECT_LE(since(paused), timeout + milliseconds(2000));
   servers()->resume();
 
-  const auto resumed = steady_clock::now();
-  bool ok = false;
-  while (!ok && since(resumed) < kHang) {
-    status.clear();
-    ok = store->claim(request_for(key_, 100), range, status);
-    if (!ok) {
-      EXPECT_STATUS(status, errc::store_unavailable);
-    }
-  }
-  ASSERT_TRUE(ok) << status.message();
+  ASSERT_TRUE(until_available(
+      [&](Status& s) { return store->claim(request_for(key_, 100), range, s); }, status))
+      << status.message();
   EXPECT_GE(range.first, before.end);
   RangeState state;
   ASSERT_TRUE(store->read(key_, state, status)) << status.message();
@@ -536,16 +539,8 @@ TEST_F(ZkRangeTest, KilledServerRestartedOnItsDataKeepsTheNextValue) {
 
   ASSERT_TRUE(servers()->restart(status)) << status.message();
   RangeState state;
-  const auto restarted = steady_clock::now();
-  bool read = false;
-  while (!read && since(restarted) < kHang) {
-    status.clear();
-    read = store->read(key_, state, status);
-    if (!read) {
-      EXPECT_STATUS(status, errc::store_unavailable);
-    }
-  }
-  ASSERT_TRUE(read) << status.message();
+  ASSERT_TRUE(until_available([&](Status& s) { return store->read(key_, state, s); }, status))
+      << status.message();
   EXPECT_GE(state.next, before.end);
   range = claim(*store, request_for(key_, 100));
   EXPECT_EQ(range.first, state.next);
@@ -567,18 +562,11 @@ TEST_F(ZkRangeTest, ExpiredSessionIsReplacedAndClaimsGoOn) {
   ASSERT_EQ(store->sessions_opened(), 1u);
   ASSERT_TRUE(expire_session(connect_string(), session));
 
-  const auto closed = steady_clock::now();
   Range range;
   Status status;
-  bool ok = false;
-  while (!ok && since(closed) < kHang) {
-    status.clear();
-    ok = store->claim(request_for(key_, 100), range, status);
-    if (!ok) {
-      EXPECT_STATUS(status, errc::store_unavailable);
-    }
-  }
-  ASSERT_TRUE(ok) << status.message();
+  ASSERT_TRUE(until_available(
+      [&](Status& s) { return store->claim(request_for(key_, 100), range, s); }, status))
+      << status.message();
   EXPECT_EQ(store->sessions_opened(), 2u);
   ZooKeeperLeaseStore::Session replaced;
   ASSERT_TRUE(store->session(replaced));

@@ -422,6 +422,13 @@ bool ZkServer::restart(Status& status) {
   return process_->start(options_.env, status) && process_->wait_serving(status);
 }
 
+bool ZkServer::serve_again(Status& status) {
+  resume();
+  if (pid() < 0) return restart(status);
+  status.clear();
+  return true;
+}
+
 std::string ZkServer::connect_string() const { return "127.0.0.1:" + std::to_string(port()); }
 int ZkServer::port() const { return process_ ? process_->client_port() : -1; }
 pid_t ZkServer::pid() const { return process_ ? process_->pid() : -1; }

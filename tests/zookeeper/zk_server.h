@@ -129,6 +129,9 @@ class ZkServer {
   // Kills it (if running) and starts it again on the same data directory and port, with
   // options.env; returns once it serves clients.
   bool restart(Status& status);
+  // Resumes it if stopped, and restarts it (restart()) if it is not running: a test's SetUp()
+  // after a test that failed half-way.
+  bool serve_again(Status& status);
 
   std::string connect_string() const;  // "127.0.0.1:PORT"
   int port() const;
