@@ -17,12 +17,17 @@ bool fail_value(errc code, Key key, const RawValue& value, const std::string& wh
       std::string(key_name(key)) + " = " + quote(value.text) + " (" + value.origin + "): " + why);
 }
 
-const StoreConfig* selected_store(const Options& options) noexcept {
+const StoreConfig* selected_store(std::string_view store_type,
+                                  const std::vector<StoreConfig>& stores) noexcept {
   const StoreConfig* selected = nullptr;
-  for (const StoreConfig& config : options.stores) {
-    if (config.name == options.store_type) selected = &config;
+  for (const StoreConfig& config : stores) {
+    if (config.name == store_type) selected = &config;
   }
   return selected;
+}
+
+const StoreConfig* selected_store(const Options& options) noexcept {
+  return selected_store(options.store_type, options.stores);
 }
 
 const std::string& store_type_of(const Options& options) noexcept {
@@ -197,7 +202,8 @@ bool resolve_slot(const OptionSources& sources, const EnvLookup& env, const RawS
     }
   }
   origin = "host name " + hostname + " (" + hostname_origin + ")";
-  return slot_from_hostname(hostname, hostname_origin, options.layout.slot_bits, options.slot, status);
+  return slot_from_hostname(hostname, hostname_origin, options.layout.slot_bits, options.slot,
+                            status);
 }
 
 // "KEY = "TEXT" (ORIGIN)" of a raw value, for messages about two keys.
@@ -367,8 +373,8 @@ bool validate_store_options(const Options& options, Status& status) {
                                status) ||
       (!options.owner_key.empty() &&
        !detail::check_owner_key(options, shown(options.owner_key), status)) ||
-      (options.preferred_slot &&
-       !check_slot(*options.preferred_slot, "Options::preferred_slot", options.layout.slot_bits, status)) ||
+      (options.preferred_slot && !check_slot(*options.preferred_slot, "Options::preferred_slot",
+                                             options.layout.slot_bits, status)) ||
       (!options.store_directory.empty() &&
        !detail::check_store_directory(options.store_directory, shown(options.store_directory),
                                       status))) {

@@ -46,7 +46,10 @@ bool check_store_directory(std::string_view path, const RawValue& shown, Status&
 // A store leases slots 0 .. 2^slot_bits - 1 and records the limit as a 32-bit number.
 bool check_store_slot_bits(const Layout& layout, Status& status);
 
-// The instance of options.stores that options.store_type names (the last of that name), or null.
+// The instance of `stores` that `store_type` names (the last of that name), or null: the lease
+// distributor's (Options) and the segment distributor's (segment::SegmentOptions) alike.
+const StoreConfig* selected_store(std::string_view store_type,
+                                  const std::vector<StoreConfig>& stores) noexcept;
 const StoreConfig* selected_store(const Options& options) noexcept;
 // The store type the distributor leases from: the selected instance's type, else store_type.
 const std::string& store_type_of(const Options& options) noexcept;
