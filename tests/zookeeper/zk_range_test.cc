@@ -27,7 +27,10 @@
 #include <vector>
 
 #include "cosid/error.h"
+#include "cosid/lease/store_registry.h"
 #include "cosid/lease/zookeeper_store.h"
+#include "cosid/options.h"
+#include "cosid/segment/options.h"
 #include "cosid/segment/range_store.h"
 #include "cosid/segment/zookeeper_range_store.h"
 #include "test_util.h"
@@ -485,6 +488,38 @@ TEST_F(ZkRangeTest, NodeRecreatedBehindTheStoreIsRefusedAndLeftAlone) {
   EXPECT_EQ(now.version, 0);
   EXPECT_EQ(now.czxid, recreated.czxid);
   EXPECT_NE(now.czxid, old.czxid);
+}
+
+// lease::add_zookeeper_store() registers the range store too: open_range() on a store instance
+// of type "zookeeper" gives a store reading the instance's keys, which claims on the key's node;
+// a key the instance does not know is refused like the lease store's.
+TEST_F(ZkRangeTest, RegistryOpensTheRangeStoreOfAZooKeeperInstance) {
+  lease::StoreRegistry registry;
+  Status status;
+  ASSERT_TRUE(lease::add_zookeeper_store(registry, status)) << status.message();
+  segment::SegmentOptions options;
+  options.store_type = "zk";
+  StoreConfig config;
+  config.name = "zk";
+  config.type = "zookeeper";
+  config.settings = {{"options.connectString", connect_string(), "test"},
+                     {"timeout", "2s", "test"}};
+  options.stores.push_back(config);
+  std::shared_ptr<segment::RangeStore> store =
+      registry.open_range(lease::RangeStoreContext{options, nullptr, nullptr}, status);
+  ASSERT_NE(store, nullptr) << status.message();
+  Range range;
+  ASSERT_TRUE(store->claim(request_for(key_, 5, 100), range, status)) << status.message();
+  EXPECT_EQ(range.first, 101);
+  RawClient raw(connect_string(), nullptr);
+  ASSERT_TRUE(raw.connected());
+  expect_node(raw, path_, "106", 0);
+
+  options.stores.front().settings.push_back({"options.connectionString", "x", "test"});
+  status.clear();
+  EXPECT_EQ(registry.open_range(lease::RangeStoreContext{options, nullptr, nullptr}, status),
+            nullptr);
+  EXPECT_STATUS(status, errc::config_unknown_key);
 }
 
 // A frozen server (SIGSTOP) answers nothing: a claim fails with store_unavailable within the
