@@ -8,7 +8,7 @@
 // Both within options.timeout from the call's start, past which the call fails with
 // store_unavailable.
 //
-// SeenNodes keeps, for the process's life, the czxid (the zxid of the create) of every node a
+// SeenNodes keeps, for the store's life, the czxid (the zxid of the create) of every node a
 // store has read, so that a node deleted behind the store, or deleted and created again, is told
 // from the node the store knew.
 //

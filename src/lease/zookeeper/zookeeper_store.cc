@@ -147,8 +147,12 @@ class ZooKeeperLeaseStore::Impl {
     const bool moved_text = (out.node.node != 0 && out.node.node != czxid) ||
                             (out.node.node == 0 && read.stat.version > 0);
     std::int64_t first = 0;
-    const bool recreated =
-        moved_text ? (first = seen_.seen(path), true) : !seen_.identify(path, czxid, first);
+    bool recreated = moved_text;
+    if (moved_text) {
+      first = seen_.seen(path);
+    } else {
+      recreated = !seen_.identify(path, czxid, first);
+    }
     if (recreated) {
       return fail(status, errc::store_corrupt,
                   "ZooKeeper slot node " + path +
