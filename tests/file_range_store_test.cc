@@ -4,7 +4,6 @@
 // forked child.
 #include "cosid/segment/file_range_store.h"
 
-#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -310,13 +309,8 @@ TEST_F(FileRangeStoreTest, ADeletedOrOlderRecordIsCorruptForTheStoreThatSawIt) {
 TEST_F(FileRangeStoreTest, ALockHeldElsewhereRunsOutAsUnavailable) {
   claim(*store_, 1);  // creates the lock file
   const std::string lock_path = dir_ + "/range.orders.lock";
-  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CLOEXEC);
+  const int fd = cosid::testing::lock_as_another_process(lock_path);
   ASSERT_GE(fd, 0);
-  struct flock lock;
-  std::memset(&lock, 0, sizeof lock);
-  lock.l_type = F_WRLCK;
-  lock.l_whence = SEEK_SET;
-  ASSERT_EQ(::fcntl(fd, F_OFD_SETLK, &lock), 0);
   for (const milliseconds timeout : {milliseconds(0), milliseconds(20)}) {
     auto store = open_store(nullptr, timeout);
     ASSERT_NE(store, nullptr);

@@ -47,12 +47,9 @@
 // that was not durable yet never refuses a good record.
 #include "cosid/segment/file_range_store.h"
 
-#include <errno.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -315,31 +312,10 @@ const std::string& FileRangeStore::directory() const noexcept { return impl_->di
 std::unique_ptr<FileRangeStore> FileRangeStore::open(const std::string& directory,
                                                      const FileRangeStoreOptions& options,
                                                      Status& status) {
-  if (directory.empty()) {
-    fail(status, errc::invalid_argument,
-         "the file range store's directory is empty: give a directory on a local disk, such as "
-         "/var/lib/cosid/ranges");
-    return nullptr;
-  }
-  if (options.lock_timeout.count() < 0) {
-    fail(status, errc::invalid_argument,
-         "the file range store's lock timeout is " + std::to_string(options.lock_timeout.count()) +
-             " ms: give 0 or more");
-    return nullptr;
-  }
-  if (::mkdir(directory.c_str(), 0770) != 0 && errno != EEXIST) {
-    fail(status, errc::store_unavailable,
-         "cannot create the file range store's directory " + directory + ": " +
-             std::strerror(errno) + "; create it, or give a directory whose parent exists");
-    return nullptr;
-  }
   FileSystem& fs = options.file_system != nullptr ? *options.file_system : posix_file_system();
   int fd = -1;
-  const std::error_code io = fs.open_directory(directory, fd);
-  if (io) {
-    fail(status, errc::store_unavailable,
-         "cannot open the file range store's directory " + directory + ": " + io.message() +
-             "; give a directory this process may read and write");
+  if (!cosid::detail::open_record_directory(directory, options.lock_timeout, fs, "file range store",
+                                            "/var/lib/cosid/ranges", fd, status)) {
     return nullptr;
   }
   status.clear();
