@@ -155,7 +155,7 @@ struct SeenRecord {
 struct SeenTable {
   explicit SeenTable(pid_t owner, SeenTable* before) : pid(owner), inherited(before) {}
   const pid_t pid;
-  SeenTable* const inherited;  // the parent's copy, kept only to be freed with the store
+  SeenTable* const inherited;  // the parent's copy: kept reachable, never used again here
   std::mutex mutex;            // held for a lookup or an update, never across a file call
   std::map<std::string, SeenRecord> keys;  // guarded by mutex
 };
@@ -174,11 +174,10 @@ class FileRangeStore::Impl {
 
   ~Impl() {
     fs_.close(dir_.fd);
-    for (SeenTable* table = seen_.load(); table != nullptr;) {
-      SeenTable* before = table->inherited;
-      delete table;
-      table = before;
-    }
+    // Only this process's table: the ones below it are a forked child's copies of its ancestors'
+    // memory, whose mutexes may have been held at the fork; destroying one would be undefined.
+    SeenTable* table = seen_.load();
+    if (table->pid == ::getpid()) delete table;
   }
 
   const std::string& directory() const { return directory_; }
