@@ -9,7 +9,9 @@
 // is handed out before the store confirmed the claim.
 //
 // next() is lock-free: one atomic fetch-and-add on the next value, checked against the end of
-// the values ready, with no lock, allocation or system call, and the same for next_batch(). Ids
+// the values ready, with no lock, allocation or system call, and the same for next_batch() (the
+// one call per refill that reaches the low mark rings the background thread: a futex wake when
+// it sleeps). A call that finds no value ready wastes the one value it drew: a gap. Ids
 // are strictly increasing per generator (in the order the calls take their values), unique
 // across every generator of the key that shares the store, and never 0. When no value is ready,
 // next() waits for the background claim at most options.wait, then fails with the store's error
