@@ -142,9 +142,10 @@ class COSID_EXPORT SegmentGenerator {
   static constexpr std::uint64_t kNoDraw = ~std::uint64_t{0};
 
   // The hot words, inline so that next() reaches them without following a pointer, each on a
-  // pair of cache lines of its own (128 bytes: x86's adjacent-line prefetcher fetches lines in
-  // pairs): next_value_ is written by every call, ready_end_ and low_mark_ only when a range is
-  // published (SEGMENTS.md, "The hot path").
+  // pair of cache lines of its own (128 bytes: with 64, a prefetcher that fetches the neighbouring
+  // line made the read-mostly line contend with the written one; tests/bench/README.md):
+  // next_value_ is written by every call, ready_end_ and low_mark_ only when a range is published
+  // (SEGMENTS.md, "The hot path").
   alignas(128) std::atomic<std::uint64_t> next_value_{0};  // the next value a call takes
   alignas(128) std::atomic<std::uint64_t> ready_end_{0};   // values below it are ready
   std::atomic<std::uint64_t> low_mark_{0};  // a call that takes it wakes the background claim
