@@ -344,7 +344,8 @@ TEST(SegmentGenerator, ASealedKeySurfacesAsRangeSealed) {
 TEST(SegmentGenerator, AKeyNearTwoToTheSixtyThreeSurfacesAsRangeExhausted) {
   auto store = std::make_shared<WrappedRangeStore>();
   GeneratorOptions options = options_for("full", 100);
-  options.offset = std::numeric_limits<std::int64_t>::max() - 250;
+  // open() takes [max - 349, max - 149); a claim of two segments then no longer fits, one does.
+  options.offset = std::numeric_limits<std::int64_t>::max() - 350;
   auto generator = open_or_die(store, options);
   ASSERT_TRUE(generator);
   Status status;
@@ -360,7 +361,8 @@ TEST(SegmentGenerator, AKeyNearTwoToTheSixtyThreeSurfacesAsRangeExhausted) {
     last = id;
   }
   EXPECT_EQ(code, make_error_code(errc::range_exhausted)) << status.message();
-  EXPECT_LT(last, std::numeric_limits<std::int64_t>::max());
+  EXPECT_LT(last, std::numeric_limits<std::int64_t>::max() - 49);
+  EXPECT_EQ(generator->stats().ids_claimed, 300u);
   Status closed;
   EXPECT_TRUE(generator->close(closed)) << closed.message();
 }
