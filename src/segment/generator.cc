@@ -323,8 +323,8 @@ class SegmentGenerator::Impl {
       return;
     }
     if (!ok || !status.ok()) {
+      record_failure(status);  // first: a caller that sees the count finds the error too
       claim_failures_.fetch_add(1, std::memory_order_relaxed);
-      record_failure(status);
       const std::int64_t cap = permanent(status.code()) ? kPermanentBackoffNs : kTransientBackoffNs;
       backoff_ns_ = backoff_ns_ == 0 ? kFirstBackoffNs : std::min(2 * backoff_ns_, cap);
       retry_at_ns_ = now + backoff_ns_;
