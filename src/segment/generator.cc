@@ -286,10 +286,12 @@ class SegmentGenerator::Impl {
       std::lock_guard<std::mutex> lock(error_mutex_);
       last_error_ = status;
     }
-    // Release: a hungry call that acquires the code finds the message under the lock anyway;
-    // the order is for the code alone.
-    last_error_code_.store(status.code().value() == 0 ? static_cast<int>(errc::store_unavailable)
-                                                      : status.code().value(),
+    // Release: the unlock above comes before this store, so a hungry call that acquires the code
+    // and then takes the lock reads this failure's message, not an older one. A code of another
+    // category (a store's own) or none is reported as store_unavailable.
+    const std::error_code& code = status.code();
+    const bool ours = code && code.category() == error_category();
+    last_error_code_.store(ours ? code.value() : static_cast<int>(errc::store_unavailable),
                            std::memory_order_release);
   }
 
@@ -315,9 +317,14 @@ class SegmentGenerator::Impl {
               ", " + std::to_string(last_claim_.end) +
               "): not used; check the store (a range store must hand out increasing ranges)");
     }
+    if (!ok && status.code() == errc::range_exhausted && segments > 1) {
+      // Near 2^63 - 1 fewer segments may still fit: the last ones are worth having.
+      claim(1, consumed);
+      return;
+    }
     if (!ok || !status.ok()) {
+      record_failure(status);  // first: a caller that sees the count finds the error too
       claim_failures_.fetch_add(1, std::memory_order_relaxed);
-      record_failure(status);
       const std::int64_t cap = permanent(status.code()) ? kPermanentBackoffNs : kTransientBackoffNs;
       backoff_ns_ = backoff_ns_ == 0 ? kFirstBackoffNs : std::min(2 * backoff_ns_, cap);
       retry_at_ns_ = now + backoff_ns_;

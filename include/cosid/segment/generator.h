@@ -9,7 +9,9 @@
 // is handed out before the store confirmed the claim.
 //
 // next() is lock-free: one atomic fetch-and-add on the next value, checked against the end of
-// the values ready, with no lock, allocation or system call, and the same for next_batch(). Ids
+// the values ready, with no lock, allocation or system call, and the same for next_batch() (the
+// one call per refill that reaches the low mark rings the background thread: a futex wake when
+// it sleeps). A call that finds no value ready wastes the one value it drew: a gap. Ids
 // are strictly increasing per generator (in the order the calls take their values), unique
 // across every generator of the key that shares the store, and never 0. When no value is ready,
 // next() waits for the background claim at most options.wait, then fails with the store's error
@@ -140,13 +142,15 @@ class COSID_EXPORT SegmentGenerator {
   static constexpr std::uint64_t kNoDraw = ~std::uint64_t{0};
 
   // The hot words, inline so that next() reaches them without following a pointer, each on a
-  // cache line of its own: next_value_ is written by every call, ready_end_ and low_mark_ only
-  // when a range is published (SEGMENTS.md, "The hot path").
-  alignas(64) std::atomic<std::uint64_t> next_value_{0};  // the next value a call takes
-  alignas(64) std::atomic<std::uint64_t> ready_end_{0};   // values below it are ready
+  // pair of cache lines of its own (128 bytes: with 64, a prefetcher that fetches the neighbouring
+  // line made the read-mostly line contend with the written one; tests/bench/README.md):
+  // next_value_ is written by every call, ready_end_ and low_mark_ only when a range is published
+  // (SEGMENTS.md, "The hot path").
+  alignas(128) std::atomic<std::uint64_t> next_value_{0};  // the next value a call takes
+  alignas(128) std::atomic<std::uint64_t> ready_end_{0};   // values below it are ready
   std::atomic<std::uint64_t> low_mark_{0};  // a call that takes it wakes the background claim
   const detail::ForkGuard* fork_guard_ = nullptr;
-  alignas(64) std::unique_ptr<Impl> impl_;
+  alignas(128) std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace segment
