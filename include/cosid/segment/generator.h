@@ -17,10 +17,13 @@
 // next() waits for the background claim at most options.wait, then fails with the store's error
 // (store_unavailable, range_sealed, range_exhausted, store_corrupt).
 //
-// close() stops the thread and hands the unused values back (RangeStore::give_back): the rest of
-// the current range and every range prefetched but not reached, so that a clean restart resumes
-// from the first unused value. The store takes them back only if nobody claimed the key since;
-// otherwise, and after a crash, they are skipped, never reused: a gap, not a repeat.
+// close() stops the thread and hands the unused values back (RangeStore::give_back), so that a
+// clean restart resumes from the first unused value. A store takes back one tail, with the last
+// claim's version: the unused values of the run of contiguous claims that ends with the last one
+// (the rest of the current range and the ranges prefetched after it, when no other generator
+// claimed in between). Values below a gap in that run, and every value when another generator
+// claimed the key since, or after a crash, are skipped, never reused: a gap, not a repeat
+// (stats() counts them).
 //
 // A child forked from the process that opened a generator must not use it (it would repeat the
 // parent's ids): every call there fails with errc::forked_process.
