@@ -24,10 +24,10 @@ namespace {
 
 // Every command, in the order the help lists them.
 std::vector<const Command*> all_commands() {
-  return {&next_command(),         &parse_command(),        &layout_command(),
-          &state_show_command(),   &state_init_command(),   &state_repair_command(),
-          &state_check_command(),  &not_before_command(),   &config_check_command(),
-          &bench_command(),        &lease_list_command()};
+  return {&next_command(),        &parse_command(),      &layout_command(),
+          &state_show_command(),  &state_init_command(), &state_repair_command(),
+          &state_check_command(), &not_before_command(), &config_check_command(),
+          &bench_command(),       &lease_list_command()};
 }
 
 std::string version_number() {
@@ -142,6 +142,16 @@ int run_help(const std::vector<std::string_view>& topic) {
   std::size_t used = 0;
   std::string error;
   const Command* command = find_command(topic, used, error);
+  if (command == nullptr && topic.size() == 1) {
+    // The first word of subcommands alone ("help state"): the help of each of them.
+    std::string helps;
+    for (const Command* candidate : all_commands()) {
+      const std::string_view name = candidate->name;
+      if (name.substr(0, name.find(' ')) != topic.front() || name.find(' ') == name.npos) continue;
+      helps += (helps.empty() ? "" : "\n") + render_help(*candidate);
+    }
+    if (!helps.empty()) return print_help(helps, stdout, stderr);
+  }
   if (command == nullptr) return usage_error(stderr, "", "help: " + error);
   if (used != topic.size()) {
     return usage_error(stderr, "", "help: unexpected argument " + quote(topic[used]));
