@@ -129,6 +129,15 @@ class COSID_EXPORT SegmentGenerator {
   // next() past its fast path: the value it took was not ready (or the generator is closed or
   // forked); waits for the background claim, moves to the next prefetched range, or fails.
   std::int64_t next_slow(std::uint64_t taken, std::error_code& ec, std::string* message) noexcept;
+  // The hot path of both next() overloads (inlined into each), and next_batch()'s.
+  std::int64_t issue(std::error_code& ec, std::string* message) noexcept;
+  std::size_t batch(std::int64_t* ids, std::size_t count, std::error_code& ec,
+                    std::string* message) noexcept;
+  // Up to `want` values once the fast path failed: activates the next prefetched range, waits
+  // for the background claim, or fails. `taken` is the value the failed draw took, or kNoDraw.
+  std::uint64_t take_slow(std::uint64_t want, std::uint64_t taken, std::uint64_t& got,
+                          std::error_code& ec, std::string* message) noexcept;
+  static constexpr std::uint64_t kNoDraw = ~std::uint64_t{0};
 
   // The hot words, inline so that next() reaches them without following a pointer, each on a
   // cache line of its own: next_value_ is written by every call, ready_end_ and low_mark_ only
