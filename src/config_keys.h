@@ -303,8 +303,8 @@ inline constexpr std::int64_t kMaxSegmentStep = std::int64_t{1} << 30;
 inline constexpr std::int64_t kMaxSafeDistance = 65536;
 
 inline constexpr SegmentKeyRow kSegmentKeyRows[] = {
-    {"cosid.segment.distributor.type", "store", "TYPE", "none: required", ValueKind::kName, 1, 64,
-     "the range store segment ids are claimed from",
+    {"cosid.segment.distributor.type", "store", "TYPE[:TARGET]", "none: required", ValueKind::kName,
+     1, 64, "the range store segment ids are claimed from",
      "file, zookeeper, memory, or a store instance of cosid.stores: the range store every key's "
      "segments are claimed from. There is no default: segment ids need a store, shared by every "
      "process that issues ids of the same keys."},
