@@ -19,21 +19,7 @@ using namespace testing_options;  // NOLINT: the fixture of every test here
 using segment::KeyDefinition;
 using segment::SegmentOptions;
 
-struct SegmentResult {
-  bool ok = false;
-  SegmentOptions options;
-  std::vector<Setting> settings;
-  std::error_code ec;
-  std::string message;
-
-  const Setting& setting(const std::string& key) const {
-    for (const Setting& s : settings) {
-      if (s.key == key) return s;
-    }
-    static const Setting kNone{"", "<missing>", "<missing>"};
-    return kNone;
-  }
-};
+using SegmentResult = ResultOf<SegmentOptions>;
 
 SegmentResult resolve_segment(const Fixture& f) {
   SegmentResult r;
