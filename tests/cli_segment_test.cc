@@ -11,43 +11,20 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <memory>
-#include <random>
-#include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cli_process.h"
+#include "segment_cli_runs.h"
 #include "temp_dir.h"
 #include "test_util.h"
 
 namespace {
 
 using cosid::testing::Cli;
+using cosid::testing::expect_increasing;
+using cosid::testing::segment_next;
 using cosid::testing::to_ids;
-
-// Expects `ids` strictly increasing (one process issues them in order).
-void expect_increasing(const std::vector<std::uint64_t>& ids, const std::string& what) {
-  for (std::size_t i = 1; i < ids.size(); ++i) {
-    ASSERT_GT(ids[i], ids[i - 1]) << what << ": id #" << i << " does not increase";
-  }
-}
-
-// Adds `ids` to `seen`, failing for the first one seen before.
-void expect_new(const std::vector<std::uint64_t>& ids, std::set<std::uint64_t>& seen,
-                const std::string& what) {
-  for (const std::uint64_t id : ids) {
-    ASSERT_TRUE(seen.insert(id).second) << what << ": id " << id << " was issued before";
-  }
-}
-
-std::vector<std::string> segment_next(const std::string& store, const std::string& count,
-                                      std::vector<std::string> more = {}) {
-  std::vector<std::string> args = {"segment", "next", "orders", "-n", count, "--store", store};
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
 
 int kill_cycles() {
   if (const char* text = std::getenv("COSID_SEGMENT_KILL_CYCLES")) return std::atoi(text);
@@ -57,68 +34,16 @@ int kill_cycles() {
 TEST(CliSegment, FourProcessesAtOnceIssueDistinctIncreasingIds) {
   const TempDir dir("cli_segment");
   ASSERT_FALSE(dir.path().empty());
-  const std::string store = "file:" + dir.path() + "/ranges";
-  constexpr std::size_t kProcesses = 4;
-  constexpr std::size_t kEach = 100000;
-  std::vector<std::unique_ptr<Cli>> clis;
-  for (std::size_t i = 0; i < kProcesses; ++i) {
-    clis.push_back(std::make_unique<Cli>(dir, segment_next(store, std::to_string(kEach))));
-  }
-  std::set<std::uint64_t> seen;
-  for (std::size_t i = 0; i < kProcesses; ++i) {
-    const std::vector<std::uint64_t> ids = to_ids(clis[i]->rest());
-    ASSERT_EQ(clis[i]->wait(), 0) << clis[i]->err();
-    ASSERT_EQ(ids.size(), kEach) << clis[i]->err();
-    expect_increasing(ids, "process " + std::to_string(i));
-    expect_new(ids, seen, "process " + std::to_string(i));
-  }
-  EXPECT_EQ(seen.size(), kProcesses * kEach);
-  std::printf("%zu ids from %zu processes, %llu to %llu\n", seen.size(), kProcesses,
-              static_cast<unsigned long long>(*seen.begin()),
-              static_cast<unsigned long long>(*seen.rbegin()));
+  EXPECT_EQ(cosid::testing::run_at_once(dir, "file:" + dir.path() + "/ranges", 4, 100000).size(),
+            400000u);
 }
 
-// Streaming processes, two at a time on one key, each killed with SIGKILL after a random number
-// of lines (and a random moment after that), then started again: no id read from any of them is
-// read twice, and each one's ids increase.
+// Streaming processes, two at a time on one key, killed with SIGKILL and started again: no id read
+// from any of them is read twice, and each one's ids increase.
 TEST(CliSegment, SigkilledStreamingProcessesNeverRepeatAnId) {
   const TempDir dir("cli_segment");
   ASSERT_FALSE(dir.path().empty());
-  const std::string store = "file:" + dir.path() + "/ranges";
-  std::mt19937 random(20261201);
-  std::uniform_int_distribution<int> lines(1, 300);
-  std::uniform_int_distribution<int> pause_us(0, 3000);
-  std::uniform_int_distribution<int> steps(1, 50);
-  std::set<std::uint64_t> seen;
-  const int cycles = kill_cycles();
-  for (int cycle = 0; cycle < cycles; ++cycle) {
-    // Each pair with a step of its own: a small one claims often, so kills land inside claims.
-    const std::string step = std::to_string(steps(random));
-    Cli a(dir, segment_next(store, "0", {"--step", step}));
-    Cli b(dir, segment_next(store, "0", {"--step", step}));
-    std::vector<std::uint64_t> from_a = to_ids(a.lines(static_cast<std::size_t>(lines(random))));
-    std::vector<std::uint64_t> from_b = to_ids(b.lines(static_cast<std::size_t>(lines(random))));
-    ASSERT_FALSE(from_a.empty()) << a.err();
-    ASSERT_FALSE(from_b.empty()) << b.err();
-    std::this_thread::sleep_for(std::chrono::microseconds(pause_us(random)));
-    a.signal(SIGKILL);
-    std::this_thread::sleep_for(std::chrono::microseconds(pause_us(random)));
-    b.signal(SIGKILL);
-    // The lines written before the kill are ids issued too.
-    for (const std::uint64_t id : to_ids(a.rest())) from_a.push_back(id);
-    for (const std::uint64_t id : to_ids(b.rest())) from_b.push_back(id);
-    ASSERT_EQ(a.wait(), 128 + SIGKILL) << a.err();
-    ASSERT_EQ(b.wait(), 128 + SIGKILL) << b.err();
-    const std::string what = "cycle " + std::to_string(cycle);
-    expect_increasing(from_a, what + ", first process");
-    expect_increasing(from_b, what + ", second process");
-    expect_new(from_a, seen, what + ", first process");
-    expect_new(from_b, seen, what + ", second process");
-    if (::testing::Test::HasFatalFailure()) return;
-  }
-  // The ids claimed and never read (the rest of each killed process's segments) are skipped.
-  std::printf("%d kill cycles of two processes: %zu ids read, none twice; the largest %llu\n",
-              cycles, seen.size(), static_cast<unsigned long long>(*seen.rbegin()));
+  cosid::testing::run_kill_cycles(dir, "file:" + dir.path() + "/ranges", kill_cycles());
 }
 
 TEST(CliSegment, ACleanStopHandsTheRestBackAndTheRestartResumes) {
