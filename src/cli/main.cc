@@ -41,7 +41,8 @@ ToolDoc tool_doc() {
   return {
       "issue and inspect 64-bit Snowflake ids",
       "Issues and inspects 64-bit Snowflake ids: a timestamp, the slot that issued the id and a\n"
-      "sequence within the tick.\n",
+      "sequence within the tick. Also issues segment ids (segment next): dense, increasing\n"
+      "numbers of one key, claimed in ranges from a store.\n",
       {"cosid COMMAND [OPTION]... [ARG]...", "cosid help [COMMAND | --man]",
        "cosid --help | --version"},
       {help_option(), {"version", '\0', nullptr, "print the version and exit"}},

@@ -74,8 +74,7 @@ OptionGroup segment_flags_group() {
   return {"Segment flags",
           {{"config", '\0', "FILE", "read the config file FILE (else the one COSID_CONFIG names)"},
            {"store", '\0', "STORE",
-            "the range store: memory, file:DIR, zookeeper:CONNECT, or a store instance of the "
-            "config file (cosid.segment.distributor.type)"}}};
+            "memory, file:DIR, zookeeper:CONNECT, or a store instance of the config file"}}};
 }
 
 // KEY, the one positional argument, as a segment key. False with a usage message.
