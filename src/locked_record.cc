@@ -2,9 +2,11 @@
 #include "locked_record.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "crc32c.h"
 #include "fail.h"
@@ -25,6 +27,35 @@ constexpr int kMaxLockFileChanges = 3;
 
 bool is_errno(const std::error_code& ec, int error) {
   return ec.category() == std::generic_category() && ec.value() == error;
+}
+
+bool open_record_directory(const std::string& directory, std::chrono::milliseconds lock_timeout,
+                           FileSystem& fs, const char* store_name, const char* example, int& fd,
+                           Status& status) {
+  const std::string store = store_name;
+  if (directory.empty()) {
+    return fail(status, errc::invalid_argument,
+                "the " + store +
+                    "'s directory is empty: give a directory on a local disk, such as " + example);
+  }
+  if (lock_timeout.count() < 0) {
+    return fail(status, errc::invalid_argument,
+                "the " + store + "'s lock timeout is " + std::to_string(lock_timeout.count()) +
+                    " ms: give 0 or more");
+  }
+  if (::mkdir(directory.c_str(), 0770) != 0 && errno != EEXIST) {
+    const int error = errno;  // before the message's allocations
+    return fail(status, errc::store_unavailable,
+                "cannot create the " + store + "'s directory " + directory + ": " +
+                    std::strerror(error) + "; create it, or give a directory whose parent exists");
+  }
+  const std::error_code io = fs.open_directory(directory, fd);
+  if (io) {
+    return fail(status, errc::store_unavailable,
+                "cannot open the " + store + "'s directory " + directory + ": " + io.message() +
+                    "; give a directory this process may read and write");
+  }
+  return true;
 }
 
 bool io_failure(const RecordDirectory& dir, const std::string& what, const std::error_code& error,

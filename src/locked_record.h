@@ -42,6 +42,14 @@ struct RecordDirectory {
 
 bool is_errno(const std::error_code& ec, int error);
 
+// Opens `directory` for a store named `store_name` ("file lease store"), creating it (not its
+// parents) if it is missing. Fails with invalid_argument for an empty path (the message suggests
+// `example`) or a negative lock timeout, and with store_unavailable when the directory cannot be
+// created or opened. mkdir is the one call that bypasses `fs`: nothing a test fails.
+bool open_record_directory(const std::string& directory, std::chrono::milliseconds lock_timeout,
+                           FileSystem& fs, const char* store_name, const char* example, int& fd,
+                           Status& status);
+
 // store_unavailable for a failed file call: the store and its directory, `what` could not be
 // done and why, that the outcome is unknown and a retry safe, and where to look.
 bool io_failure(const RecordDirectory& dir, const std::string& what, const std::error_code& error,

@@ -4,7 +4,6 @@
 // forked child.
 #include "cosid/segment/file_range_store.h"
 
-#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,6 +40,20 @@ RangeRequest request(std::int64_t count, const std::string& key = kKey) {
   r.count = count;
   return r;
 }
+
+// One file call of a change failing, and what its message names.
+struct Fault {
+  const char* name;
+  int WatchedFs::*counter;
+  const char* in_message;
+};
+const Fault kFaults[] = {
+    {"open", &WatchedFs::fail_shared_opens, "cannot open range.orders.lock"},
+    {"write", &WatchedFs::fail_writes, "cannot write and sync range.orders.tmp"},
+    {"file fsync", &WatchedFs::fail_file_syncs, "cannot write and sync range.orders.tmp"},
+    {"rename", &WatchedFs::fail_renames, "cannot rename range.orders.tmp over"},
+    {"directory fsync", &WatchedFs::fail_directory_syncs, "cannot sync the directory"},
+};
 
 class FileRangeStoreTest : public ::testing::Test {
  protected:
@@ -152,19 +165,7 @@ TEST_F(FileRangeStoreTest, EverySuccessfulChangeWritesAndSyncs) {
 // failed directory fsync its record is in place for every reader), and a power loss after it
 // keeps a record whose next value is past the range it returned.
 TEST_F(FileRangeStoreTest, EachFailingCallOfAClaimIsUnavailableAndNeverOverlapsAfterwards) {
-  struct Fault {
-    const char* name;
-    int WatchedFs::*counter;
-    const char* in_message;
-  };
-  const Fault faults[] = {
-      {"open", &WatchedFs::fail_shared_opens, "cannot open range.orders.lock"},
-      {"write", &WatchedFs::fail_writes, "cannot write and sync range.orders.tmp"},
-      {"file fsync", &WatchedFs::fail_file_syncs, "cannot write and sync range.orders.tmp"},
-      {"rename", &WatchedFs::fail_renames, "cannot rename range.orders.tmp over"},
-      {"directory fsync", &WatchedFs::fail_directory_syncs, "cannot sync the directory"},
-  };
-  for (const Fault& fault : faults) {
+  for (const Fault& fault : kFaults) {
     SCOPED_TRACE(fault.name);
     ::unlink(record_path().c_str());  // a new key each round, seen by no store object yet
     WatchedFs fs(dir_, kRecord);
@@ -201,42 +202,46 @@ TEST_F(FileRangeStoreTest, EachFailingCallOfAClaimIsUnavailableAndNeverOverlapsA
   }
 }
 
-// A give_back and a seal whose directory fsync fails: store_unavailable. The values given back
-// are then either given back or skipped, never below the part of the range that was used; the
-// seal retried answers only after a write of its own, which a power loss keeps.
-TEST_F(FileRangeStoreTest, AFailedGiveBackOrSealIsUnavailableAndNothingOverlaps) {
-  WatchedFs fs(dir_, kRecord);
-  auto store = open_store(&fs);
-  ASSERT_NE(store, nullptr);
-  const Range range = claim(*store, 10);  // 1 to 4 used
-  fs.fail_directory_syncs = 1;
-  bool returned = false;
-  Status status;
-  EXPECT_FALSE(store->give_back(kKey, Range{5, range.end, range.version}, returned, status));
-  EXPECT_STATUS(status, errc::store_unavailable);
-  // Not retried (its outcome is unknown): the next claim starts at 5 or at 11, never below.
-  const Range next = claim(*store, 3);
-  EXPECT_GE(next.first, 5);
+// Each file call of a give_back, then of a seal, fails in turn: store_unavailable. The values
+// given back are then either given back or skipped, never below the part of the range that was
+// used; the seal, retried, answers only after a write of its own, which a power loss keeps.
+TEST_F(FileRangeStoreTest, EachFailingCallOfAGiveBackOrSealIsUnavailableAndNothingOverlaps) {
+  for (const Fault& fault : kFaults) {
+    SCOPED_TRACE(fault.name);
+    ::unlink(record_path().c_str());
+    WatchedFs fs(dir_, kRecord);
+    auto store = open_store(&fs);
+    ASSERT_NE(store, nullptr);
+    const Range range = claim(*store, 10);  // 1 to 4 used
+    fs.*fault.counter = 1;
+    bool returned = false;
+    Status status;
+    EXPECT_FALSE(store->give_back(kKey, Range{5, range.end, range.version}, returned, status));
+    EXPECT_STATUS(status, errc::store_unavailable);
+    EXPECT_NE(status.message().find(fault.in_message), std::string::npos) << status.message();
+    // Not retried (its outcome is unknown): the next claim starts at 5 or at 11, never below.
+    const Range next = claim(*store, 3);
+    EXPECT_EQ(next.first, fault.counter == &WatchedFs::fail_directory_syncs ? 5 : 11);
 
-  fs.fail_writes = 1;
-  RangeState sealed;
-  EXPECT_FALSE(store->seal(kKey, sealed, status));
-  EXPECT_STATUS(status, errc::store_unavailable);
-  Range refused;
-  EXPECT_TRUE(store->claim(request(1), refused, status)) << "the failed seal wrote nothing";
-  fs.fail_directory_syncs = 1;
-  EXPECT_FALSE(store->seal(kKey, sealed, status));
-  EXPECT_STATUS(status, errc::store_unavailable);
-  EXPECT_TRUE(state_of(*store).sealed);  // in place for every reader, not on the disk
-  const int syncs = fs.directory_syncs_ok;
-  ASSERT_TRUE(store->seal(kKey, sealed, status)) << status.message();
-  EXPECT_EQ(fs.directory_syncs_ok, syncs + 1);
-  fs.power_loss();
-  auto after_power_loss = open_store();
-  ASSERT_NE(after_power_loss, nullptr);
-  EXPECT_TRUE(state_of(*after_power_loss).sealed);
-  EXPECT_FALSE(after_power_loss->claim(request(1), refused, status));
-  EXPECT_STATUS(status, errc::range_sealed);
+    fs.*fault.counter = 1;
+    RangeState sealed;
+    EXPECT_FALSE(store->seal(kKey, sealed, status));
+    EXPECT_STATUS(status, errc::store_unavailable);
+    EXPECT_NE(status.message().find(fault.in_message), std::string::npos) << status.message();
+    // Only a failed directory fsync leaves the sealed record in place, for every reader but not
+    // on the disk.
+    EXPECT_EQ(state_of(*store).sealed, fault.counter == &WatchedFs::fail_directory_syncs);
+    const int syncs = fs.directory_syncs_ok;
+    ASSERT_TRUE(store->seal(kKey, sealed, status)) << status.message();
+    EXPECT_EQ(fs.directory_syncs_ok, syncs + 1);
+    fs.power_loss();
+    auto after_power_loss = open_store();
+    ASSERT_NE(after_power_loss, nullptr);
+    EXPECT_TRUE(state_of(*after_power_loss).sealed);
+    Range refused;
+    EXPECT_FALSE(after_power_loss->claim(request(1), refused, status));
+    EXPECT_STATUS(status, errc::range_sealed);
+  }
 }
 
 TEST_F(FileRangeStoreTest, ATornOrGarbledRecordIsCorruptNamingThePathAndIsKept) {
@@ -310,13 +315,8 @@ TEST_F(FileRangeStoreTest, ADeletedOrOlderRecordIsCorruptForTheStoreThatSawIt) {
 TEST_F(FileRangeStoreTest, ALockHeldElsewhereRunsOutAsUnavailable) {
   claim(*store_, 1);  // creates the lock file
   const std::string lock_path = dir_ + "/range.orders.lock";
-  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CLOEXEC);
+  const int fd = cosid::testing::lock_as_another_process(lock_path);
   ASSERT_GE(fd, 0);
-  struct flock lock;
-  std::memset(&lock, 0, sizeof lock);
-  lock.l_type = F_WRLCK;
-  lock.l_whence = SEEK_SET;
-  ASSERT_EQ(::fcntl(fd, F_OFD_SETLK, &lock), 0);
   for (const milliseconds timeout : {milliseconds(0), milliseconds(20)}) {
     auto store = open_store(nullptr, timeout);
     ASSERT_NE(store, nullptr);

@@ -37,28 +37,13 @@ using std::chrono::milliseconds;
 
 constexpr std::int64_t kStart = 1700000000000;
 
+using cosid::testing::lock_as_another_process;
 using cosid::testing::read_file;
 using cosid::testing::WatchedFs;
 
 void write_file(const std::string& path, const std::string& data) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << data;
-}
-
-// Locks `path` as another process would, through a descriptor of its own (OFD locks of two
-// descriptors conflict even within one process). Returns the descriptor, -1 on failure.
-int lock_as_another_process(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0660);
-  if (fd < 0) return -1;
-  struct flock lock;
-  std::memset(&lock, 0, sizeof lock);
-  lock.l_type = F_WRLCK;
-  lock.l_whence = SEEK_SET;
-  if (::fcntl(fd, F_OFD_SETLK, &lock) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
 }
 
 class FileStoreTest : public ::testing::Test {

@@ -1,12 +1,15 @@
 // WatchedFs: the real file system seen through the FileSystem seam, for the file stores' tests
 // (lease/file_store.h, segment/file_range_store.h): calls failed on demand, hooks around the lock
-// and the directory fsync, and what a power loss would keep of one record file.
+// and the directory fsync, and what a power loss would keep of one record file. And a lock taken
+// as another process would take it.
 #ifndef COSID_TESTS_WATCHED_FS_H_
 #define COSID_TESTS_WATCHED_FS_H_
 
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <set>
@@ -154,6 +157,22 @@ class WatchedFs final : public FileSystem {
   int directory_fd_ = -1;
   std::set<std::uint64_t> synced_;  // inodes whose data was synced after their last write
 };
+
+// Locks `path` as another process would, through a descriptor of its own (OFD locks of two
+// descriptors conflict even within one process). Returns the descriptor, -1 on failure.
+inline int lock_as_another_process(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0660);
+  if (fd < 0) return -1;
+  struct flock lock;
+  std::memset(&lock, 0, sizeof lock);
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  if (::fcntl(fd, F_OFD_SETLK, &lock) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
 
 }  // namespace cosid::testing
 

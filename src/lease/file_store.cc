@@ -40,11 +40,7 @@
 // argument: src/DURABILITY.md, "File store").
 #include "cosid/lease/file_store.h"
 
-#include <errno.h>
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "cosid/lease/store_rules.h"
@@ -62,8 +58,6 @@ constexpr char kMagicLine[] = "cosid-lease-store 1";
 constexpr std::size_t kMaxEscapedNamespace = 240;
 
 using detail::fail;
-
-std::string errno_text(int error) { return std::string(std::strerror(error)); }
 
 bool keeps_as_is(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -347,31 +341,10 @@ FileLeaseStore::~FileLeaseStore() { fs_.close(directory_fd_); }
 std::unique_ptr<FileLeaseStore> FileLeaseStore::open(const std::string& directory,
                                                      const FileLeaseStoreOptions& options,
                                                      Status& status) {
-  if (directory.empty()) {
-    fail(status, errc::invalid_argument,
-         "the file lease store's directory is empty: give a directory on a local disk, such as "
-         "/var/lib/cosid/leases");
-    return nullptr;
-  }
-  if (options.lock_timeout.count() < 0) {
-    fail(status, errc::invalid_argument,
-         "the file lease store's lock timeout is " + std::to_string(options.lock_timeout.count()) +
-             " ms: give 0 or more");
-    return nullptr;
-  }
-  if (::mkdir(directory.c_str(), 0770) != 0 && errno != EEXIST) {
-    fail(status, errc::store_unavailable,
-         "cannot create the file lease store's directory " + directory + ": " + errno_text(errno) +
-             "; create it, or give a directory whose parent exists");
-    return nullptr;
-  }
   FileSystem& fs = options.file_system != nullptr ? *options.file_system : posix_file_system();
   int fd = -1;
-  const std::error_code io = fs.open_directory(directory, fd);
-  if (io) {
-    fail(status, errc::store_unavailable,
-         "cannot open the file lease store's directory " + directory + ": " + io.message() +
-             "; give a directory this process may read and write");
+  if (!detail::open_record_directory(directory, options.lock_timeout, fs, "file lease store",
+                                     "/var/lib/cosid/leases", fd, status)) {
     return nullptr;
   }
   status.clear();

@@ -47,12 +47,9 @@
 // that was not durable yet never refuses a good record.
 #include "cosid/segment/file_range_store.h"
 
-#include <errno.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -158,7 +155,7 @@ struct SeenRecord {
 struct SeenTable {
   explicit SeenTable(pid_t owner, SeenTable* before) : pid(owner), inherited(before) {}
   const pid_t pid;
-  SeenTable* const inherited;  // the parent's copy, kept only to be freed with the store
+  SeenTable* const inherited;  // the parent's copy: kept reachable, never used again here
   std::mutex mutex;            // held for a lookup or an update, never across a file call
   std::map<std::string, SeenRecord> keys;  // guarded by mutex
 };
@@ -177,11 +174,10 @@ class FileRangeStore::Impl {
 
   ~Impl() {
     fs_.close(dir_.fd);
-    for (SeenTable* table = seen_.load(); table != nullptr;) {
-      SeenTable* before = table->inherited;
-      delete table;
-      table = before;
-    }
+    // Only this process's table: the ones below it are a forked child's copies of its ancestors'
+    // memory, whose mutexes may have been held at the fork; destroying one would be undefined.
+    SeenTable* table = seen_.load();
+    if (table->pid == ::getpid()) delete table;
   }
 
   const std::string& directory() const { return directory_; }
@@ -315,31 +311,10 @@ const std::string& FileRangeStore::directory() const noexcept { return impl_->di
 std::unique_ptr<FileRangeStore> FileRangeStore::open(const std::string& directory,
                                                      const FileRangeStoreOptions& options,
                                                      Status& status) {
-  if (directory.empty()) {
-    fail(status, errc::invalid_argument,
-         "the file range store's directory is empty: give a directory on a local disk, such as "
-         "/var/lib/cosid/ranges");
-    return nullptr;
-  }
-  if (options.lock_timeout.count() < 0) {
-    fail(status, errc::invalid_argument,
-         "the file range store's lock timeout is " + std::to_string(options.lock_timeout.count()) +
-             " ms: give 0 or more");
-    return nullptr;
-  }
-  if (::mkdir(directory.c_str(), 0770) != 0 && errno != EEXIST) {
-    fail(status, errc::store_unavailable,
-         "cannot create the file range store's directory " + directory + ": " +
-             std::strerror(errno) + "; create it, or give a directory whose parent exists");
-    return nullptr;
-  }
   FileSystem& fs = options.file_system != nullptr ? *options.file_system : posix_file_system();
   int fd = -1;
-  const std::error_code io = fs.open_directory(directory, fd);
-  if (io) {
-    fail(status, errc::store_unavailable,
-         "cannot open the file range store's directory " + directory + ": " + io.message() +
-             "; give a directory this process may read and write");
+  if (!cosid::detail::open_record_directory(directory, options.lock_timeout, fs, "file range store",
+                                            "/var/lib/cosid/ranges", fd, status)) {
     return nullptr;
   }
   status.clear();

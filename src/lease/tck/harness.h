@@ -14,7 +14,7 @@
 #include "cosid/error.h"
 #include "cosid/lease/conformance.h"
 #include "cosid/lease/store.h"
-#include "tck_expect.h"
+#include "kit_support.h"
 
 namespace cosid {
 namespace lease {

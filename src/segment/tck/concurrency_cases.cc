@@ -1,8 +1,8 @@
 // Many threads and many processes claiming one key at once, and a claim whose response was lost.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <random>
 #include <set>
 #include <thread>
@@ -77,60 +77,35 @@ void processes_claiming_one_key_get_disjoint_ranges(Harness& h) {
   ASSERT_EQ(first.first, 1);
   // No store (and none of its threads) in the parent while it forks (Harness::close_store()).
   h.close_store();
-  int start[2];
-  int results[2];
-  ASSERT_EQ(::pipe(start), 0);
-  ASSERT_EQ(::pipe(results), 0);
-  std::vector<pid_t> children;
-  for (int i = 0; i < kProcesses; ++i) {
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      // The child: no GoogleTest here, only the store, then _exit without running destructors
-      // that belong to the parent.
-      ::close(start[1]);
-      ::close(results[0]);
-      char byte;
-      while (::read(start[0], &byte, 1) < 0) {
+  const std::string answers = tck_support::run_children(kProcesses, [&h, &key](int i, int out) {
+    std::unique_ptr<RangeStore> store = h.kit().make_store();
+    if (store == nullptr) return 4;
+    std::mt19937_64 random(static_cast<std::uint64_t>(i) + 100);
+    for (int n = 0; n < kClaimsPerProcess; ++n) {
+      const auto count = static_cast<std::int64_t>(random() % kMaxRandomCount) + 1;
+      Range range;
+      Status status;
+      // A refusal is sent as the range [-1, code): the parent reports it.
+      std::int64_t answer[2] = {-1, 0};
+      const bool claimed = store->claim(Harness::request(key, count), range, status);
+      if (claimed) {
+        answer[0] = range.first;
+        answer[1] = range.end;
+      } else {
+        answer[1] = status.code().value();
       }
-      std::unique_ptr<RangeStore> store = h.kit().make_store();
-      int exit_code = store != nullptr ? 0 : 4;
-      std::mt19937_64 random(static_cast<std::uint64_t>(i) + 100);
-      for (int n = 0; n < kClaimsPerProcess && exit_code == 0; ++n) {
-        const auto count = static_cast<std::int64_t>(random() % kMaxRandomCount) + 1;
-        Range range;
-        Status status;
-        // A refusal is sent as the range [-1, code): the parent reports it.
-        std::int64_t answer[2] = {-1, 0};
-        if (store->claim(Harness::request(key, count), range, status)) {
-          answer[0] = range.first;
-          answer[1] = range.end;
-        } else {
-          answer[1] = status.code().value();
-          exit_code = 2;
-        }
-        // 16 bytes: below PIPE_BUF, so the answers of the children never interleave.
-        if (::write(results[1], answer, sizeof answer) != sizeof answer) exit_code = 3;
-      }
-      store.reset();
-      ::_exit(exit_code);
+      if (::write(out, answer, sizeof answer) != sizeof answer) return 3;
+      if (!claimed) return 2;
     }
-    children.push_back(pid);
-  }
-  ::close(start[0]);
-  ::close(results[1]);
-  ::close(start[1]);  // every child's read returns at once: they start together
+    return 0;
+  });
   std::vector<Range> all{first};
-  std::int64_t answer[2];
-  while (::read(results[0], answer, sizeof answer) == sizeof answer) {
+  for (std::size_t at = 0; at + 2 * sizeof(std::int64_t) <= answers.size();
+       at += 2 * sizeof(std::int64_t)) {
+    std::int64_t answer[2];
+    std::memcpy(answer, answers.data() + at, sizeof answer);
     EXPECT_GE(answer[0], 1) << "a child's claim failed with code " << answer[1];
     if (answer[0] >= 1) all.push_back(Range{answer[0], answer[1], 0});
-  }
-  ::close(results[0]);
-  for (const pid_t pid : children) {
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
   }
   h.open_store();
   ASSERT_EQ(all.size(), static_cast<std::size_t>(kProcesses * kClaimsPerProcess + 1));

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <list>
 #include <random>
 
 #include "harness.h"
@@ -20,20 +19,6 @@ std::string random_suffix() {
   std::snprintf(text, sizeof text, "%08x", static_cast<unsigned>(device()));
   return text;
 }
-
-class ConformanceTest : public ::testing::Test {
- public:
-  ConformanceTest(const RangeStoreKit& kit, Case test_case) : kit_(kit), case_(test_case) {}
-  void TestBody() override {
-    Harness harness(kit_);
-    if (::testing::Test::HasFailure()) return;  // no store to test
-    case_.run(harness);
-  }
-
- private:
-  const RangeStoreKit& kit_;
-  const Case case_;
-};
 
 }  // namespace
 
@@ -111,23 +96,9 @@ void expect_disjoint_and_covering(std::vector<Range> ranges, std::int64_t next) 
 }  // namespace internal
 
 bool register_range_conformance_tests(const RangeStoreKit& kit) {
-  // Kept for the life of the program: the registered tests refer to it. A list never moves its
-  // elements, and a function-local static is destroyed only after the tests ran.
-  static std::list<RangeStoreKit> kits;
-  kits.push_back(kit);
-  const RangeStoreKit* kept = &kits.back();
-  const std::string suite = "RangeStoreConformance/" + kit.name;
-  std::vector<internal::Case> cases = internal::claim_cases();
-  for (const auto& more : {internal::give_back_cases(), internal::concurrency_cases()}) {
-    cases.insert(cases.end(), more.begin(), more.end());
-  }
-  for (const internal::Case& test_case : cases) {
-    ::testing::RegisterTest(suite.c_str(), test_case.name, nullptr, nullptr, __FILE__, __LINE__,
-                            [kept, test_case]() -> ::testing::Test* {
-                              return new internal::ConformanceTest(*kept, test_case);
-                            });
-  }
-  return true;
+  return tck_support::register_kit<internal::Harness>(
+      "RangeStoreConformance/" + kit.name, kit,
+      {internal::claim_cases(), internal::give_back_cases(), internal::concurrency_cases()});
 }
 
 }  // namespace tck

@@ -12,7 +12,7 @@
 #include "cosid/error.h"
 #include "cosid/segment/conformance.h"
 #include "cosid/segment/range_store.h"
-#include "tck_expect.h"
+#include "kit_support.h"
 
 namespace cosid {
 namespace segment {
