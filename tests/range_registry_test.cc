@@ -89,7 +89,7 @@ TEST(RangeRegistryTest, AnUnregisteredTypeListsTheRangeStores) {
   EXPECT_TRUE(contains(status.message(),
                        "no range store is registered as \"etcd\" (cosid.segment.distributor.type), "
                        "and no store instance of cosid.stores has that name: use one of memory, "
-                       "kv, or register the range store with StoreRegistry::add_range"))
+                       "file, kv, or register the range store with StoreRegistry::add_range"))
       << status.message();
 }
 
@@ -197,18 +197,57 @@ TEST(RangeRegistryTest, AFactoryThatReturnsNothingAndNoErrorIsStoreUnavailable) 
       << status.message();
 }
 
-TEST(RangeRegistryTest, TheMemoryStoreRefusesAnInstancesKeys) {
+TEST(RangeRegistryTest, TheBuiltInStoresRefuseAnInstancesKeys) {
+  const TempDir dir("range_registry");
   StoreRegistry registry;
-  segment::SegmentOptions options = options_of("local");
-  options.stores = {{"local", "memory", {}}};
+  for (const char* type : {"memory", "file"}) {
+    SCOPED_TRACE(type);
+    segment::SegmentOptions options = options_of("local");
+    options.store_directory = dir.path();
+    options.stores = {{"local", type, {}}};
+    Status status;
+    EXPECT_NE(registry.open_range(RangeStoreContext{options}, status), nullptr) << status.message();
+    options.stores[0].settings = {{"directory", "/tmp", "file a.yaml:5"}};
+    status = refused_open(registry, options);
+    EXPECT_STATUS(status, errc::config_unknown_key);
+    EXPECT_EQ(status.message(),
+              "cosid.stores.local.directory = \"/tmp\" (file a.yaml:5) is not a "
+              "key of a " +
+                  std::string(type) + " store: it knows type");
+  }
+}
+
+TEST(RangeRegistryTest, FileIsAFileRangeStoreInTheDirectory) {
+  const TempDir dir("range_registry");
+  StoreRegistry registry;
+  segment::SegmentOptions options = options_of("file");
+  options.store_directory = dir.path() + "/ranges";  // made by the store
   Status status;
-  EXPECT_NE(registry.open_range(RangeStoreContext{options}, status), nullptr) << status.message();
-  options.stores[0].settings = {{"directory", "/tmp", "file a.yaml:5"}};
-  status = refused_open(registry, options);
-  EXPECT_STATUS(status, errc::config_unknown_key);
-  EXPECT_EQ(status.message(),
-            "cosid.stores.local.directory = \"/tmp\" (file a.yaml:5) is not a key of a memory "
-            "store: it knows type");
+  const std::shared_ptr<segment::RangeStore> first =
+      registry.open_range(RangeStoreContext{options}, status);
+  ASSERT_NE(first, nullptr) << status.message();
+  segment::Range range;
+  ASSERT_TRUE(first->claim(segment::RangeRequest{"orders", 0, 10}, range, status))
+      << status.message();
+  // A store of another registry (another process would open one) on the directory sees the claim.
+  StoreRegistry other;
+  const std::shared_ptr<segment::RangeStore> second =
+      other.open_range(RangeStoreContext{options}, status);
+  ASSERT_NE(second, nullptr) << status.message();
+  EXPECT_NE(second, first);
+  segment::RangeState state;
+  ASSERT_TRUE(second->read("orders", state, status)) << status.message();
+  EXPECT_TRUE(state.exists);
+  EXPECT_EQ(state.next, 11);
+}
+
+TEST(RangeRegistryTest, FileWithoutADirectoryNamesTheKeyAndTheFlag) {
+  StoreRegistry registry;
+  const Status status = refused_open(registry, options_of("file"));
+  EXPECT_STATUS(status, errc::invalid_argument);
+  EXPECT_TRUE(contains(status.message(), "cosid.segment.distributor.file.directory"))
+      << status.message();
+  EXPECT_TRUE(contains(status.message(), "--store file:DIR")) << status.message();
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "cosid/lease/file_store.h"
 #include "cosid/lease/memory_store.h"
+#include "cosid/segment/file_range_store.h"
 #include "cosid/segment/memory_range_store.h"
 #include "fail.h"
 #include "options_internal.h"
@@ -148,18 +149,31 @@ StoreRegistry::StoreRegistry(Clock* clock) : clock_(clock != nullptr ? *clock : 
         FileLeaseStoreOptions options;
         return FileLeaseStore::open(context.options.store_directory, options, status);
       });
-  range_factories_.emplace_back("memory",
-                                [this](const RangeStoreContext& context,
-                                       Status& status) -> std::shared_ptr<segment::RangeStore> {
-                                  if (!StoreSettings(context.config).finish(status)) return nullptr;
-                                  // One store for every caller of this registry: two memory stores
-                                  // would each hand out the values of a key from offset + 1 again.
-                                  std::lock_guard<std::mutex> lock(memory_mutex_);
-                                  if (!memory_ranges_)
-                                    memory_ranges_ = std::make_shared<segment::MemoryRangeStore>();
-                                  status.clear();
-                                  return memory_ranges_;
-                                });
+  using RangeStorePtr = std::shared_ptr<segment::RangeStore>;
+  range_factories_.emplace_back(
+      "memory", [this](const RangeStoreContext& context, Status& status) -> RangeStorePtr {
+        if (!StoreSettings(context.config).finish(status)) return nullptr;
+        // One store for every caller of this registry: two memory stores would each hand out the
+        // values of a key from offset + 1 again.
+        std::lock_guard<std::mutex> lock(memory_mutex_);
+        if (!memory_ranges_) memory_ranges_ = std::make_shared<segment::MemoryRangeStore>();
+        status.clear();
+        return memory_ranges_;
+      });
+  range_factories_.emplace_back(
+      "file", [](const RangeStoreContext& context, Status& status) -> RangeStorePtr {
+        // Its one key is cosid.segment.distributor.file.directory, as the lease store's is the
+        // machine's: an instance of type file has none of its own.
+        if (!StoreSettings(context.config).finish(status)) return nullptr;
+        if (context.options.store_directory.empty()) {
+          fail(status, errc::invalid_argument,
+               "the file range store needs a directory (cosid.segment.distributor.file.directory, "
+               "or --store file:DIR)");
+          return nullptr;
+        }
+        return segment::FileRangeStore::open(context.options.store_directory,
+                                             segment::FileRangeStoreOptions(), status);
+      });
 }
 
 bool StoreRegistry::add(const std::string& type, StoreFactory factory, Status& status) {
