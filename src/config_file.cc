@@ -92,7 +92,7 @@ class Parser {
   int opened_line_ = 0;
   bool opened_must_have_keys_ = false;  // a key below an instance: a value or keys below it
   std::vector<Instance> instances_;     // in the order of the file
-  std::map<std::string, int> seen_;  // full path -> line, for every key
+  std::map<std::string, int> seen_;     // full path -> line, for every key
 };
 
 // Finds the block a line of `indent` belongs to, closing deeper ones and opening a pending one.
@@ -258,7 +258,9 @@ bool Parser::key(std::string_view after, const std::string& path, bool has_value
   if (path == kStoresBlock || split_store_key(path, name, below)) {
     return store_key(after, path, has_value, number);
   }
-  const bool leaf = find_key(path) != kKeyCount;
+  std::string_view provider;
+  const bool leaf =
+      find_key(path) != kKeyCount || find_segment_key(path, provider) != kSegmentKeyCount;
   if (!leaf && !is_key_block(path)) {
     const std::size_t dot = path.rfind('.');
     if (dot == std::string::npos) {

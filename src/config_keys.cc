@@ -37,27 +37,81 @@ Key find_key(std::string_view key) noexcept {
   return kKeyCount;
 }
 
+namespace {
+
+// KEY of a provider entry's path below its block ("orders" of cosid.segment.provider.orders), or
+// "" when `path` does not lie below the block.
+std::string_view provider_of(std::string_view path) noexcept {
+  std::string_view rest;
+  if (!under(path, kProviderBlock, rest)) return std::string_view();
+  return rest;
+}
+
+}  // namespace
+
+SegmentKey find_segment_key(std::string_view path, std::string_view& provider) noexcept {
+  for (SegmentKey i = 0; i < kSegmentKeyCount; ++i) {
+    if (i != kProviderOffset && i != kProviderStep && path == kSegmentKeyRows[i].key) return i;
+  }
+  const std::string_view rest = provider_of(path);
+  const std::size_t dot = rest.rfind('.');
+  if (dot == std::string_view::npos || dot == 0) return kSegmentKeyCount;
+  const std::string_view field = rest.substr(dot + 1);
+  provider = rest.substr(0, dot);
+  if (field == "offset") return kProviderOffset;
+  if (field == "step") return kProviderStep;
+  return kSegmentKeyCount;
+}
+
+std::string provider_key(std::string_view provider, SegmentKey field) {
+  const std::string_view row = kSegmentKeyRows[field].key;
+  return std::string(kProviderBlock) + "." + std::string(provider) +
+         std::string(row.substr(row.rfind('.')));
+}
+
+std::string segment_range_text(SegmentKey key) {
+  const SegmentKeyRow& row = kSegmentKeyRows[key];
+  if (row.kind == ValueKind::kWhole) {
+    return "from " + std::to_string(row.min) + " to " + std::to_string(row.max);
+  }
+  return std::to_string(row.min) + " to " + std::to_string(row.max) + " bytes";
+}
+
 bool is_key_block(std::string_view path) noexcept {
+  if (path.empty()) return false;
   std::string_view rest;
   for (const ConfigKey& row : kConfigKeyRows) {
-    if (!path.empty() && under(row.key, path, rest)) return true;
+    if (under(row.key, path, rest)) return true;
   }
-  return false;
+  for (const SegmentKeyRow& row : kSegmentKeyRows) {
+    if (under(row.key, path, rest)) return true;
+  }
+  // A provider entry: one name below the block (a config file's names hold no '.').
+  const std::string_view provider = provider_of(path);
+  return !provider.empty() && provider.find('.') == std::string_view::npos;
 }
 
 std::string keys_under(std::string_view parent) {
   std::vector<std::string_view> children;
-  for (const ConfigKey& row : kConfigKeyRows) {
+  const auto add = [&children](std::string_view key, std::string_view block) {
     std::string_view rest;
-    if (!under(row.key, parent, rest)) continue;
+    if (!under(key, block, rest)) return;
     const std::string_view child = rest.substr(0, rest.find('.'));
     bool known = false;
     for (const std::string_view seen : children) known = known || seen == child;
     if (!known) children.push_back(child);
-  }
+  };
+  for (const ConfigKey& row : kConfigKeyRows) add(row.key, parent);
   // The store instances' block has no row of its own.
   if (parent == kStoresBlock.substr(0, kStoresBlock.find('.'))) {
     children.push_back(kStoresBlock.substr(kStoresBlock.find('.') + 1));
+  }
+  // A provider entry's keys are those of the provider rows, whose KEY stands for its name.
+  const std::string_view provider = provider_of(parent);
+  const bool entry = !provider.empty() && provider.find('.') == std::string_view::npos;
+  const std::string entry_row = std::string(kProviderBlock) + ".KEY";
+  for (const SegmentKeyRow& row : kSegmentKeyRows) {
+    add(row.key, entry ? std::string_view(entry_row) : parent);
   }
   std::string list;
   for (const std::string_view child : children) {
@@ -147,13 +201,13 @@ std::string zookeeper_flag_key(std::string_view key) {
 
 }  // namespace
 
-bool split_store_flag(std::string_view value, std::vector<KeyValue>& settings, Status& status) {
+bool split_store_flag(std::string_view value, std::vector<KeyValue>& settings, Status& status,
+                      const StoreFlagKeys& keys) {
   const std::size_t colon = value.find(':');
   const std::string type(value.substr(0, colon));
   const auto refuse = [&](const std::string& why) {
-    return fail(
-        status, errc::invalid_value,
-        std::string(key_name(kStoreType)) + " = " + quote(value) + " (flag --store): " + why);
+    return fail(status, errc::invalid_value,
+                std::string(keys.type) + " = " + quote(value) + " (flag --store): " + why);
   };
   if (colon != std::string_view::npos && type != "file" && type != kZooKeeperType) {
     return refuse("only file:DIR and zookeeper:CONNECT take a target after ':', and " +
@@ -166,9 +220,9 @@ bool split_store_flag(std::string_view value, std::vector<KeyValue>& settings, S
         "no ensemble after ':': give zookeeper:HOST:PORT[,HOST:PORT...][/CHROOT], or "
         "--store zookeeper alone for localhost:2181");
   }
-  settings.emplace_back(key_name(kStoreType), type);
+  settings.emplace_back(keys.type, type);
   if (colon != std::string_view::npos && type == "file") {
-    settings.emplace_back(key_name(kStoreDirectory), target);
+    settings.emplace_back(keys.directory, target);
   } else if (colon != std::string_view::npos) {
     settings.emplace_back(zookeeper_flag_key("type"), std::string(kZooKeeperType));
     settings.emplace_back(zookeeper_flag_key(kConnectStringKey), target);
@@ -183,6 +237,12 @@ std::string flag_origin(std::string_view key, std::string_view value) {
   if (split_store_key(key, name, below) && name == kZooKeeperType &&
       (below == "type" || below == kConnectStringKey)) {
     return "flag --store";
+  }
+  std::string_view provider;
+  const SegmentKey segment_key = find_segment_key(key, provider);
+  if (segment_key != kSegmentKeyCount) {
+    const char* flag = kSegmentKeyRows[segment_key].flag;
+    return flag != nullptr ? std::string("flag --") + flag : "flag " + std::string(key);
   }
   const ConfigKey* plain = nullptr;
   for (const ConfigKey& row : kConfigKeyRows) {

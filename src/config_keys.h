@@ -275,13 +275,107 @@ inline constexpr Key kTimestampBits = key_of("cosid.layout.timestamp-bits");
 inline constexpr Key kSlotBits = key_of("cosid.layout.slot-bits");
 inline constexpr Key kSequenceBits = key_of("cosid.layout.sequence-bits");
 
+// The keys of the cosid.segment block (segment/options.h): a table of their own, as they set no
+// field of Options. resolve_options() accepts them, checks their values and leaves them alone;
+// resolve_segment_options() reads them into segment::SegmentOptions (src/segment/options.cc). The
+// config file reader accepts them like the rows above and lists them in its messages, the manual
+// page and README.md's configuration table list them (tests/config_table_test.cc holds that). In a
+// provider row's key, KEY stands for a segment key (range_store.h: 1 to 200 bytes of
+// [A-Za-z0-9_.-]; a config file's block names take no '.', a flag's key may). No COSID_* variable
+// sets them; `cosid segment` sets the distributor with --store and a key's entry with --offset and
+// --step (the flag column).
+struct SegmentKeyRow {
+  const char* key;         // "cosid.segment.share.step"
+  const char* flag;        // "step" for `cosid segment next --step N`, or nullptr
+  const char* value_name;  // "N"
+  const char* default_text;
+  ValueKind kind;    // kName, kPath or kWhole
+  std::int64_t min;  // bytes of kName and kPath, the value of kWhole
+  std::int64_t max;
+  const char* summary;  // one line: --help, the README's table
+  const char* wording;  // the full rule: the manual page
+};
+
+// A key's offset (RangeRequest::offset) and step (the generator's) at most, and the segments kept
+// ready ahead at most (the generator's max_distance bounds them).
+inline constexpr std::int64_t kMaxSegmentOffset = std::int64_t{1} << 62;
+inline constexpr std::int64_t kMaxSegmentStep = std::int64_t{1} << 30;
+inline constexpr std::int64_t kMaxSafeDistance = 65536;
+
+inline constexpr SegmentKeyRow kSegmentKeyRows[] = {
+    {"cosid.segment.distributor.type", "store", "TYPE[:TARGET]", "none: required", ValueKind::kName,
+     1, 64, "the range store segment ids are claimed from",
+     "file, zookeeper, memory, or a store instance of cosid.stores: the range store every key's "
+     "segments are claimed from. There is no default: segment ids need a store, shared by every "
+     "process that issues ids of the same keys."},
+    {"cosid.segment.distributor.file.directory", "store", "file:DIR", "none", ValueKind::kPath, 1,
+     4095, "the file range store's directory",
+     "The file range store's directory, shared by every process of the host that issues ids of "
+     "the same keys: required by type file, refused by memory; checked like state-file."},
+    {"cosid.segment.share.offset", nullptr, "N", "0", ValueKind::kWhole, 0, kMaxSegmentOffset,
+     "where every key starts: its first id is offset + 1",
+     "A whole number from 0 to 2^62: a new key's first id is offset + 1, and a key below it jumps "
+     "up to it. For every key without a provider entry of its own."},
+    {"cosid.segment.share.step", nullptr, "N", "100", ValueKind::kWhole, 1, kMaxSegmentStep,
+     "ids per segment of every key",
+     "A whole number from 1 to 2^30: the ids of one segment, the unit of every claim. For every "
+     "key without a provider entry of its own. A crash skips at most the segments kept ready."},
+    {"cosid.segment.provider.KEY.offset", "offset", "N", "share.offset", ValueKind::kWhole, 0,
+     kMaxSegmentOffset, "where the key KEY starts: its first id is offset + 1",
+     "As share.offset, for the key KEY alone (a segment key: 1 to 200 bytes of letters, digits, "
+     "'_', '.' and '-')."},
+    {"cosid.segment.provider.KEY.step", "step", "N", "share.step", ValueKind::kWhole, 1,
+     kMaxSegmentStep, "ids per segment of the key KEY", "As share.step, for the key KEY alone."},
+    {"cosid.segment.chain.safe-distance", nullptr, "N", "2", ValueKind::kWhole, 1, kMaxSafeDistance,
+     "segments kept ready ahead of the consumers",
+     "A whole number from 1 to 65536: the fewest segments the background claim keeps ready; more "
+     "while consumers find none ready. With the step, at most 2^40 ids in one claim."},
+};
+
+// A row of kSegmentKeyRows by its index.
+using SegmentKey = std::size_t;
+inline constexpr SegmentKey kSegmentKeyCount = std::size(kSegmentKeyRows);
+
+// The index of the segment row of `key` (a provider row's key with KEY); for the keys the code
+// treats by name.
+constexpr SegmentKey segment_key_of(std::string_view key) {
+  for (SegmentKey i = 0; i < kSegmentKeyCount; ++i) {
+    if (key == kSegmentKeyRows[i].key) return i;
+  }
+  return no_such_config_key(), kSegmentKeyCount;
+}
+
+inline constexpr SegmentKey kSegmentType = segment_key_of("cosid.segment.distributor.type");
+inline constexpr SegmentKey kSegmentDirectory =
+    segment_key_of("cosid.segment.distributor.file.directory");
+inline constexpr SegmentKey kShareOffset = segment_key_of("cosid.segment.share.offset");
+inline constexpr SegmentKey kShareStep = segment_key_of("cosid.segment.share.step");
+inline constexpr SegmentKey kProviderOffset = segment_key_of("cosid.segment.provider.KEY.offset");
+inline constexpr SegmentKey kProviderStep = segment_key_of("cosid.segment.provider.KEY.step");
+inline constexpr SegmentKey kSafeDistance = segment_key_of("cosid.segment.chain.safe-distance");
+
+// The block of the provider entries: cosid.segment.provider.KEY.offset and .step.
+inline constexpr std::string_view kProviderBlock = "cosid.segment.provider";
+
+// The segment row of `path`: a key of the table (not a provider row's), or a provider entry's
+// key, cosid.segment.provider.KEY.offset or .step (kProviderOffset, kProviderStep) with `provider`
+// set to KEY, which may hold dots (it is not checked here). kSegmentKeyCount for any other path.
+SegmentKey find_segment_key(std::string_view path, std::string_view& provider) noexcept;
+
+// A provider entry's key: cosid.segment.provider.KEY.FIELD.
+std::string provider_key(std::string_view provider, SegmentKey field);
+
+// "from 0 to 4611686018427387904", "1 to 4095 bytes": a segment row's range for messages.
+std::string segment_range_text(SegmentKey key);
+
 // The name of a key: its row's key.
 inline const char* key_name(Key key) noexcept { return kConfigKeyRows[key].key; }
 
 // The index of `key`, or kKeyCount when no row has it.
 Key find_key(std::string_view key) noexcept;
 
-// True iff `path` is a mapping above some key ("cosid", "cosid.machine", ...).
+// True iff `path` is a mapping above some key ("cosid", "cosid.machine", ...), the segment keys and
+// a provider entry's block (cosid.segment.provider.KEY) included.
 bool is_key_block(std::string_view path) noexcept;
 
 // The names directly under the block `parent` ("" for the top level), comma separated.
@@ -322,16 +416,28 @@ bool is_store_setting_key(std::string_view key) noexcept;
 // `path` does not lie below cosid.stores.
 bool split_store_key(std::string_view path, std::string_view& name, std::string_view& key) noexcept;
 
+// The keys a --store flag sets: the lease distributor's (cosid.machine.distributor.type and
+// .file.directory), or the segment distributor's for `cosid segment`.
+struct StoreFlagKeys {
+  const char* type;
+  const char* directory;
+};
+inline constexpr StoreFlagKeys kMachineStoreFlag{kConfigKeyRows[kStoreType].key,
+                                                 kConfigKeyRows[kStoreDirectory].key};
+inline constexpr StoreFlagKeys kSegmentStoreFlag{kSegmentKeyRows[kSegmentType].key,
+                                                 kSegmentKeyRows[kSegmentDirectory].key};
+
 // Appends the settings one --store VALUE gives to `settings`: the type key with the text before
 // the first ':' (all of it when there is none), and the target after it: the directory key of
 // file, or for zookeeper the instance "zookeeper" of type zookeeper with options.connectString
 // (an empty one is refused). Any other type with a ':' is refused with invalid_value: it takes no
-// target on the command line. On failure `settings` is left as it was.
+// target on the command line. On failure `settings` is left as it was. The keys are `keys`'s:
+// the lease distributor's unless told otherwise.
 [[nodiscard]] bool split_store_flag(std::string_view value, std::vector<KeyValue>& settings,
-                                    Status& status);
+                                    Status& status, const StoreFlagKeys& keys = kMachineStoreFlag);
 
 // "flag --slot" for a key that arrived as a flag with `value` ("flag --store" for the keys
-// split_store_flag() makes).
+// split_store_flag() makes, "flag --step" for a provider entry's step).
 std::string flag_origin(std::string_view key, std::string_view value);
 
 }  // namespace detail

@@ -11,18 +11,27 @@
 namespace cosid {
 namespace detail {
 
+bool fail_value(errc code, std::string_view key, const RawValue& value, const std::string& why,
+                Status& status) {
+  return fail(status, code,
+              std::string(key) + " = " + quote(value.text) + " (" + value.origin + "): " + why);
+}
+
 bool fail_value(errc code, Key key, const RawValue& value, const std::string& why, Status& status) {
-  return fail(
-      status, code,
-      std::string(key_name(key)) + " = " + quote(value.text) + " (" + value.origin + "): " + why);
+  return fail_value(code, key_name(key), value, why, status);
+}
+
+const StoreConfig* selected_store(std::string_view store_type,
+                                  const std::vector<StoreConfig>& stores) noexcept {
+  const StoreConfig* selected = nullptr;
+  for (const StoreConfig& config : stores) {
+    if (config.name == store_type) selected = &config;
+  }
+  return selected;
 }
 
 const StoreConfig* selected_store(const Options& options) noexcept {
-  const StoreConfig* selected = nullptr;
-  for (const StoreConfig& config : options.stores) {
-    if (config.name == options.store_type) selected = &config;
-  }
-  return selected;
+  return selected_store(options.store_type, options.stores);
 }
 
 const std::string& store_type_of(const Options& options) noexcept {
@@ -103,10 +112,33 @@ const char kNoSlot[] =
     "take the StatefulSet ordinal from the host name with --slot-from-hostname or "
     "\"slot-source: stateful-set\"";
 
-// Layers the config file, then the COSID_* variables, then the flags into `raw` and `instances`
-// (which no variable reaches).
+// Puts the key `path` of the cosid.segment block into `segment` if it is one (false when not):
+// a key of the table, or a provider entry's, whose entry is made on its first key.
+bool add_segment_key(const std::string& path, std::string value, std::string origin,
+                     detail::RawSegment& segment) {
+  std::string_view provider;
+  const detail::SegmentKey key = detail::find_segment_key(path, provider);
+  if (key == detail::kSegmentKeyCount) return false;
+  RawValue given{true, std::move(value), std::move(origin)};
+  if (key != detail::kProviderOffset && key != detail::kProviderStep) {
+    segment.values[key] = std::move(given);
+    return true;
+  }
+  detail::RawProvider* entry = nullptr;
+  for (detail::RawProvider& candidate : segment.providers) {
+    if (candidate.key == provider) entry = &candidate;
+  }
+  if (entry == nullptr) {
+    entry = &segment.providers.emplace_back(detail::RawProvider{std::string(provider), {}, {}});
+  }
+  (key == detail::kProviderOffset ? entry->offset : entry->step) = std::move(given);
+  return true;
+}
+
+// Layers the config file, then the COSID_* variables, then the flags into `raw`, `instances` and
+// `segment` (which no variable reaches).
 bool gather(const OptionSources& sources, const EnvLookup& env, RawSettings& raw,
-            RawInstances& instances, Status& status) {
+            RawInstances& instances, detail::RawSegment& segment, Status& status) {
   std::string path = sources.config_file;
   if (path.empty() && !sources.config_text) {
     if (const char* value = env("COSID_CONFIG")) {
@@ -131,8 +163,10 @@ bool gather(const OptionSources& sources, const EnvLookup& env, RawSettings& raw
     const Key key = detail::find_key(entry.key);
     if (key != detail::kKeyCount) {
       raw[key] = {true, std::move(entry.value), std::move(origin)};
+    } else if (add_segment_key(entry.key, entry.value, origin, segment)) {
+      continue;
     } else if (!add_instance_key(entry.key, std::move(entry.value), origin, instances, status)) {
-      return false;  // the reader passes only the rows' keys and those of cosid.stores
+      return false;  // the reader passes only the tables' keys and those of cosid.stores
     }
   }
   for (Key key = 0; key < detail::kKeyCount; ++key) {
@@ -147,6 +181,8 @@ bool gather(const OptionSources& sources, const EnvLookup& env, RawSettings& raw
     std::string_view below;
     if (key != detail::kKeyCount) {
       raw[key] = {true, flag.second, std::move(origin)};
+    } else if (add_segment_key(flag.first, flag.second, origin, segment)) {
+      continue;
     } else if (!detail::split_store_key(flag.first, name, below)) {
       return detail::fail(
           status, errc::config_unknown_key,
@@ -161,15 +197,18 @@ bool gather(const OptionSources& sources, const EnvLookup& env, RawSettings& raw
   return true;
 }
 
-// The slot, from the slot key or the host name. `origin` receives where it came from.
+// The slot, from the slot key or the host name. `origin` receives where it came from. Unless
+// `need_slot`, a slot not given is not looked for (the slot source is checked, the host name not
+// read).
 bool resolve_slot(const OptionSources& sources, const EnvLookup& env, const RawSettings& raw,
-                  Options& options, std::string& origin, Status& status) {
+                  bool need_slot, Options& options, std::string& origin, Status& status) {
   const RawValue& source = raw[detail::kSlotSource];
   if (source.given && !parse_slot_source(source.text, options.slot_source)) {
     return detail::fail_value(errc::invalid_value, detail::kSlotSource, source,
                               "not a slot source: use explicit or stateful-set", status);
   }
   const RawValue& slot = raw[detail::kSlot];
+  if (!need_slot && !slot.given) return true;
   if (options.slot_source == SlotSource::kExplicit) {
     if (!slot.given) return detail::fail(status, errc::no_slot_configured, kNoSlot);
     origin = slot.origin;
@@ -197,7 +236,8 @@ bool resolve_slot(const OptionSources& sources, const EnvLookup& env, const RawS
     }
   }
   origin = "host name " + hostname + " (" + hostname_origin + ")";
-  return slot_from_hostname(hostname, hostname_origin, options.layout.slot_bits, options.slot, status);
+  return slot_from_hostname(hostname, hostname_origin, options.layout.slot_bits, options.slot,
+                            status);
 }
 
 // "KEY = "TEXT" (ORIGIN)" of a raw value, for messages about two keys.
@@ -231,10 +271,11 @@ bool apply_rows(const RawSettings& raw, bool store_rows, Options& options, Statu
   return true;
 }
 
-// The store instances into options.stores: each needs a type, and the distributor must select
-// it, as an instance that is not used would be ignored (its keys with it).
-bool build_instances(const RawSettings& raw, const RawInstances& instances, Options& options,
-                     Status& status) {
+// The store instances into options.stores: each needs a type, and a distributor must select it
+// (the lease distributor, or the segment distributor named `segment_type`, which takes it from
+// `instances` itself), as an instance that is not used would be ignored (its keys with it).
+bool build_instances(const RawSettings& raw, const RawInstances& instances,
+                     std::string_view segment_type, Options& options, Status& status) {
   for (const RawInstance& instance : instances) {
     const std::string path = std::string(detail::kStoresBlock) + "." + instance.name;
     if (!instance.type.given) {
@@ -246,6 +287,7 @@ bool build_instances(const RawSettings& raw, const RawInstances& instances, Opti
                               ".type, the store type it is made by");
     }
     if (!detail::check_instance_type(instance.name, instance.type, status)) return false;
+    if (instance.name != options.store_type && instance.name == segment_type) continue;
     if (instance.name != options.store_type) {
       const RawValue& type = raw[detail::kStoreType];
       const RawValue shown = type.given ? type : RawValue{false, options.store_type, "default"};
@@ -265,14 +307,14 @@ bool build_instances(const RawSettings& raw, const RawInstances& instances, Opti
 // The distributor keys: the type, and for a store its terms. Static keys given with a store, and
 // store keys given with static, are refused: each would be ignored, and an ignored slot or state
 // file is how two processes end up issuing the same ids.
-bool build_distributor(const RawSettings& raw, const RawInstances& instances, Options& options,
-                       Status& status) {
+bool build_distributor(const RawSettings& raw, const RawInstances& instances,
+                       std::string_view segment_type, Options& options, Status& status) {
   const RawValue& type = raw[detail::kStoreType];
   if (type.given) {
     options.store_type = type.text;
     if (!detail::check_store_type(options.store_type, type, status)) return false;
   }
-  if (!build_instances(raw, instances, options, status)) return false;
+  if (!build_instances(raw, instances, segment_type, options, status)) return false;
   if (!options.uses_store()) {
     const Key key = given_of_scope(raw, detail::Scope::kStore);
     if (key != detail::kKeyCount) {
@@ -309,10 +351,10 @@ bool build_distributor(const RawSettings& raw, const RawInstances& instances, Op
 }
 
 // Turns the raw texts into `options`, key by key, checking each.
-bool build(const RawSettings& raw, const RawInstances& instances, Options& options,
-           Status& status) {
+bool build(const RawSettings& raw, const RawInstances& instances, std::string_view segment_type,
+           Options& options, Status& status) {
   // First, so that a static key given with a store is reported as the ambiguity it is.
-  if (!build_distributor(raw, instances, options, status)) return false;
+  if (!build_distributor(raw, instances, segment_type, options, status)) return false;
   if (!apply_rows(raw, /*store_rows=*/false, options, status)) return false;
   // With a store, the floor of a slot taken over from a crashed holder lies up to tolerance past
   // the store's clock, and a local clock behind the store's by up to ttl is still waited out.
@@ -323,21 +365,14 @@ bool build(const RawSettings& raw, const RawInstances& instances, Options& optio
 
 bool resolve(const OptionSources& sources, Options& out, std::vector<Setting>* settings,
              Status& status) {
-  status.clear();  // a Status reused from an earlier failure must not fail this call
-  const EnvLookup env = detail::env_or_getenv(sources.env);
   RawSettings raw;
   RawInstances instances;
+  detail::RawSegment raw_segment;
   Options options;
+  segment::SegmentOptions unused;  // resolve_segment_options() reads it
   std::string slot_origin;
-  if (!gather(sources, env, raw, instances, status) ||
-      !detail::resolve_layout(raw, options.layout, status) ||
-      !build(raw, instances, options, status)) {
-    return false;
-  }
-  // With a store the slot is leased when the runtime starts; build() refused a configured one.
-  if (options.uses_store()) {
-    slot_origin = "leased from the " + options.store_type + " store at start";
-  } else if (!resolve_slot(sources, env, raw, options, slot_origin, status)) {
+  if (!detail::resolve_sources(sources, /*need_slot=*/true, options, unused, raw, instances,
+                               raw_segment, slot_origin, status)) {
     return false;
   }
   if (settings != nullptr) {
@@ -367,8 +402,8 @@ bool validate_store_options(const Options& options, Status& status) {
                                status) ||
       (!options.owner_key.empty() &&
        !detail::check_owner_key(options, shown(options.owner_key), status)) ||
-      (options.preferred_slot &&
-       !check_slot(*options.preferred_slot, "Options::preferred_slot", options.layout.slot_bits, status)) ||
+      (options.preferred_slot && !check_slot(*options.preferred_slot, "Options::preferred_slot",
+                                             options.layout.slot_bits, status)) ||
       (!options.store_directory.empty() &&
        !detail::check_store_directory(options.store_directory, shown(options.store_directory),
                                       status))) {
@@ -402,6 +437,33 @@ bool validate_store_options(const Options& options, Status& status) {
 }
 
 }  // namespace
+
+namespace detail {
+
+bool resolve_sources(const OptionSources& sources, bool need_slot, Options& options,
+                     segment::SegmentOptions& segment, RawSettings& raw, RawInstances& instances,
+                     RawSegment& raw_segment, std::string& slot_origin, Status& status) {
+  status.clear();  // a Status reused from an earlier failure must not fail this call
+  const EnvLookup env = env_or_getenv(sources.env);
+  if (!gather(sources, env, raw, instances, raw_segment, status) ||
+      !resolve_layout(raw, options.layout, status)) {
+    return false;
+  }
+  const RawValue& segment_type = raw_segment.values[kSegmentType];
+  if (!build(raw, instances, segment_type.given ? segment_type.text : std::string_view(), options,
+             status) ||
+      !build_segment(raw_segment, instances, segment, status)) {
+    return false;
+  }
+  // With a store the slot is leased when the runtime starts; build() refused a configured one.
+  if (options.uses_store()) {
+    slot_origin = "leased from the " + options.store_type + " store at start";
+    return true;
+  }
+  return resolve_slot(sources, env, raw, need_slot, options, slot_origin, status);
+}
+
+}  // namespace detail
 
 Options resolve_options(const OptionSources& sources, Status& status) noexcept {
   Options options;

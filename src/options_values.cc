@@ -177,18 +177,15 @@ bool check_namespace(const Options& options, const RawValue& shown, Status& stat
   return true;
 }
 
-namespace {
-
-// A path in the value of `key`: not empty, not longer than Linux allows, no control bytes.
-bool check_path(Key key, std::string_view path, const RawValue& shown, const char* example,
-                Status& status) {
+bool check_path(std::string_view key, std::size_t max, std::string_view path, const RawValue& shown,
+                const char* example, Status& status) {
   if (path.empty()) {
     return fail_value(errc::invalid_value, key, shown,
                       std::string("empty: give a path, such as ") + example, status);
   }
-  if (path.size() > max_bytes(key)) {
+  if (path.size() > max) {
     return fail_value(errc::invalid_value, key, shown,
-                      "longer than a path may be (" + std::to_string(max_bytes(key)) + ")", status);
+                      "longer than a path may be (" + std::to_string(max) + ")", status);
   }
   for (const char c : path) {
     const auto byte = static_cast<unsigned char>(c);
@@ -198,6 +195,14 @@ bool check_path(Key key, std::string_view path, const RawValue& shown, const cha
     }
   }
   return true;
+}
+
+namespace {
+
+// A path in the value of `key`: not empty, not longer than Linux allows, no control bytes.
+bool check_path(Key key, std::string_view path, const RawValue& shown, const char* example,
+                Status& status) {
+  return check_path(key_name(key), max_bytes(key), path, shown, example, status);
 }
 
 }  // namespace
@@ -222,10 +227,8 @@ bool check_store_directory_key(const Options& options, const RawValue& shown, St
   return check_store_directory(options.store_directory, shown, status);
 }
 
-namespace {
-
 // The spelling of a store type's (or the distributor's) name.
-bool is_store_type_name(std::string_view type) {
+bool is_store_type_name(std::string_view type) noexcept {
   bool well_formed = !type.empty() && type.size() <= max_bytes(kStoreType);
   for (const char c : type) {
     well_formed = well_formed && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
@@ -234,13 +237,10 @@ bool is_store_type_name(std::string_view type) {
   return well_formed;
 }
 
-// "(lower-case letters, digits, '-', '_', '.', at most 64)"
 std::string type_name_rule() {
   return "(lower-case letters, digits, '-', '_', '.', at most " +
          std::to_string(max_bytes(kStoreType)) + ")";
 }
-
-}  // namespace
 
 bool check_store_type(std::string_view type, const RawValue& shown, Status& status) {
   if (!is_store_type_name(type)) {

@@ -28,6 +28,8 @@
 #include "cosid/layout.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
+#include "cosid/segment/generator.h"
+#include "cosid/segment/memory_range_store.h"
 #include "temp_dir.h"
 
 #if defined(__has_feature)
@@ -194,6 +196,47 @@ TEST(Alloc, RuntimeGeneratorAllocatesNothing) {
   ASSERT_TRUE(ok);
   EXPECT_EQ(allocations, 0u);
   EXPECT_TRUE(runtime->close(status)) << status.message();
+}
+
+// A segment generator with segments of 100: the 100,000 ids cross a thousand segment ends, with
+// the calls that wait for the background claim among them. Then, closed, the failing calls of the
+// error_code overloads: they build no message.
+TEST(Alloc, SegmentNextAndNextBatchAllocateNothingNorDoTheirFailures) {
+  COSID_SKIP_UNDER_SANITIZER();
+  cosid::segment::GeneratorOptions options;
+  options.key = "alloc";
+  options.step = 100;
+  cosid::Status status;
+  const std::unique_ptr<cosid::segment::SegmentGenerator> generator =
+      cosid::segment::SegmentGenerator::open(std::make_shared<cosid::segment::MemoryRangeStore>(),
+                                             options, status);
+  ASSERT_TRUE(generator) << status.message();
+  std::error_code ec;
+  std::vector<std::int64_t> batch(kBatchSize);
+  ASSERT_NE(generator->next(ec), 0) << ec.message();  // warm up
+
+  bool ok = true;
+  std::int64_t last = 0;
+  const std::uint64_t before = t_allocations;
+  for (int i = 0; i < kIds && ok; ++i) {
+    const std::int64_t id = generator->next(ec);
+    ok = !ec && id > last;
+    last = id;
+  }
+  for (int i = 0; i < kBatches && ok; ++i) {
+    ok = generator->next_batch(batch.data(), batch.size(), ec) >= 1 && !ec;
+  }
+  const std::uint64_t issuing = t_allocations - before;
+  ASSERT_TRUE(ok) << ec.message();
+  EXPECT_EQ(issuing, 0u);
+
+  ASSERT_TRUE(generator->close(status)) << status.message();
+  const std::uint64_t closed_before = t_allocations;
+  EXPECT_EQ(generator->next(ec), 0);
+  EXPECT_EQ(ec, cosid::make_error_code(cosid::errc::closed));
+  EXPECT_EQ(generator->next_batch(batch.data(), batch.size(), ec), 0u);
+  EXPECT_EQ(ec, cosid::make_error_code(cosid::errc::closed));
+  EXPECT_EQ(t_allocations - closed_before, 0u);
 }
 
 }  // namespace

@@ -1398,12 +1398,13 @@ TEST(CliManPage, NamesEveryCommandAndEveryOptionOfItsHelp) {
   const RunResult tool = run_cosid({"--help"});
   const std::string options_section = section(page, ".SH OPTIONS\n") +
                                       section(page, ".SS \"Config flags") +
-                                      section(page, ".SS \"Layout flags");
+                                      section(page, ".SS \"Layout flags") +
+                                      section(page, ".SS \"Segment flags");
   for (const std::string& option : options_in_help(tool.out)) {
     EXPECT_NE(options_section.find("\\fB" + roff(option) + "\\fR"), std::string::npos) << option;
   }
   const std::vector<std::string> commands = commands_in_help(tool.out);
-  EXPECT_EQ(commands.size(), 11u) << tool.out;
+  EXPECT_EQ(commands.size(), 13u) << tool.out;
   for (const std::string& command : commands) {
     SCOPED_TRACE(command);
     const std::string own = section(page, ".SS \"cosid " + roff(command) + "\"\n");

@@ -91,11 +91,50 @@ TEST(ConfigTable, ReadmeListsEveryKeyWithItsFlagVariableAndDefault) {
   }
 }
 
+// The segment keys' table (a provider row's key with KEY), held to README.md the same way: a
+// flag is `cosid segment`'s, and no variable sets them.
+TEST(ConfigTable, ReadmeListsEverySegmentKeyWithItsFlagAndDefault) {
+  const std::map<std::string, ReadmeRow> readme = readme_rows();
+  for (const detail::SegmentKeyRow& row : detail::kSegmentKeyRows) {
+    const std::string flag =
+        row.flag != nullptr ? std::string("--") + row.flag + " " + row.value_name : "";
+    SCOPED_TRACE(std::string("| `") + row.key + "` | " + (flag.empty() ? "" : "`" + flag + "`") +
+                 " | | `" + row.default_text + "` | " + row.summary + " |");
+    const auto it = readme.find(row.key);
+    if (it == readme.end()) {
+      ADD_FAILURE() << "README.md's configuration table lacks " << row.key;
+      continue;
+    }
+    EXPECT_EQ(it->second.flag, flag);
+    EXPECT_EQ(it->second.variable, "");
+    EXPECT_EQ(it->second.default_text, row.default_text);
+    EXPECT_EQ(it->second.summary, row.summary);
+  }
+}
+
 TEST(ConfigTable, ReadmeListsNoKeyTheTableLacks) {
   for (const auto& [key, row] : readme_rows()) {
-    EXPECT_NE(detail::find_key(key), detail::kKeyCount)
+    std::string_view provider;
+    EXPECT_TRUE(detail::find_key(key) != detail::kKeyCount ||
+                detail::find_segment_key(key, provider) != detail::kSegmentKeyCount)
         << "README.md lists " << key << ", which no row of src/config_keys.h has";
   }
+}
+
+TEST(ConfigTable, SegmentRowsAreWellFormed) {
+  for (detail::SegmentKey key = 0; key < detail::kSegmentKeyCount; ++key) {
+    const detail::SegmentKeyRow& row = detail::kSegmentKeyRows[key];
+    SCOPED_TRACE(row.key);
+    EXPECT_EQ(std::string_view(row.key).substr(0, 14), "cosid.segment.");
+    std::string_view provider;
+    EXPECT_EQ(detail::find_segment_key(row.key, provider), key) << "a key listed twice";
+    EXPECT_EQ(detail::find_key(row.key), detail::kKeyCount) << "a key of both tables";
+    EXPECT_NE(row.summary[0], '\0');
+    EXPECT_NE(row.wording[0], '\0');
+    EXPECT_LE(row.min, row.max);
+  }
+  EXPECT_EQ(detail::segment_range_text(detail::kShareStep), "from 1 to 1073741824");
+  EXPECT_EQ(detail::segment_range_text(detail::kSegmentDirectory), "1 to 4095 bytes");
 }
 
 TEST(ConfigTable, RowsAreWellFormed) {

@@ -39,9 +39,11 @@ struct Fixture {
   }
 };
 
-struct Result {
+// A resolution's outcome: the options (Options, or segment::SegmentOptions) and the settings.
+template <typename Resolved>
+struct ResultOf {
   bool ok = false;
-  Options options;
+  Resolved options;
   std::vector<Setting> settings;
   std::error_code ec;
   std::string message;
@@ -54,6 +56,7 @@ struct Result {
     return kNone;
   }
 };
+using Result = ResultOf<Options>;
 
 inline Result resolve(const Fixture& f) {
   Result r;

@@ -16,7 +16,9 @@
 // given while the type is static as having no effect. The cosid.stores block declares store
 // instances (cosid.stores.NAME.type and the keys below NAME, which belong to that store type and
 // are read by its factory: StoreConfig below); the distributor type names the one to use, and an
-// instance it does not name is refused as having no effect.
+// instance it does not name is refused as having no effect. The cosid.segment block (segment ids,
+// cosid/segment/options.h) is checked here too and otherwise left to resolve_segment_options(); an
+// instance its distributor names is accepted and left out of Options::stores.
 // An empty value is a value, and refused like any other invalid one: COSID_SLOT="" is an error,
 // not "unset".
 //

@@ -10,6 +10,7 @@
 #include "cli/store_registry.h"
 #include "cosid/lease/store_registry.h"
 #include "cosid/options.h"
+#include "cosid/segment/options.h"
 #include "options_internal.h"
 
 namespace cosid {
@@ -28,7 +29,9 @@ constexpr const char* kDescription =
     "reported on standard error with what to do, and the status is 1. Nothing is opened: the\n"
     "state file and the lease store are not read. The keys of a store instance\n"
     "(cosid.stores.NAME.KEY) are printed as given, once the tool's store of that type\n"
-    "(memory, file, zookeeper) has checked them as it does when it opens.\n";
+    "(memory, file, zookeeper) has checked them as it does when it opens. When the config file\n"
+    "names a range store for segment ids (cosid.segment.distributor.type), the keys of\n"
+    "cosid.segment follow, as `cosid segment next` resolves them.\n";
 
 int run_config_check(Invocation& invocation) {
   Options options;
@@ -55,6 +58,16 @@ int run_config_check(Invocation& invocation) {
             ": this cosid tool knows " + known);
   }
   if (!check_store_instance(options, status)) return call_failed(invocation.err, kName, status);
+  // The segment keys too when the sources name a range store; resolve_options() has checked them.
+  OptionSources sources;
+  std::vector<Setting> segment_settings;
+  if (option_sources_from_args(invocation.args, sources, status)) {
+    const segment::SegmentOptions segment =
+        segment::resolve_segment_options(sources, segment_settings, status);
+    if (status.ok() && !segment.store_type.empty()) {
+      settings.insert(settings.end(), segment_settings.begin(), segment_settings.end());
+    }
+  }
   std::string text;
   for (const Setting& setting : settings) {
     text += setting.key + " = " + setting.value + "   (" + setting.origin + ")\n";

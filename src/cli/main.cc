@@ -24,10 +24,11 @@ namespace {
 
 // Every command, in the order the help lists them.
 std::vector<const Command*> all_commands() {
-  return {&next_command(),         &parse_command(),        &layout_command(),
-          &state_show_command(),   &state_init_command(),   &state_repair_command(),
-          &state_check_command(),  &not_before_command(),   &config_check_command(),
-          &bench_command(),        &lease_list_command()};
+  return {&next_command(),        &parse_command(),      &layout_command(),
+          &state_show_command(),  &state_init_command(), &state_repair_command(),
+          &state_check_command(), &not_before_command(), &config_check_command(),
+          &bench_command(),       &lease_list_command(), &segment_next_command(),
+          &segment_show_command()};
 }
 
 std::string version_number() {
@@ -40,7 +41,8 @@ ToolDoc tool_doc() {
   return {
       "issue and inspect 64-bit Snowflake ids",
       "Issues and inspects 64-bit Snowflake ids: a timestamp, the slot that issued the id and a\n"
-      "sequence within the tick.\n",
+      "sequence within the tick. Also issues segment ids (segment next): dense, increasing\n"
+      "numbers of one key, claimed in ranges from a store.\n",
       {"cosid COMMAND [OPTION]... [ARG]...", "cosid help [COMMAND | --man]",
        "cosid --help | --version"},
       {help_option(), {"version", '\0', nullptr, "print the version and exit"}},
@@ -142,6 +144,16 @@ int run_help(const std::vector<std::string_view>& topic) {
   std::size_t used = 0;
   std::string error;
   const Command* command = find_command(topic, used, error);
+  if (command == nullptr && topic.size() == 1) {
+    // The first word of subcommands alone ("help state"): the help of each of them.
+    std::string helps;
+    for (const Command* candidate : all_commands()) {
+      const std::string_view name = candidate->name;
+      if (name.substr(0, name.find(' ')) != topic.front() || name.find(' ') == name.npos) continue;
+      helps += (helps.empty() ? "" : "\n") + render_help(*candidate);
+    }
+    if (!helps.empty()) return print_help(helps, stdout, stderr);
+  }
   if (command == nullptr) return usage_error(stderr, "", "help: " + error);
   if (used != topic.size()) {
     return usage_error(stderr, "", "help: unexpected argument " + quote(topic[used]));

@@ -213,6 +213,16 @@ std::string configuration_section() {
     const std::string range = detail::range_text(key);
     if (!range.empty()) out += ".br\n" + text_line("Range: " + range + ".");
   }
+  // The segment keys: a table of their own, read by `cosid segment` and the segment options.
+  for (detail::SegmentKey key = 0; key < detail::kSegmentKeyCount; ++key) {
+    const detail::SegmentKeyRow& row = detail::kSegmentKeyRows[key];
+    out += ".TP\n.B " + escape(row.key) + '\n';
+    if (row.flag != nullptr) {
+      out += text_line("--" + std::string(row.flag) + " " + row.value_name + " (cosid segment)");
+    }
+    out += ".br\n" + text_line("Default: " + std::string(row.default_text) + ". " + row.wording);
+    out += ".br\n" + text_line("Range: " + detail::segment_range_text(key) + ".");
+  }
   // The store instances have no rows: their keys are their store's.
   out += ".TP\n.B " + escape(std::string(detail::kStoresBlock) + ".NAME.type") + '\n' +
          text_line("--store zookeeper:CONNECT (the instance zookeeper)") + ".br\n" +
@@ -222,7 +232,8 @@ std::string configuration_section() {
              "below NAME (cosid.stores.NAME.KEY, nested blocks as dotted keys) belongs to that "
              "store, which checks it when it opens. cosid.machine.distributor.type selects the "
              "instance by its NAME; an instance it does not select is refused as having no "
-             "effect. No COSID_* variable reaches an instance's keys.");
+             "effect (cosid.segment.distributor.type may select it too). No COSID_* variable "
+             "reaches an instance's keys.");
   return out;
 }
 

@@ -1,13 +1,9 @@
 // cosid next: issues ids on a static slot or on one leased from a store (--store), from the
 // options that flags, COSID_* variables and a config file resolve to.
-#include <stdio_ext.h>
-
-#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <system_error>
@@ -15,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/config_flags.h"
+#include "cli/id_output.h"
 #include "cli/id_text.h"
 #include "cli/layout_flags.h"
 #include "cli/store_registry.h"
@@ -52,23 +49,6 @@ constexpr const char* kDescription =
 
 constexpr const char* kWriteFormats = "decimal, radix62, radix36, friendly, json";
 
-// Flush the ids at least this often when not streaming; always whole lines.
-constexpr std::size_t kChunkBytes = 64 * 1024;
-
-volatile std::sig_atomic_t g_stop = 0;
-
-extern "C" void on_stop_signal(int /*signal*/) { g_stop = 1; }
-
-void install_stop_handlers() {
-  struct sigaction action;
-  std::memset(&action, 0, sizeof action);
-  action.sa_handler = on_stop_signal;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;  // a write interrupted by the signal goes on; the loop then stops
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
-
 // The --format value: `json` set, or one codec in `format`.
 bool parse_write_format(const std::string& name, bool& json, IdFormat& format, std::string& error) {
   json = name == "json";
@@ -88,14 +68,6 @@ void append_id(std::string& chunk, std::uint64_t id, bool json, IdFormat format,
   chunk += '\n';
 }
 
-// Writes `chunk` (whole lines) and flushes it. Returns false, with errno set, if it failed.
-bool write_chunk(std::string& chunk, std::FILE* out) {
-  const bool ok = std::fwrite(chunk.data(), 1, chunk.size(), out) == chunk.size() &&
-                  std::fflush(out) == 0 && !std::ferror(out);
-  chunk.clear();
-  return ok;
-}
-
 // After a lost lease: the generator over the slot the runtime leases next, once it has one; null
 // (with `ec` set) when none came within ttl + tolerance, or on the stop signal.
 Generator* replacement_generator(Runtime& runtime, const Options& options, bool streaming,
@@ -106,7 +78,8 @@ Generator* replacement_generator(Runtime& runtime, const Options& options, bool 
     Generator* generator = runtime.generator("default", status);
     ec = status.code();
     if (generator != nullptr || ec != errc::slot_lost) return generator;
-    if (std::chrono::steady_clock::now() >= deadline || (streaming && g_stop != 0)) return nullptr;
+    if (std::chrono::steady_clock::now() >= deadline || (streaming && stop_requested()))
+      return nullptr;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
@@ -168,27 +141,11 @@ int run_next(Invocation& invocation) {
   std::signal(SIGPIPE, SIG_IGN);  // a closed pipe shows as EPIPE, handled below
   if (streaming) install_stop_handlers();
   const Layout& layout = options.layout;
-  std::string chunk;
+  IdOutput output(kName, invocation.out, invocation.err);
   int status = kExitOk;
-  // Writes the chunk; on failure stops the run: quietly for a closed pipe (the reader has gone),
-  // with a message for anything else.
-  const auto flush = [&]() {
-    if (write_chunk(chunk, invocation.out)) return true;
-    const int error_number = errno;
-    __fpurge(invocation.out);  // so that the exit does not try (and report) the write again
-    std::clearerr(invocation.out);
-    if (error_number != EPIPE) {
-      runtime_error(invocation.err, std::string(kName) +
-                                        ": writing the ids: " + std::strerror(error_number) +
-                                        ". Check that the file, pipe or disk they go to can take "
-                                        "them");
-    }
-    status = kExitFailure;
-    return false;
-  };
   Status outcome;  // of the last next()
   for (std::uint64_t issued = 0; streaming || issued < count; ++issued) {
-    if (streaming && g_stop != 0) break;
+    if (streaming && stop_requested()) break;
     std::uint64_t id = generator->next(outcome);
     while (outcome.code() == errc::slot_lost && options.uses_store()) {
       // The lease was lost (a warning said so): go on over the slot leased in its place. Again if
@@ -201,17 +158,15 @@ int run_next(Invocation& invocation) {
     }
     if (!outcome.ok()) {
       // The ids issued before the failure are still printed.
-      if (flush()) {
-        status = call_failed(invocation.err, kName, outcome);
-      }
+      if (output.flush()) status = call_failed(invocation.err, kName, outcome);
       break;
     }
-    append_id(chunk, id, json, format, layout);
-    if ((streaming || chunk.size() >= kChunkBytes) && !flush()) break;
+    append_id(output.chunk(), id, json, format, layout);
+    if (!output.line_done(streaming)) break;
   }
-  if (status == kExitOk && !chunk.empty()) flush();
+  if (status == kExitOk && !output.failed() && !output.chunk().empty()) output.flush();
   close_runtime(*runtime, invocation.err, metrics);
-  return status;
+  return output.failed() ? kExitFailure : status;
 }
 
 }  // namespace

@@ -40,20 +40,13 @@
 // argument: src/DURABILITY.md, "File store").
 #include "cosid/lease/file_store.h"
 
-#include <errno.h>
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <charconv>
-#include <cstdio>
-#include <cstring>
 #include <vector>
 
 #include "cosid/lease/store_rules.h"
-#include "crc32c.h"
 #include "fail.h"
+#include "locked_record.h"
 #include "parse_util.h"
-#include "time_format.h"
 
 namespace cosid {
 namespace lease {
@@ -63,20 +56,8 @@ constexpr char kMagicLine[] = "cosid-lease-store 1";
 // A namespace longer than this, escaped, would not fit a file name (255 bytes) with its prefix
 // and suffix.
 constexpr std::size_t kMaxEscapedNamespace = 240;
-// Lock polling: first sleep and the largest one.
-constexpr std::int64_t kFirstLockSleepNs = 1000000;
-constexpr std::int64_t kMaxLockSleepNs = 32000000;
-// How often one call locks the lock file anew after finding it removed or replaced under its lock
-// before it gives up: once is what a stray `rm` costs; more means something keeps doing it.
-constexpr int kMaxLockFileChanges = 3;
 
 using detail::fail;
-
-std::string errno_text(int error) { return std::string(std::strerror(error)); }
-
-bool is_errno(const std::error_code& ec, int error) {
-  return ec.category() == std::generic_category() && ec.value() == error;
-}
 
 bool keeps_as_is(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -126,28 +107,8 @@ bool unescape(std::string_view text, std::string& out) {
   return true;
 }
 
-template <typename Int>
-bool parse_int(std::string_view text, Int& value) {
-  if (text.empty()) return false;
-  const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
-  // Only the shortest form: no leading zeros, no "-0", no '+'.
-  return result.ec == std::errc() && result.ptr == text.data() + text.size() &&
-         std::to_string(value) == text;
-}
-
-std::vector<std::string_view> split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t at = text.find(separator, start);
-    if (at == std::string_view::npos) {
-      parts.push_back(text.substr(start));
-      return parts;
-    }
-    parts.push_back(text.substr(start, at - start));
-    start = at + 1;
-  }
-}
+using detail::parse_int;
+using detail::split;
 
 // The namespace's record as it is on disk.
 struct NamespaceFile {
@@ -186,10 +147,7 @@ std::string format_record(const NamespaceFile& file) {
             " =" + escape(r.held ? r.owner.key : std::string()) + " =" + escape(r.last_owner_key) +
             "\n";
   }
-  char crc[9];
-  std::snprintf(crc, sizeof crc, "%08x",
-                detail::mask_crc(detail::crc32c(text.data(), text.size())));
-  text += "end " + std::to_string(file.slots.size()) + " " + crc + "\n";
+  text += "end " + std::to_string(file.slots.size()) + " " + detail::crc_text(text) + "\n";
   return text;
 }
 
@@ -237,10 +195,8 @@ bool parse_record(std::string_view text, NamespaceFile& file, std::string& why) 
   const std::string_view body = text.substr(0, end_at);
   const auto end_fields = split(text.substr(end_at, text.size() - end_at - 1), ' ');
   std::size_t count = 0;
-  char crc[9];
-  std::snprintf(crc, sizeof crc, "%08x",
-                detail::mask_crc(detail::crc32c(body.data(), body.size())));
-  if (end_fields.size() != 3 || !parse_int(end_fields[1], count) || end_fields[2] != crc) {
+  if (end_fields.size() != 3 || !parse_int(end_fields[1], count) ||
+      end_fields[2] != detail::crc_text(body)) {
     why = "its checksum or end line does not match its content";
     return false;
   }
@@ -294,11 +250,11 @@ class FileLeaseStore::Transaction {
   Transaction(FileLeaseStore& store, const std::string& name_space)
       : store_(store),
         name_space_(name_space),
+        dir_{store.fs_,          store.directory_fd_, store.directory_,
+             "file lease store", store.lock_timeout_, store.system_clock_},
+        lock_(dir_),
         base_("ns." + escape(name_space)),
         shown_path_(store.directory_ + "/" + base_ + ".lease") {}
-  ~Transaction() {
-    if (lock_fd_ >= 0) store_.fs_.close(lock_fd_);  // releases the OFD lock
-  }
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
 
@@ -312,7 +268,7 @@ class FileLeaseStore::Transaction {
                       std::to_string(base_.size()) + " bytes; use a namespace of at most " +
                       "about 80 bytes");
     }
-    if (!lock(status) || !read(file, status)) return false;
+    if (!lock_.lock(base_ + ".lock", status) || !read(file, status)) return false;
     if (!file.exists) {
       // A new namespace: its terms are recorded with this call's commit().
       file.terms = terms;
@@ -332,123 +288,19 @@ class FileLeaseStore::Transaction {
 
  private:
   // Durable when it returns true: the data was synced before the rename made it the record, and
-  // the directory was synced after it (file header, "Durability").
+  // the directory was synced after it (file header, "Durability"). When the directory fsync
+  // fails, the new record may be in place for every reader yet not on the disk: the caller's
+  // retry rewrites and syncs it again before it answers (commit() writes on every success).
   bool write(const NamespaceFile& file, Status& status) {
-    FileSystem& fs = store_.fs_;
-    const int dir = store_.directory_fd_;
-    const std::string tmp = base_ + ".tmp";
-    const std::string data = format_record(file);
-    int fd = -1;
-    std::error_code io = fs.open_shared(dir, tmp, /*truncate=*/true, fd);
-    if (io) return io_failure("create " + tmp, io, status);
-    // fsync before the rename: the new name must never point at data that is not on disk yet.
-    io = fs.write_at(fd, data.data(), data.size(), 0);
-    if (!io) io = fs.sync(fd);
-    fs.close(fd);
-    if (io) return io_failure("write and sync " + tmp, io, status);
-    io = fs.rename_replace(dir, tmp, base_ + ".lease");
-    if (io) return io_failure("rename " + tmp + " over " + base_ + ".lease", io, status);
-    // fsync the directory: until the rename is durable, a crash could bring the old record back
-    // after a caller was told it holds a lease the store would then have forgotten. When it
-    // fails, the new record may be in place for every reader yet not on the disk: the caller's
-    // retry rewrites and syncs it again before it answers (commit() writes on every success).
-    io = fs.sync(dir);
-    if (io) {
-      return io_failure("sync the directory after renaming " + base_ + ".lease", io, status);
-    }
-    return true;
-  }
-
-  bool io_failure(const std::string& what, const std::error_code& error, Status& status) {
-    return fail(status, errc::store_unavailable,
-                "file lease store " + store_.directory_ + ": cannot " + what + ": " +
-                    error.message() +
-                    "; whether the change was made is unknown, and retrying it is safe (a retry "
-                    "answers only once it made its record durable). Check that the directory is "
-                    "on a local, writable, non-full disk");
-  }
-
-  // Takes the namespace's lock and checks that the locked file is still the one at its path: a
-  // lock file removed (or replaced) between this call's open and its lock would let this call
-  // lock an orphaned inode while another process locks the new file at the path, and both would
-  // change the record at once.
-  bool lock(Status& status) {
-    FileSystem& fs = store_.fs_;
-    const std::string name = base_ + ".lock";
-    const std::int64_t deadline =
-        store_.system_clock_.monotonic_ns() + detail::to_nanos(store_.lock_timeout_);
-    for (int changes = 0;; ++changes) {
-      if (changes > kMaxLockFileChanges) {
-        return fail(status, errc::store_unavailable,
-                    "file lease store " + store_.directory_ + ": " + name + " was removed or " +
-                        "replaced " + std::to_string(changes) +
-                        " times while this call locked it: something removes files in the "
-                        "store's directory; stop it (the lock file must stay while any process "
-                        "uses the store), then retry");
-      }
-      if (!lock_once(name, deadline, status)) return false;
-      FileInfo locked;
-      FileInfo at_path;
-      std::error_code io = fs.stat(lock_fd_, locked);
-      if (io) return io_failure("stat the locked " + name, io, status);
-      io = fs.stat_at(store_.directory_fd_, name, at_path);
-      if (io && !is_errno(io, ENOENT)) return io_failure("stat " + name, io, status);
-      if (!io && locked.links > 0 && locked.device == at_path.device &&
-          locked.inode == at_path.inode) {
-        return true;
-      }
-      // Removed or replaced: this lock excludes nobody. Lock what the path names now.
-      fs.close(lock_fd_);
-      lock_fd_ = -1;
-    }
-  }
-
-  // Opens the lock file (creating it) and locks it, waiting until `deadline` (monotonic ns).
-  bool lock_once(const std::string& name, std::int64_t deadline, Status& status) {
-    FileSystem& fs = store_.fs_;
-    std::error_code io = fs.open_shared(store_.directory_fd_, name, /*truncate=*/false, lock_fd_);
-    if (io) {
-      lock_fd_ = -1;
-      return io_failure("open " + name, io, status);
-    }
-    std::int64_t sleep_ns = kFirstLockSleepNs;
-    for (;;) {
-      io = fs.lock(lock_fd_);
-      if (!io) return true;
-      if (!is_errno(io, EAGAIN) && !is_errno(io, EACCES)) {
-        return io_failure("lock " + name, io, status);
-      }
-      if (store_.system_clock_.monotonic_ns() >= deadline) {
-        return fail(status, errc::store_unavailable,
-                    "file lease store " + store_.directory_ + ": " + name +
-                        " stayed locked by another process or thread for the whole lock "
-                        "timeout of " +
-                        std::to_string(store_.lock_timeout_.count()) +
-                        " ms; retry, or find the process that holds it (fuser " +
-                        store_.directory_ + "/" + name + ")");
-      }
-      store_.system_clock_.sleep_for(std::chrono::nanoseconds(sleep_ns));
-      sleep_ns = std::min(sleep_ns * 2, kMaxLockSleepNs);
-    }
+    return detail::replace_durably(dir_, base_ + ".tmp", base_ + ".lease", format_record(file),
+                                   status);
   }
 
   bool read(NamespaceFile& file, Status& status) {
-    FileSystem& fs = store_.fs_;
-    const std::string name = base_ + ".lease";
-    int fd = -1;
-    std::error_code io = fs.open_for_reading(store_.directory_fd_, name, fd);
-    if (is_errno(io, ENOENT)) return true;  // a namespace never used
-    if (io) return io_failure("open " + name, io, status);
-    // The size is stable: the record is only ever replaced whole, by a rename under the lock.
-    FileInfo info;
+    bool exists = false;
     std::string data;
-    io = fs.stat(fd, info);
-    if (!io && info.size > 0) {
-      data.resize(static_cast<std::size_t>(info.size));
-      io = fs.read_at(fd, &data[0], data.size(), 0);
-    }
-    fs.close(fd);
-    if (io) return io_failure("read " + name, io, status);
+    if (!detail::read_record(dir_, base_ + ".lease", exists, data, status)) return false;
+    if (!exists) return true;  // a namespace never used
     std::string why;
     if (!parse_record(data, file, why)) {
       // No backup: an older copy holds lower floors than the ids issued since, so restoring one
@@ -469,9 +321,10 @@ class FileLeaseStore::Transaction {
 
   FileLeaseStore& store_;
   const std::string& name_space_;
+  const detail::RecordDirectory dir_;
+  detail::RecordLock lock_;  // held from begin() to destruction
   const std::string base_;
   const std::string shown_path_;
-  int lock_fd_ = -1;
   bool unrecorded_ = false;  // the namespace is new and not on disk yet
 };
 
@@ -488,31 +341,10 @@ FileLeaseStore::~FileLeaseStore() { fs_.close(directory_fd_); }
 std::unique_ptr<FileLeaseStore> FileLeaseStore::open(const std::string& directory,
                                                      const FileLeaseStoreOptions& options,
                                                      Status& status) {
-  if (directory.empty()) {
-    fail(status, errc::invalid_argument,
-         "the file lease store's directory is empty: give a directory on a local disk, such as "
-         "/var/lib/cosid/leases");
-    return nullptr;
-  }
-  if (options.lock_timeout.count() < 0) {
-    fail(status, errc::invalid_argument,
-         "the file lease store's lock timeout is " + std::to_string(options.lock_timeout.count()) +
-             " ms: give 0 or more");
-    return nullptr;
-  }
-  if (::mkdir(directory.c_str(), 0770) != 0 && errno != EEXIST) {
-    fail(status, errc::store_unavailable,
-         "cannot create the file lease store's directory " + directory + ": " + errno_text(errno) +
-             "; create it, or give a directory whose parent exists");
-    return nullptr;
-  }
   FileSystem& fs = options.file_system != nullptr ? *options.file_system : posix_file_system();
   int fd = -1;
-  const std::error_code io = fs.open_directory(directory, fd);
-  if (io) {
-    fail(status, errc::store_unavailable,
-         "cannot open the file lease store's directory " + directory + ": " + io.message() +
-             "; give a directory this process may read and write");
+  if (!detail::open_record_directory(directory, options.lock_timeout, fs, "file lease store",
+                                     "/var/lib/cosid/leases", fd, status)) {
     return nullptr;
   }
   status.clear();

@@ -2,6 +2,8 @@
 
 #include "cosid/lease/file_store.h"
 #include "cosid/lease/memory_store.h"
+#include "cosid/segment/file_range_store.h"
+#include "cosid/segment/memory_range_store.h"
 #include "fail.h"
 #include "options_internal.h"
 #include "parse_util.h"
@@ -23,6 +25,98 @@ bool valid_type_name(std::string_view type) {
 }
 
 using detail::fail;
+
+// The checks add() and add_range() share: `noun` is "store" or "range store".
+bool check_new_type(const std::string& type, bool registered, bool empty_factory, const char* noun,
+                    Status& status) {
+  if (type == "static") {
+    return fail(status, errc::invalid_argument,
+                "\"static\" is the configured slot, not a store: register the " +
+                    std::string(noun) + " under another name");
+  }
+  if (!valid_type_name(type)) {
+    return fail(status, errc::invalid_argument,
+                std::string(noun) + " type " + detail::quote(type) +
+                    " is not a name: use lower-case letters, digits, '-', '_', '.' (1 to 64)");
+  }
+  if (registered) {
+    return fail(status, errc::invalid_argument,
+                "a " + std::string(noun) + " is registered as " + detail::quote(type) +
+                    " already: register yours under another name");
+  }
+  if (empty_factory) {
+    return fail(
+        status, errc::invalid_argument,
+        "the factory for " + std::string(noun) + " type " + detail::quote(type) + " is empty");
+  }
+  return true;
+}
+
+// What the messages of open() and open_range() say of the stores they open.
+struct StoreKind {
+  const char* noun;          // "lease store"
+  const char* type_key;      // the key that names the type
+  const char* alternatives;  // what the type may be besides a registered name
+  const char* registration;  // how a program adds a store of its own
+};
+constexpr StoreKind kLeaseKind{"lease store", "cosid.machine.distributor.type", "static or ",
+                               "register the store in the StoreRegistry given to the runtime"};
+constexpr StoreKind kRangeKind{"range store", "cosid.segment.distributor.type", "",
+                               "register the range store with StoreRegistry::add_range"};
+
+// The factory of `factories` that `store_type` selects, as open() and open_range() both resolve
+// it: the instance of `stores` of that name (`config` receives it) made by its type's factory,
+// else the factory registered under that name (`config` null). Null, with `status` set, for an
+// instance named like a registered type but of another, and for a name that is neither.
+template <typename Factory>
+const Factory* find_factory(const std::vector<std::pair<std::string, Factory>>& factories,
+                            const StoreKind& kind, const std::string& store_type,
+                            const std::vector<StoreConfig>& stores, const StoreConfig*& config,
+                            Status& status) {
+  config = detail::selected_store(store_type, stores);
+  const std::string& type = config != nullptr ? config->type : store_type;
+  const auto find = [&factories](const std::string& name) -> const Factory* {
+    for (const auto& entry : factories) {
+      if (entry.first == name) return &entry.second;
+    }
+    return nullptr;
+  };
+  // An instance named like a registered type must be of that type: "file" that makes a
+  // ZooKeeper store would mislead every reader of the config.
+  if (config != nullptr && find(config->name) != nullptr && config->type != config->name) {
+    fail(status, errc::invalid_argument,
+         "store instance cosid.stores." + config->name + " has type " +
+             detail::quote(config->type) + " but is named like the registered store type " +
+             detail::quote(config->name) + ": rename the instance, or give it type " +
+             config->name);
+    return nullptr;
+  }
+  if (const Factory* factory = find(type)) return factory;
+  std::string known;
+  for (const auto& entry : factories) known += (known.empty() ? "" : ", ") + entry.first;
+  if (config != nullptr) {
+    fail(status, errc::unknown_store_type,
+         "store instance cosid.stores." + config->name + " has type " + detail::quote(type) +
+             ", which no " + kind.noun + " is registered as: use one of " + known +
+             " (a program built without that store cannot open it)");
+    return nullptr;
+  }
+  fail(status, errc::unknown_store_type,
+       "no " + std::string(kind.noun) + " is registered as " + detail::quote(type) + " (" +
+           kind.type_key + "), and no store instance of cosid.stores has that name: use " +
+           kind.alternatives + "one of " + known + ", or " + kind.registration);
+  return nullptr;
+}
+
+// A factory that returned null and left `status` ok.
+template <typename Context>
+void factory_gave_nothing(const StoreKind& kind, const Context& context, Status& status) {
+  const std::string& type =
+      context.config != nullptr ? context.config->type : context.options.store_type;
+  fail(status, errc::store_unavailable,
+       "the factory of " + std::string(kind.noun) + " type " + detail::quote(type) +
+           " returned no store and no error: fix the factory to set the Status it is given");
+}
 
 }  // namespace
 
@@ -55,29 +149,45 @@ StoreRegistry::StoreRegistry(Clock* clock) : clock_(clock != nullptr ? *clock : 
         FileLeaseStoreOptions options;
         return FileLeaseStore::open(context.options.store_directory, options, status);
       });
+  using RangeStorePtr = std::shared_ptr<segment::RangeStore>;
+  range_factories_.emplace_back(
+      "memory", [this](const RangeStoreContext& context, Status& status) -> RangeStorePtr {
+        if (!StoreSettings(context.config).finish(status)) return nullptr;
+        // One store for every caller of this registry: two memory stores would each hand out the
+        // values of a key from offset + 1 again.
+        std::lock_guard<std::mutex> lock(memory_mutex_);
+        if (!memory_ranges_) memory_ranges_ = std::make_shared<segment::MemoryRangeStore>();
+        status.clear();
+        return memory_ranges_;
+      });
+  range_factories_.emplace_back(
+      "file", [](const RangeStoreContext& context, Status& status) -> RangeStorePtr {
+        // Its one key is cosid.segment.distributor.file.directory, as the lease store's is the
+        // machine's: an instance of type file has none of its own.
+        if (!StoreSettings(context.config).finish(status)) return nullptr;
+        if (context.options.store_directory.empty()) {
+          fail(status, errc::invalid_argument,
+               "the file range store needs a directory (cosid.segment.distributor.file.directory, "
+               "or --store file:DIR)");
+          return nullptr;
+        }
+        return segment::FileRangeStore::open(context.options.store_directory,
+                                             segment::FileRangeStoreOptions(), status);
+      });
 }
 
 bool StoreRegistry::add(const std::string& type, StoreFactory factory, Status& status) {
-  if (type == "static") {
-    return fail(status, errc::invalid_argument,
-                "\"static\" is the configured slot, not a store: register the store under "
-                "another name");
-  }
-  if (!valid_type_name(type)) {
-    return fail(status, errc::invalid_argument,
-                "store type " + detail::quote(type) +
-                    " is not a name: use lower-case letters, digits, '-', '_', '.' (1 to 64)");
-  }
-  if (contains(type)) {
-    return fail(status, errc::invalid_argument,
-                "a store is registered as " + detail::quote(type) +
-                    " already: register yours under another name");
-  }
-  if (!factory) {
-    return fail(status, errc::invalid_argument,
-                "the factory for store type " + detail::quote(type) + " is empty");
-  }
+  if (!check_new_type(type, contains(type), !factory, "store", status)) return false;
   factories_.emplace_back(type, std::move(factory));
+  status.clear();
+  return true;
+}
+
+bool StoreRegistry::add_range(const std::string& type, RangeStoreFactory factory, Status& status) {
+  bool registered = false;
+  for (const auto& entry : range_factories_) registered = registered || entry.first == type;
+  if (!check_new_type(type, registered, !factory, "range store", status)) return false;
+  range_factories_.emplace_back(type, std::move(factory));
   status.clear();
   return true;
 }
@@ -105,44 +215,31 @@ std::vector<std::string> StoreRegistry::types() const {
 
 std::shared_ptr<SlotLeaseStore> StoreRegistry::open(const StoreContext& context, Status& status) {
   StoreContext resolved = context;
-  resolved.config = detail::selected_store(context.options);
-  const std::string& type = detail::store_type_of(context.options);
-  // An instance named like a registered type must be of that type: "file" that makes a
-  // ZooKeeper store would mislead every reader of the config.
-  const StoreConfig* config = resolved.config;
-  if (config != nullptr && contains(config->name) && config->type != config->name) {
+  const StoreFactory* factory = find_factory(factories_, kLeaseKind, context.options.store_type,
+                                             context.options.stores, resolved.config, status);
+  if (factory == nullptr) return nullptr;
+  std::shared_ptr<SlotLeaseStore> store = (*factory)(resolved, status);
+  if (store == nullptr && status.ok()) factory_gave_nothing(kLeaseKind, resolved, status);
+  return store;
+}
+
+std::shared_ptr<segment::RangeStore> StoreRegistry::open_range(const RangeStoreContext& context,
+                                                               Status& status) {
+  if (context.options.store_type.empty()) {
     fail(status, errc::invalid_argument,
-         "store instance cosid.stores." + config->name + " has type " +
-             detail::quote(config->type) + " but is named like the registered store type " +
-             detail::quote(config->name) + ": rename the instance, or give it type " +
-             config->name);
+         "no range store is configured for segment ids: give cosid.segment.distributor.type "
+         "(file, zookeeper, memory or a store instance of cosid.stores) in the config file, or "
+         "--store file:DIR");
     return nullptr;
   }
-  for (const auto& entry : factories_) {
-    if (entry.first != type) continue;
-    std::shared_ptr<SlotLeaseStore> store = entry.second(resolved, status);
-    if (store == nullptr && status.ok()) {
-      fail(status, errc::store_unavailable,
-           "the factory of lease store type " + detail::quote(type) +
-               " returned no store and no error: fix the factory to set the Status it is given");
-    }
-    return store;
-  }
-  std::string known;
-  for (const auto& entry : factories_) known += (known.empty() ? "" : ", ") + entry.first;
-  if (resolved.config != nullptr) {
-    fail(status, errc::unknown_store_type,
-         "store instance cosid.stores." + resolved.config->name + " has type " +
-             detail::quote(type) + ", which no lease store is registered as: use one of " + known +
-             " (a program built without that store cannot open it)");
-    return nullptr;
-  }
-  fail(status, errc::unknown_store_type,
-       "no lease store is registered as " + detail::quote(type) +
-           " (cosid.machine.distributor.type), and no store instance of cosid.stores has that "
-           "name: use static or one of " +
-           known + ", or register the store in the StoreRegistry given to the runtime");
-  return nullptr;
+  RangeStoreContext resolved = context;
+  const RangeStoreFactory* factory =
+      find_factory(range_factories_, kRangeKind, context.options.store_type, context.options.stores,
+                   resolved.config, status);
+  if (factory == nullptr) return nullptr;
+  std::shared_ptr<segment::RangeStore> store = (*factory)(resolved, status);
+  if (store == nullptr && status.ok()) factory_gave_nothing(kRangeKind, resolved, status);
+  return store;
 }
 
 }  // namespace lease

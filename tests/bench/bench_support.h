@@ -1,5 +1,6 @@
-// What more than one benchmark binary of this directory uses: a latency histogram, and a
-// temporary directory for state files on a real disk.
+// What more than one benchmark binary of this directory uses: a latency histogram, a temporary
+// directory for state files on a real disk, and the pieces of a side-by-side comparison (a
+// rendezvous of the benchmark's threads, ns per step of a block, the median).
 //
 // Thread safety: none; each object is used by one thread.
 #ifndef COSID_TESTS_BENCH_BENCH_SUPPORT_H_
@@ -11,10 +12,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace cosid_bench {
 
@@ -83,6 +88,40 @@ class BenchDir {
  private:
   std::string path_;
 };
+
+// The median of `values` (not empty).
+inline double median(std::vector<double> values) {
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
+// Holds the threads of one benchmark together between blocks, so that all of them run the floor
+// at once and then all of them next(). Yields while it waits: with more threads than cores a
+// spinning waiter would hold the core the last thread needs to arrive.
+class Rendezvous {
+ public:
+  // Called by thread 0 before the benchmark's loop (Google Benchmark starts the loop of every
+  // thread together, after this).
+  void reset() { arrived_.store(0, std::memory_order_relaxed); }
+  // `round` counts this thread's calls, from 1.
+  void wait(int threads, std::int64_t round) {
+    arrived_.fetch_add(1, std::memory_order_acq_rel);
+    while (arrived_.load(std::memory_order_acquire) < threads * round) std::this_thread::yield();
+  }
+
+ private:
+  std::atomic<std::int64_t> arrived_{0};
+};
+
+// How long `block` steps take, in ns per step.
+template <typename Step>
+double ns_per_step(int block, Step step) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < block; ++i) step();
+  const auto end = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::nano>(end - start).count() / block;
+}
 
 }  // namespace cosid_bench
 

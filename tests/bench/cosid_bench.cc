@@ -27,6 +27,10 @@
 
 namespace {
 
+using cosid_bench::median;
+using cosid_bench::ns_per_step;
+using cosid_bench::Rendezvous;
+
 // 40/1/22 in ms from 2024-01-01T00:00:00Z (until 2058): 4,194,304 ids per ms, far more than a
 // core can take, so a benchmark over it never waits for a tick's sequence to be used up and
 // measures the generator's own cost.
@@ -102,40 +106,6 @@ void run_next(benchmark::State& state, cosid::Generator& generator) {
 // next() when the sequence space is not the limit: compare with BM_Floor at the same threads.
 void BM_Next(benchmark::State& state) { run_next(state, generator_for(kWide)); }
 BENCHMARK(BM_Next)->Threads(1)->Threads(2)->Threads(4)->UseRealTime();
-
-// The median of `values` (not empty).
-double median(std::vector<double> values) {
-  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), middle, values.end());
-  return *middle;
-}
-
-// Holds the threads of one benchmark together between blocks, so that all of them run the floor
-// at once and then all of them next(). Yields while it waits: with more threads than cores a
-// spinning waiter would hold the core the last thread needs to arrive.
-class Rendezvous {
- public:
-  // Called by thread 0 before the benchmark's loop (Google Benchmark starts the loop of every
-  // thread together, after this).
-  void reset() { arrived_.store(0, std::memory_order_relaxed); }
-  // `round` counts this thread's calls, from 1.
-  void wait(int threads, std::int64_t round) {
-    arrived_.fetch_add(1, std::memory_order_acq_rel);
-    while (arrived_.load(std::memory_order_acquire) < threads * round) std::this_thread::yield();
-  }
-
- private:
-  std::atomic<std::int64_t> arrived_{0};
-};
-
-// How long `block` steps take, in ns per step.
-template <typename Step>
-double ns_per_step(int block, Step step) {
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < block; ++i) step();
-  const auto end = std::chrono::steady_clock::now();
-  return std::chrono::duration<double, std::nano>(end - start).count() / block;
-}
 
 // next() against the floor in one benchmark: each iteration runs a block of floor steps and then a
 // block of next() calls on every thread at once, and `next_over_floor` is the median over the

@@ -14,12 +14,6 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-// The client's synchronous calls (zoo_get, zoo_create, zoo_delete) are declared for the
-// multi-threaded library only, which THREADED names.
-#ifndef THREADED
-#define THREADED
-#endif
-#include <zookeeper/zookeeper.h>
 
 #include <algorithm>
 #include <atomic>
@@ -45,6 +39,7 @@
 #include "cosid/runtime.h"
 #include "temp_dir.h"
 #include "test_util.h"
+#include "zk_raw_client.h"
 #include "zk_server.h"
 
 namespace cosid::testing {
@@ -254,76 +249,6 @@ class ZkRuntime {
   Generator* generator_ = nullptr;
 };
 
-// A handle of the C client of the test's own, for what the store's API cannot do: join a session
-// by its id and password, and write slot nodes behind the store.
-class RawClient {
- public:
-  // Connects (to `session`, when given), waiting up to 10 s.
-  RawClient(const std::string& connect_string, const ZooKeeperLeaseStore::Session* session) {
-    clientid_t id{};
-    if (session != nullptr) {
-      id.client_id = session->id;
-      std::memcpy(id.passwd, session->password.data(),
-                  std::min(sizeof id.passwd, session->password.size()));
-    }
-    handle_ = zookeeper_init(connect_string.c_str(), &RawClient::on_watch, 30000,
-                             session != nullptr ? &id : nullptr, this, 0);
-    EXPECT_NE(handle_, nullptr) << std::strerror(errno);
-    std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait_for(lock, milliseconds(10000), [&] {
-      return state_ == ZOO_CONNECTED_STATE || state_ == ZOO_EXPIRED_SESSION_STATE;
-    });
-    connected_ = state_ == ZOO_CONNECTED_STATE;
-    expired_ = state_ == ZOO_EXPIRED_SESSION_STATE;
-    EXPECT_TRUE(connected_ || expired_) << "the test's own ZooKeeper handle did not connect to "
-                                        << connect_string << " (state " << state_ << ")";
-  }
-  ~RawClient() { close(); }
-  RawClient(const RawClient&) = delete;
-  RawClient& operator=(const RawClient&) = delete;
-
-  bool connected() const { return connected_; }
-  // The server answered that the session it was given no longer exists.
-  bool expired() const { return expired_; }
-  // Closes the handle, which ends its session on the server (and with it any other handle on it).
-  void close() {
-    if (handle_ != nullptr) zookeeper_close(handle_);
-    handle_ = nullptr;
-  }
-
-  // The node's data and stat; false (with the code in `rc`) if it cannot be read.
-  bool get(const std::string& path, std::string& data, Stat& stat, int& rc) {
-    std::vector<char> buffer(1 << 16);
-    int length = static_cast<int>(buffer.size());
-    rc = zoo_get(handle_, path.c_str(), 0, buffer.data(), &length, &stat);
-    if (rc != ZOK) return false;
-    data.assign(buffer.data(), length > 0 ? static_cast<std::size_t>(length) : 0);
-    return true;
-  }
-  int remove(const std::string& path) { return zoo_delete(handle_, path.c_str(), -1); }
-  int create(const std::string& path, const std::string& data) {
-    return zoo_create(handle_, path.c_str(), data.data(), static_cast<int>(data.size()),
-                      &ZOO_OPEN_ACL_UNSAFE, 0, nullptr, 0);
-  }
-
- private:
-  static void on_watch(zhandle_t* /*zh*/, int type, int state, const char* /*path*/,
-                       void* context) {
-    if (type != ZOO_SESSION_EVENT) return;
-    auto* self = static_cast<RawClient*>(context);
-    std::lock_guard<std::mutex> lock(self->mutex_);
-    self->state_ = state;
-    self->changed_.notify_all();
-  }
-
-  std::mutex mutex_;  // guards state_, written by the client's thread
-  std::condition_variable changed_;
-  int state_ = 0;
-  bool connected_ = false;
-  bool expired_ = false;
-  zhandle_t* handle_ = nullptr;
-};
-
 // ===================================== A standalone server =====================================
 
 class ZkStandaloneFaultTest : public ZkSuite<ZkServer> {
@@ -332,11 +257,8 @@ class ZkStandaloneFaultTest : public ZkSuite<ZkServer> {
     ZkSuite::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
     // A test that failed half-way may have left it stopped or down.
-    servers()->resume();
-    if (servers()->pid() < 0) {
-      Status status;
-      ASSERT_TRUE(servers()->restart(status)) << status.message();
-    }
+    Status status;
+    ASSERT_TRUE(servers()->serve_again(status)) << status.message();
     name_space_ = test_namespace();
   }
 
@@ -681,16 +603,7 @@ TEST_F(ZkStandaloneFaultTest, ExpiredSessionIsReplacedAndTheLeaseIsIntact) {
   ZooKeeperLeaseStore::Session session;
   ASSERT_TRUE(store->session(session));
   ASSERT_EQ(store->sessions_opened(), 1u);
-  // A twin closed ends the session, unless the store's client took the session back first (the
-  // server closes the connection a session leaves, and the client reconnects at once): then the
-  // twin's close is refused. Until a twin hears that the session is gone, close another.
-  bool gone = false;
-  for (int twins = 0; twins < 20 && !gone; ++twins) {
-    RawClient twin(connect_string(), &session);
-    gone = twin.expired();
-    ASSERT_TRUE(gone || twin.connected());
-  }
-  ASSERT_TRUE(gone);
+  ASSERT_TRUE(expire_session(connect_string(), session));
 
   const auto closed = steady_clock::now();
   SlotLease renewed;

@@ -422,6 +422,13 @@ bool ZkServer::restart(Status& status) {
   return process_->start(options_.env, status) && process_->wait_serving(status);
 }
 
+bool ZkServer::serve_again(Status& status) {
+  resume();
+  if (pid() < 0) return restart(status);
+  status.clear();
+  return true;
+}
+
 std::string ZkServer::connect_string() const { return "127.0.0.1:" + std::to_string(port()); }
 int ZkServer::port() const { return process_ ? process_->client_port() : -1; }
 pid_t ZkServer::pid() const { return process_ ? process_->pid() : -1; }
@@ -565,5 +572,26 @@ std::string ZkEnsemble::log_tail() const {
   }
   return tails;
 }
+
+namespace {
+
+std::string& environment_connect_string() {
+  static std::string text;
+  return text;
+}
+
+}  // namespace
+
+void ZkServerEnvironment::SetUp() {
+  COSID_REQUIRE_ZOOKEEPER();
+  server_ = std::make_unique<ZkServer>();
+  Status status;
+  ASSERT_TRUE(server_->start(status)) << status.message();
+  environment_connect_string() = server_->connect_string();
+}
+
+void ZkServerEnvironment::TearDown() { server_.reset(); }
+
+const std::string& ZkServerEnvironment::connect_string() { return environment_connect_string(); }
 
 }  // namespace cosid::testing

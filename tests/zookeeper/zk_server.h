@@ -129,6 +129,9 @@ class ZkServer {
   // Kills it (if running) and starts it again on the same data directory and port, with
   // options.env; returns once it serves clients.
   bool restart(Status& status);
+  // Resumes it if stopped, and restarts it (restart()) if it is not running: a test's SetUp()
+  // after a test that failed half-way.
+  bool serve_again(Status& status);
 
   std::string connect_string() const;  // "127.0.0.1:PORT"
   int port() const;
@@ -193,6 +196,23 @@ class ZkEnsemble {
 
   TempDir root_;  // declared before the peers, so destroyed after them
   std::array<std::unique_ptr<ZkProcess>, kPeers> peers_;
+};
+
+// A global test environment with one standalone server for a whole binary (a conformance kit's,
+// whose cases may fork children that open stores of their own): started before the first case,
+// on the main thread, which outlives it; every case skips (or, on CI, fails) when no server can
+// start here. connect_string() is recorded before any case runs, so a forked child reads the copy
+// it inherited and never starts a server of its own. Register it once, with
+// ::testing::AddGlobalTestEnvironment(new ZkServerEnvironment).
+class ZkServerEnvironment final : public ::testing::Environment {
+ public:
+  void SetUp() override;
+  void TearDown() override;
+  // "" before SetUp().
+  static const std::string& connect_string();
+
+ private:
+  std::unique_ptr<ZkServer> server_;
 };
 
 // A fixture whose suite shares one ZkServer or ZkEnsemble (`Servers`), started once before the

@@ -18,40 +18,15 @@ namespace {
 
 using cosid::lease::ZooKeeperLeaseStore;
 using cosid::lease::ZooKeeperStoreOptions;
-using cosid::testing::ZkServer;
-
-// Set by the environment's SetUp(), before the first case: a forked child reads the copy it
-// inherited, so it never starts a server of its own.
-std::string& connect_string() {
-  static std::string text;
-  return text;
-}
-
-class ServerEnvironment final : public ::testing::Environment {
- public:
-  void SetUp() override {
-    // Skips (or, on CI, fails) every case when no server can start here.
-    COSID_REQUIRE_ZOOKEEPER();
-    server_ = std::make_unique<ZkServer>();
-    cosid::Status status;
-    ASSERT_TRUE(server_->start(status)) << status.message();
-    connect_string() = server_->connect_string();
-  }
-  void TearDown() override { server_.reset(); }
-
- private:
-  // Started on the main thread, which outlives it (the server dies with the thread that started
-  // it).
-  std::unique_ptr<ZkServer> server_;
-};
+using cosid::testing::ZkServerEnvironment;
 
 const bool kRegistered = [] {
-  ::testing::AddGlobalTestEnvironment(new ServerEnvironment);
+  ::testing::AddGlobalTestEnvironment(new ZkServerEnvironment);
   cosid::lease::tck::register_conformance_tests(
       {"ZooKeeper",
        [](cosid::Clock& clock) -> std::unique_ptr<cosid::lease::SlotLeaseStore> {
          ZooKeeperStoreOptions options;
-         options.connect_string = connect_string();
+         options.connect_string = ZkServerEnvironment::connect_string();
          options.clock = &clock;
          // 16 threads or processes race for one namespace's slots, each losing compare-and-sets
          // to the others: generous, so that a loaded machine does not turn a race into a timeout.

@@ -9,16 +9,21 @@
 // is handed out before the store confirmed the claim.
 //
 // next() is lock-free: one atomic fetch-and-add on the next value, checked against the end of
-// the values ready, with no lock, allocation or system call, and the same for next_batch(). Ids
+// the values ready, with no lock, allocation or system call, and the same for next_batch() (the
+// one call per refill that reaches the low mark rings the background thread: a futex wake when
+// it sleeps). A call that finds no value ready wastes the one value it drew: a gap. Ids
 // are strictly increasing per generator (in the order the calls take their values), unique
 // across every generator of the key that shares the store, and never 0. When no value is ready,
 // next() waits for the background claim at most options.wait, then fails with the store's error
 // (store_unavailable, range_sealed, range_exhausted, store_corrupt).
 //
-// close() stops the thread and hands the unused values back (RangeStore::give_back): the rest of
-// the current range and every range prefetched but not reached, so that a clean restart resumes
-// from the first unused value. The store takes them back only if nobody claimed the key since;
-// otherwise, and after a crash, they are skipped, never reused: a gap, not a repeat.
+// close() stops the thread and hands the unused values back (RangeStore::give_back), so that a
+// clean restart resumes from the first unused value. A store takes back one tail, with the last
+// claim's version: the unused values of the run of contiguous claims that ends with the last one
+// (the rest of the current range and the ranges prefetched after it, when no other generator
+// claimed in between). Values below a gap in that run, and every value when another generator
+// claimed the key since, or after a crash, are skipped, never reused: a gap, not a repeat
+// (stats() counts them).
 //
 // A child forked from the process that opened a generator must not use it (it would repeat the
 // parent's ids): every call there fails with errc::forked_process.
@@ -129,15 +134,26 @@ class COSID_EXPORT SegmentGenerator {
   // next() past its fast path: the value it took was not ready (or the generator is closed or
   // forked); waits for the background claim, moves to the next prefetched range, or fails.
   std::int64_t next_slow(std::uint64_t taken, std::error_code& ec, std::string* message) noexcept;
+  // The hot path of both next() overloads (inlined into each), and next_batch()'s.
+  std::int64_t issue(std::error_code& ec, std::string* message) noexcept;
+  std::size_t batch(std::int64_t* ids, std::size_t count, std::error_code& ec,
+                    std::string* message) noexcept;
+  // Up to `want` values once the fast path failed: activates the next prefetched range, waits
+  // for the background claim, or fails. `taken` is the value the failed draw took, or kNoDraw.
+  std::uint64_t take_slow(std::uint64_t want, std::uint64_t taken, std::uint64_t& got,
+                          std::error_code& ec, std::string* message) noexcept;
+  static constexpr std::uint64_t kNoDraw = ~std::uint64_t{0};
 
   // The hot words, inline so that next() reaches them without following a pointer, each on a
-  // cache line of its own: next_value_ is written by every call, ready_end_ and low_mark_ only
-  // when a range is published (SEGMENTS.md, "The hot path").
-  alignas(64) std::atomic<std::uint64_t> next_value_{0};  // the next value a call takes
-  alignas(64) std::atomic<std::uint64_t> ready_end_{0};   // values below it are ready
+  // pair of cache lines of its own (128 bytes: with 64, a prefetcher that fetches the neighbouring
+  // line made the read-mostly line contend with the written one; tests/bench/README.md):
+  // next_value_ is written by every call, ready_end_ and low_mark_ only when a range is published
+  // (SEGMENTS.md, "The hot path").
+  alignas(128) std::atomic<std::uint64_t> next_value_{0};  // the next value a call takes
+  alignas(128) std::atomic<std::uint64_t> ready_end_{0};   // values below it are ready
   std::atomic<std::uint64_t> low_mark_{0};  // a call that takes it wakes the background claim
   const detail::ForkGuard* fork_guard_ = nullptr;
-  alignas(64) std::unique_ptr<Impl> impl_;
+  alignas(128) std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace segment

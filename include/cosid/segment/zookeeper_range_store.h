@@ -54,6 +54,9 @@ class COSID_EXPORT ZooKeeperRangeStore final : public RangeStore {
   bool seal(const std::string& key, RangeState& state, Status& status) override;
   bool read(const std::string& key, RangeState& state, Status& status) override;
 
+  // The current session's id and password, as ZooKeeperLeaseStore::session() gives them (so that
+  // a test can expire it). False when not connected.
+  bool session(lease::ZooKeeperLeaseStore::Session& out) const;
   // How many sessions this store has opened (1 after open(); +1 for each expired one replaced).
   std::uint64_t sessions_opened() const;
 

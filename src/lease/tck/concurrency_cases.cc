@@ -1,8 +1,8 @@
 // Many threads and many processes acquiring at once, and a holder paused past its ceiling.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <set>
 #include <thread>
 
@@ -89,56 +89,30 @@ void processes_acquiring_at_once_get_distinct_slots(Harness& h) {
   h.record_of(0);
   // No store (and none of its threads) in the parent while it forks (Harness::close_store()).
   h.close_store();
-  int start[2];
-  int results[2];
-  ASSERT_EQ(::pipe(start), 0);
-  ASSERT_EQ(::pipe(results), 0);
-  std::vector<pid_t> children;
-  for (int i = 0; i < kContenders; ++i) {
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      // The child: no GoogleTest here, only the store, then _exit without running destructors
-      // that belong to the parent.
-      ::close(start[1]);
-      ::close(results[0]);
-      char byte;
-      while (::read(start[0], &byte, 1) < 0) {
+  const std::string answers = tck_support::run_children(kContenders, [&h](int i, int out) {
+    std::int32_t answer[2] = {-1, 0};
+    std::unique_ptr<SlotLeaseStore> store = h.kit().make_store(h.clock());
+    if (store != nullptr) {
+      SlotChoice choice;
+      Status status;
+      if (choose_slot(*store, choice_request(h, Harness::owner("p" + std::to_string(i))), choice,
+                      status)) {
+        answer[0] = static_cast<std::int32_t>(choice.lease.slot);
+      } else {
+        answer[1] = status.code().value();
       }
-      std::int32_t answer[2] = {-1, 0};
-      std::unique_ptr<SlotLeaseStore> store = h.kit().make_store(h.clock());
-      if (store != nullptr) {
-        SlotChoice choice;
-        Status status;
-        if (choose_slot(*store, choice_request(h, Harness::owner("p" + std::to_string(i))), choice,
-                        status)) {
-          answer[0] = static_cast<std::int32_t>(choice.lease.slot);
-        } else {
-          answer[1] = status.code().value();
-        }
-      }
-      store.reset();
-      // 8 bytes: below PIPE_BUF, so the answers of the children never interleave.
-      const bool written = ::write(results[1], answer, sizeof answer) == sizeof answer;
-      ::_exit(written ? 0 : 3);
     }
-    children.push_back(pid);
-  }
-  ::close(start[0]);
-  ::close(results[1]);
-  ::close(start[1]);  // every child's read returns at once: they start together
+    store.reset();
+    return ::write(out, answer, sizeof answer) == sizeof answer ? 0 : 3;
+  });
   std::vector<int> slots;
   std::vector<int> errors;
-  std::int32_t answer[2];
-  while (::read(results[0], answer, sizeof answer) == sizeof answer) {
+  for (std::size_t at = 0; at + 2 * sizeof(std::int32_t) <= answers.size();
+       at += 2 * sizeof(std::int32_t)) {
+    std::int32_t answer[2];
+    std::memcpy(answer, answers.data() + at, sizeof answer);
     slots.push_back(answer[0]);
     errors.push_back(answer[1]);
-  }
-  ::close(results[0]);
-  for (const pid_t pid : children) {
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
   }
   h.open_store();
   ASSERT_EQ(slots.size(), static_cast<std::size_t>(kContenders));

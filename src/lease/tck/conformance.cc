@@ -1,7 +1,5 @@
 #include "cosid/lease/conformance.h"
 
-#include <list>
-
 #include "harness.h"
 
 namespace cosid {
@@ -17,20 +15,6 @@ std::string random_suffix() {
   if (!Incarnation::random(random, status)) ADD_FAILURE() << status.message();
   return random.to_string().substr(0, 8);
 }
-
-class ConformanceTest : public ::testing::Test {
- public:
-  ConformanceTest(const StoreKit& kit, Case test_case) : kit_(kit), case_(test_case) {}
-  void TestBody() override {
-    Harness harness(kit_);
-    if (::testing::Test::HasFailure()) return;  // no store to test
-    case_.run(harness);
-  }
-
- private:
-  const StoreKit& kit_;
-  const Case case_;
-};
 
 }  // namespace
 
@@ -94,23 +78,9 @@ SlotRecord Harness::record_of(std::uint32_t slot) {
 }  // namespace internal
 
 bool register_conformance_tests(const StoreKit& kit) {
-  // Kept for the life of the program: the registered tests refer to it. A list never moves its
-  // elements, and a function-local static is destroyed only after the tests ran.
-  static std::list<StoreKit> kits;
-  kits.push_back(kit);
-  const StoreKit* kept = &kits.back();
-  const std::string suite = "SlotLeaseStoreConformance/" + kit.name;
-  std::vector<internal::Case> cases = internal::table_cases();
-  for (const auto& more : {internal::choice_cases(), internal::concurrency_cases()}) {
-    cases.insert(cases.end(), more.begin(), more.end());
-  }
-  for (const internal::Case& test_case : cases) {
-    ::testing::RegisterTest(suite.c_str(), test_case.name, nullptr, nullptr, __FILE__, __LINE__,
-                            [kept, test_case]() -> ::testing::Test* {
-                              return new internal::ConformanceTest(*kept, test_case);
-                            });
-  }
-  return true;
+  return tck_support::register_kit<internal::Harness>(
+      "SlotLeaseStoreConformance/" + kit.name, kit,
+      {internal::table_cases(), internal::choice_cases(), internal::concurrency_cases()});
 }
 
 }  // namespace tck

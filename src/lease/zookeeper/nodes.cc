@@ -83,6 +83,10 @@ std::vector<std::string> parent_paths(const std::string& name_space) {
   return {"/cosid", "/cosid/slot", "/cosid/owner", "/cosid/owner/" + name_space};
 }
 
+std::string range_path(const std::string& key) { return "/cosid/range/" + key; }
+
+std::vector<std::string> range_parent_paths() { return {"/cosid", "/cosid/range"}; }
+
 bool check_namespace(const std::string& name_space, Status& status) {
   bool printable = !name_space.empty() && name_space.size() <= kMaxNamespaceBytes &&
                    name_space != "." && name_space != "..";

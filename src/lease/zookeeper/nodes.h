@@ -22,6 +22,10 @@ std::string clock_path(const std::string& name_space);  // /cosid/slot/{ns}/.clo
 std::string owner_path(const std::string& name_space, const std::string& owner_key);
 // The nodes above every namespace, outermost first.
 std::vector<std::string> parent_paths(const std::string& name_space);
+// A range key's node, /cosid/range/{key} (the key as segment::check_key() allows it, a path
+// component as it is), and the nodes above every range node, outermost first.
+std::string range_path(const std::string& key);
+std::vector<std::string> range_parent_paths();
 
 // A namespace is 1 to 200 bytes of printable ASCII without '/', and not "." or "..".
 bool check_namespace(const std::string& name_space, Status& status);

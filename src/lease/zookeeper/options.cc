@@ -1,5 +1,6 @@
-// The ZooKeeper store's keys of a store instance, and its factory for a StoreRegistry.
+// The ZooKeeper stores' keys of a store instance, and their factories for a StoreRegistry.
 #include "cosid/lease/zookeeper_store.h"
+#include "cosid/segment/zookeeper_range_store.h"
 #include "fail.h"
 
 namespace cosid {
@@ -46,19 +47,44 @@ bool parse_zookeeper_options(StoreSettings& settings, ZooKeeperStoreOptions& opt
   return true;
 }
 
+namespace {
+
+// A factory's options: the instance's keys (defaults without an instance) and the listener.
+// Lease times come from the servers' mtimes (clock left null): every host of the fleet must
+// decide expiry on the same clock, and a runtime's own clock is only this host's.
+bool instance_options(const StoreConfig* config, EventListener* listener,
+                      ZooKeeperStoreOptions& options, Status& status) {
+  StoreSettings settings(config);
+  if (!parse_zookeeper_options(settings, options, status)) return false;
+  options.listener = listener;
+  return true;
+}
+
+}  // namespace
+
 bool add_zookeeper_store(StoreRegistry& registry, Status& status) {
   return registry.add(
-      "zookeeper",
-      [](const StoreContext& context, Status& factory_status) -> std::shared_ptr<SlotLeaseStore> {
-        ZooKeeperStoreOptions options;
-        StoreSettings settings(context.config);
-        if (!parse_zookeeper_options(settings, options, factory_status)) return nullptr;
-        // Lease times from the servers' mtimes (clock null): every host of the fleet must decide
-        // expiry on the same clock, and the runtime's own clock is only this host's.
-        options.listener = context.listener;
-        return ZooKeeperLeaseStore::open(options, factory_status);
-      },
-      status);
+             "zookeeper",
+             [](const StoreContext& context,
+                Status& factory_status) -> std::shared_ptr<SlotLeaseStore> {
+               ZooKeeperStoreOptions options;
+               if (!instance_options(context.config, context.listener, options, factory_status)) {
+                 return nullptr;
+               }
+               return ZooKeeperLeaseStore::open(options, factory_status);
+             },
+             status) &&
+         registry.add_range(
+             "zookeeper",
+             [](const RangeStoreContext& context,
+                Status& factory_status) -> std::shared_ptr<segment::RangeStore> {
+               ZooKeeperStoreOptions options;
+               if (!instance_options(context.config, context.listener, options, factory_status)) {
+                 return nullptr;
+               }
+               return segment::ZooKeeperRangeStore::open(options, factory_status);
+             },
+             status);
 }
 
 }  // namespace lease

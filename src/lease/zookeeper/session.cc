@@ -123,6 +123,16 @@ void on_string(int rc, const char* /*name*/, const void* data) {
   (*held)->finish(rc);
 }
 
+void on_string_stat(int rc, const char* /*name*/, const Stat* stat, const void* data) {
+  std::unique_ptr<RequestPtr> held(static_cast<RequestPtr*>(const_cast<void*>(data)));
+  Request& request = **held;
+  {
+    std::lock_guard<std::mutex> lock(request.mutex);
+    if (rc == ZOK && stat != nullptr) request.stat = *stat;
+  }
+  request.finish(rc);
+}
+
 void on_void(int rc, const void* data) {
   std::unique_ptr<RequestPtr> held(static_cast<RequestPtr*>(const_cast<void*>(data)));
   (*held)->finish(rc);
@@ -133,6 +143,18 @@ void on_void(int rc, const void* data) {
 Session::Session(const ZooKeeperStoreOptions& options) : options_(options) {}
 
 std::unique_ptr<Session> Session::open(const ZooKeeperStoreOptions& options, Status& status) {
+  const auto positive = [](std::chrono::milliseconds d) { return d.count() > 0; };
+  if (options.connect_string.empty() || !positive(options.session_timeout) ||
+      !positive(options.connection_timeout) || options.block_until_connected_wait.count() < 0 ||
+      !positive(options.retry_base_sleep) || options.retry_max_retries < 0 ||
+      options.retry_max_sleep < options.retry_base_sleep || !positive(options.timeout)) {
+    fail(status, errc::invalid_argument,
+         "ZooKeeper store options out of range: connect string \"" + options.connect_string +
+             "\" must not be empty; sessionTimeout, connectionTimeout, timeout and "
+             "retry.baseSleepTime must be positive, blockUntilConnectedWait and "
+             "retry.maxRetries not negative, retry.maxSleep at least retry.baseSleepTime");
+    return nullptr;
+  }
   // The client's own level: warnings and errors reach the log callback, debug chatter does not.
   // Process-wide in the C client; every session sets the same.
   zoo_set_debug_level(ZOO_LOG_LEVEL_WARN);
@@ -397,11 +419,16 @@ bool Session::children(const std::string& path, Deadline deadline, int& rc,
 }
 
 bool Session::create(const std::string& path, const std::string& data, Deadline deadline, int& rc,
-                     bool& transient, Status& status) {
+                     bool& transient, Status& status, Stat* stat) {
   auto request = std::make_shared<Request>();
-  // The client copies path and data into its send buffer before zoo_acreate returns.
+  // The client copies path and data into its send buffer before zoo_acreate returns. With a
+  // `stat` the request is a create2, whose answer carries the new node's Stat.
   const auto submit = [&](zhandle_t* zh) {
     return with_reference(request, [&](const void* ref) {
+      if (stat != nullptr) {
+        return zoo_acreate2(zh, path.c_str(), data.data(), static_cast<int>(data.size()),
+                            &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, on_string_stat, ref);
+      }
       return zoo_acreate(zh, path.c_str(), data.data(), static_cast<int>(data.size()),
                          &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, on_string, ref);
     });
@@ -416,7 +443,9 @@ bool Session::create(const std::string& path, const std::string& data, Deadline 
            ? " (the chroot of " + options_.connect_string +
                  " does not exist: create it, or drop it from the connect string)"
            : " (its parent is missing)");
-  return answered(rc, {ZNODEEXISTS}, failure, transient, status);
+  if (!answered(rc, {ZNODEEXISTS}, failure, transient, status)) return false;
+  if (stat != nullptr && rc == ZOK) *stat = request->stat;
+  return true;
 }
 
 bool Session::set(const std::string& path, const std::string& data, int version, Deadline deadline,

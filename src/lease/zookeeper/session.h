@@ -76,6 +76,8 @@ bool is_transient(int rc) noexcept;
 
 class Session {
  public:
+  // Checks the options (invalid_argument for one out of range) and connects, waiting up to
+  // options.block_until_connected_wait for the first connection (store_unavailable then).
   static std::unique_ptr<Session> open(const ZooKeeperStoreOptions& options, Status& status);
   ~Session();
   Session(const Session&) = delete;
@@ -91,8 +93,10 @@ class Session {
                 std::vector<NodeRead>& out, bool& transient, Status& status);
   bool children(const std::string& path, Deadline deadline, int& rc,
                 std::vector<std::string>& names, bool& transient, Status& status);
+  // A persistent node with the open ACL. `stat`, when not null, receives the new node's Stat
+  // (when rc is ZOK).
   bool create(const std::string& path, const std::string& data, Deadline deadline, int& rc,
-              bool& transient, Status& status);
+              bool& transient, Status& status, Stat* stat = nullptr);
   bool set(const std::string& path, const std::string& data, int version, Deadline deadline,
            int& rc, Stat& stat, bool& transient, Status& status);
   bool multi(const std::vector<Op>& ops, Deadline deadline, WriteResult& result, bool& transient,

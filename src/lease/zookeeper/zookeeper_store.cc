@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
-#include <thread>
 
+#include "calls.h"
 #include "cosid/lease/store_rules.h"
 #include "fail.h"
 #include "nodes.h"
@@ -17,17 +17,9 @@ namespace lease {
 namespace {
 
 using detail::fail;
+using zk::after;
 using zk::Deadline;
-
-// What one try of a call came to.
-enum class Step {
-  kDone,       // finished; `status` ok or holding a final answer (lease_lost, ...)
-  kFailed,     // failed for good; `status` says why
-  kTransient,  // the ensemble did not answer: retry after the back-off
-  kConflict,   // lost a compare-and-set to another writer: read again at once
-};
-
-Step after(bool transient) { return transient ? Step::kTransient : Step::kFailed; }
+using zk::Step;
 
 // A slot node as read, with what decides its times.
 struct StoredSlot {
@@ -46,38 +38,11 @@ class ZooKeeperLeaseStore::Impl {
 
   zk::Session& session() { return *session_; }
 
-  // Runs `step` until it is done or fails for good (header comment of zookeeper_store.h: one
-  // deadline for the whole call; transient failures retried with back-off at most
-  // retry_max_retries times; a lost compare-and-set read again at once).
+  // Runs `step` until it is done or fails for good (zk::run(): one deadline for the whole call,
+  // transient failures retried with back-off, a lost compare-and-set read again at once).
   template <typename F>
   bool run(const char* what, F&& step, Status& status) {
-    const Deadline deadline = std::chrono::steady_clock::now() + options_.timeout;
-    std::chrono::milliseconds sleep = options_.retry_base_sleep;
-    int retries = 0;
-    for (;;) {
-      status.clear();
-      const Step result = step(deadline, status);
-      if (result == Step::kDone) return status.ok();
-      if (result == Step::kFailed) return false;
-      const auto now = std::chrono::steady_clock::now();
-      if (result == Step::kConflict) {
-        if (now < deadline) continue;
-        return fail(status, errc::store_unavailable,
-                    std::string("ZooKeeper ") + what +
-                        " kept losing its compare-and-set to other "
-                        "writers for the store's timeout (" +
-                        std::to_string(options_.timeout.count()) + " ms): retry");
-      }
-      if (retries >= options_.retry_max_retries || now + sleep >= deadline) {
-        return fail(status, errc::store_unavailable,
-                    status.message() + " [" + what + " gave up after " + std::to_string(retries) +
-                        " retries within the store's timeout of " +
-                        std::to_string(options_.timeout.count()) + " ms]");
-      }
-      std::this_thread::sleep_for(sleep);
-      sleep = std::min(sleep * 2, options_.retry_max_sleep);
-      ++retries;
-    }
+    return zk::run(options_, what, std::forward<F>(step), status);
   }
 
   // The namespace's recorded terms, made on first use; refuses other terms (D20 of PROTOCOL.md).
@@ -151,10 +116,7 @@ class ZooKeeperLeaseStore::Impl {
   }
 
   // The count of nodes seen so far, taken before a read is sent (decode()).
-  std::uint64_t seen_epoch() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return epoch_;
-  }
+  std::uint64_t seen_epoch() const { return seen_.epoch(); }
 
   // Checks that a node read is the node this store (and the data) knew, then derives its record.
   // `sent_at` is seen_epoch() before the read was sent: a node first seen later may have been
@@ -164,10 +126,8 @@ class ZooKeeperLeaseStore::Impl {
               std::uint64_t sent_at, StoredSlot& out, Status& status) {
     const std::string path = zk::slot_path(name_space, slot);
     out = StoredSlot{};
-    std::lock_guard<std::mutex> lock(mutex_);
-    const auto known = czxids_.find(path);
     if (read.rc == ZNONODE) {
-      if (known == czxids_.end() || known->second.epoch > sent_at) return true;
+      if (!seen_.deleted(path, sent_at)) return true;
       return fail(status, errc::store_corrupt,
                   "ZooKeeper slot node " + path +
                       " was deleted behind the store: its floor is "
@@ -182,21 +142,26 @@ class ZooKeeperLeaseStore::Impl {
                       "of the ensemble");
     }
     const std::int64_t czxid = read.stat.czxid;
-    const bool recreated = (out.node.node != 0 && out.node.node != czxid) ||
-                           (out.node.node == 0 && read.stat.version > 0) ||
-                           (known != czxids_.end() && known->second.czxid != czxid);
+    // The text itself names another node, or was set (version above 0) without naming one: the
+    // node is not the one it was written to, whatever this store saw.
+    const bool moved_text = (out.node.node != 0 && out.node.node != czxid) ||
+                            (out.node.node == 0 && read.stat.version > 0);
+    std::int64_t first = 0;
+    bool recreated = moved_text;
+    if (moved_text) {
+      first = seen_.seen(path);
+    } else {
+      recreated = !seen_.identify(path, czxid, first);
+    }
     if (recreated) {
       return fail(status, errc::store_corrupt,
                   "ZooKeeper slot node " + path +
                       " was deleted and recreated behind the store "
                       "(czxid " +
                       std::to_string(czxid) + ", the record was written to " +
-                      std::to_string(out.node.node != 0
-                                         ? out.node.node
-                                         : (known != czxids_.end() ? known->second.czxid : 0)) +
+                      std::to_string(out.node.node != 0 ? out.node.node : first) +
                       "): its fence and floors cannot be trusted, so cosid will not use the slot");
     }
-    if (known == czxids_.end()) czxids_[path] = Seen{czxid, ++epoch_};
     out.exists = true;
     out.stat = read.stat;
     out.record = zk::record_of(slot, out.node, write_time(out.node, read.stat));
@@ -295,15 +260,9 @@ class ZooKeeperLeaseStore::Impl {
 
   const ZooKeeperStoreOptions options_;
   std::unique_ptr<zk::Session> session_;
-  // A slot node as first seen: its czxid, and the epoch_ at which it was seen.
-  struct Seen {
-    std::int64_t czxid;
-    std::uint64_t epoch;
-  };
-  std::mutex mutex_;                             // guards terms_, czxids_ and epoch_
+  std::mutex mutex_;                             // guards terms_
   std::map<std::string, NamespaceTerms> terms_;  // namespaces whose node was read
-  std::map<std::string, Seen> czxids_;           // slot node path -> the node seen there
-  std::uint64_t epoch_ = 0;                      // how many slot nodes were seen
+  zk::SeenNodes seen_;                           // the slot nodes this store has read
 };
 
 ZooKeeperLeaseStore::ZooKeeperLeaseStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -311,18 +270,6 @@ ZooKeeperLeaseStore::~ZooKeeperLeaseStore() = default;
 
 std::unique_ptr<ZooKeeperLeaseStore> ZooKeeperLeaseStore::open(const ZooKeeperStoreOptions& options,
                                                                Status& status) {
-  const auto positive = [](std::chrono::milliseconds d) { return d.count() > 0; };
-  if (options.connect_string.empty() || !positive(options.session_timeout) ||
-      !positive(options.connection_timeout) || options.block_until_connected_wait.count() < 0 ||
-      !positive(options.retry_base_sleep) || options.retry_max_retries < 0 ||
-      options.retry_max_sleep < options.retry_base_sleep || !positive(options.timeout)) {
-    fail(status, errc::invalid_argument,
-         "ZooKeeper store options out of range: connect string \"" + options.connect_string +
-             "\" must not be empty; sessionTimeout, connectionTimeout, timeout and "
-             "retry.baseSleepTime must be positive, blockUntilConnectedWait and "
-             "retry.maxRetries not negative, retry.maxSleep at least retry.baseSleepTime");
-    return nullptr;
-  }
   std::unique_ptr<zk::Session> session = zk::Session::open(options, status);
   if (session == nullptr) return nullptr;
   status.clear();

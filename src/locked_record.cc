@@ -1,0 +1,194 @@
+// The file stores' shared record machinery (locked_record.h).
+#include "locked_record.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "crc32c.h"
+#include "fail.h"
+#include "time_format.h"
+
+namespace cosid {
+namespace detail {
+namespace {
+
+// Lock polling: first sleep and the largest one.
+constexpr std::int64_t kFirstLockSleepNs = 1000000;
+constexpr std::int64_t kMaxLockSleepNs = 32000000;
+// How often one call locks the lock file anew after finding it removed or replaced under its lock
+// before it gives up: once is what a stray `rm` costs; more means something keeps doing it.
+constexpr int kMaxLockFileChanges = 3;
+
+}  // namespace
+
+bool is_errno(const std::error_code& ec, int error) {
+  return ec.category() == std::generic_category() && ec.value() == error;
+}
+
+bool open_record_directory(const std::string& directory, std::chrono::milliseconds lock_timeout,
+                           FileSystem& fs, const char* store_name, const char* example, int& fd,
+                           Status& status) {
+  const std::string store = store_name;
+  if (directory.empty()) {
+    return fail(status, errc::invalid_argument,
+                "the " + store +
+                    "'s directory is empty: give a directory on a local disk, such as " + example);
+  }
+  if (lock_timeout.count() < 0) {
+    return fail(status, errc::invalid_argument,
+                "the " + store + "'s lock timeout is " + std::to_string(lock_timeout.count()) +
+                    " ms: give 0 or more");
+  }
+  if (::mkdir(directory.c_str(), 0770) != 0 && errno != EEXIST) {
+    const int error = errno;  // before the message's allocations
+    return fail(status, errc::store_unavailable,
+                "cannot create the " + store + "'s directory " + directory + ": " +
+                    std::strerror(error) + "; create it, or give a directory whose parent exists");
+  }
+  const std::error_code io = fs.open_directory(directory, fd);
+  if (io) {
+    return fail(status, errc::store_unavailable,
+                "cannot open the " + store + "'s directory " + directory + ": " + io.message() +
+                    "; give a directory this process may read and write");
+  }
+  return true;
+}
+
+bool io_failure(const RecordDirectory& dir, const std::string& what, const std::error_code& error,
+                Status& status) {
+  return fail(status, errc::store_unavailable,
+              std::string(dir.store_name) + " " + dir.path + ": cannot " + what + ": " +
+                  error.message() +
+                  "; whether the change was made is unknown, and retrying it is safe (a retry "
+                  "answers only once it made its record durable). Check that the directory is "
+                  "on a local, writable, non-full disk");
+}
+
+RecordLock::~RecordLock() {
+  if (fd_ >= 0) dir_.fs.close(fd_);  // releases the OFD lock
+}
+
+bool RecordLock::lock(const std::string& name, Status& status) {
+  const std::int64_t deadline = dir_.wait_clock.monotonic_ns() + to_nanos(dir_.lock_timeout);
+  for (int changes = 0;; ++changes) {
+    if (changes > kMaxLockFileChanges) {
+      return fail(status, errc::store_unavailable,
+                  std::string(dir_.store_name) + " " + dir_.path + ": " + name +
+                      " was removed or replaced " + std::to_string(changes) +
+                      " times while this call locked it: something removes files in the "
+                      "store's directory; stop it (the lock file must stay while any process "
+                      "uses the store), then retry");
+    }
+    if (!lock_once(name, deadline, status)) return false;
+    FileInfo locked;
+    FileInfo at_path;
+    std::error_code io = dir_.fs.stat(fd_, locked);
+    if (io) return io_failure(dir_, "stat the locked " + name, io, status);
+    io = dir_.fs.stat_at(dir_.fd, name, at_path);
+    if (io && !is_errno(io, ENOENT)) return io_failure(dir_, "stat " + name, io, status);
+    if (!io && locked.links > 0 && locked.device == at_path.device &&
+        locked.inode == at_path.inode) {
+      return true;
+    }
+    // Removed or replaced: this lock excludes nobody. Lock what the path names now.
+    dir_.fs.close(fd_);
+    fd_ = -1;
+  }
+}
+
+// Opens the lock file (creating it) and locks it, waiting until `deadline` (monotonic ns).
+bool RecordLock::lock_once(const std::string& name, std::int64_t deadline, Status& status) {
+  std::error_code io = dir_.fs.open_shared(dir_.fd, name, /*truncate=*/false, fd_);
+  if (io) {
+    fd_ = -1;
+    return io_failure(dir_, "open " + name, io, status);
+  }
+  std::int64_t sleep_ns = kFirstLockSleepNs;
+  for (;;) {
+    io = dir_.fs.lock(fd_);
+    if (!io) return true;
+    if (!is_errno(io, EAGAIN) && !is_errno(io, EACCES)) {
+      return io_failure(dir_, "lock " + name, io, status);
+    }
+    if (dir_.wait_clock.monotonic_ns() >= deadline) {
+      return fail(status, errc::store_unavailable,
+                  std::string(dir_.store_name) + " " + dir_.path + ": " + name +
+                      " stayed locked by another process or thread for the whole lock timeout "
+                      "of " +
+                      std::to_string(dir_.lock_timeout.count()) +
+                      " ms; retry, or find the process that holds it (fuser " + dir_.path + "/" +
+                      name + ")");
+    }
+    dir_.wait_clock.sleep_for(std::chrono::nanoseconds(sleep_ns));
+    sleep_ns = std::min(sleep_ns * 2, kMaxLockSleepNs);
+  }
+}
+
+bool replace_durably(const RecordDirectory& dir, const std::string& tmp, const std::string& name,
+                     const std::string& data, Status& status) {
+  int fd = -1;
+  std::error_code io = dir.fs.open_shared(dir.fd, tmp, /*truncate=*/true, fd);
+  if (io) return io_failure(dir, "create " + tmp, io, status);
+  // fsync before the rename: the new name must never point at data that is not on disk yet.
+  io = dir.fs.write_at(fd, data.data(), data.size(), 0);
+  if (!io) io = dir.fs.sync(fd);
+  dir.fs.close(fd);
+  if (io) return io_failure(dir, "write and sync " + tmp, io, status);
+  io = dir.fs.rename_replace(dir.fd, tmp, name);
+  if (io) return io_failure(dir, "rename " + tmp + " over " + name, io, status);
+  // fsync the directory: until the rename is durable, a crash could bring the old record back
+  // after a caller was told of a change the store would then have forgotten. When it fails, the
+  // new record may be in place for every reader yet not on the disk: the stores answer a retry
+  // only after a write of its own (each store's header says which calls write).
+  io = dir.fs.sync(dir.fd);
+  if (io) return io_failure(dir, "sync the directory after renaming " + name, io, status);
+  return true;
+}
+
+bool read_record(const RecordDirectory& dir, const std::string& name, bool& exists,
+                 std::string& data, Status& status) {
+  exists = false;
+  data.clear();
+  int fd = -1;
+  std::error_code io = dir.fs.open_for_reading(dir.fd, name, fd);
+  if (is_errno(io, ENOENT)) return true;
+  if (io) return io_failure(dir, "open " + name, io, status);
+  // The size is stable: the record is only ever replaced whole, by a rename under the lock.
+  FileInfo info;
+  io = dir.fs.stat(fd, info);
+  if (!io && info.size > 0) {
+    data.resize(static_cast<std::size_t>(info.size));
+    io = dir.fs.read_at(fd, &data[0], data.size(), 0);
+  }
+  dir.fs.close(fd);
+  if (io) return io_failure(dir, "read " + name, io, status);
+  exists = true;
+  return true;
+}
+
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t at = text.find(separator, start);
+    if (at == std::string_view::npos) {
+      parts.push_back(text.substr(start));
+      return parts;
+    }
+    parts.push_back(text.substr(start, at - start));
+    start = at + 1;
+  }
+}
+
+std::string crc_text(std::string_view body) {
+  char crc[9];
+  std::snprintf(crc, sizeof crc, "%08x", mask_crc(crc32c(body.data(), body.size())));
+  return crc;
+}
+
+}  // namespace detail
+}  // namespace cosid
