@@ -15,6 +15,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "c_support.h"
 #include "cosid/codec.h"
 #include "cosid/config.h"
 #include "cosid/error.h"
@@ -40,6 +41,17 @@ struct cosid_runtime_t {
 // cosid_generator_t is never defined: a handle is the runtime's Generator itself, which the
 // runtime keeps for its whole life, so handing it out needs no allocation and no lock.
 namespace {
+
+// The reporting helpers every entry point shares (c_support.h).
+using cosid::c_api::guarded;
+using cosid::c_api::issue_batch;
+using cosid::c_api::issue_next;
+using cosid::c_api::null_argument;
+using cosid::c_api::out_of_memory;
+using cosid::c_api::report;
+using cosid::c_api::sources_of;
+using cosid::c_api::succeed;
+using cosid::c_api::write_text;
 
 cosid::Generator* to_generator(cosid_generator_t* handle) noexcept {
   return reinterpret_cast<cosid::Generator*>(handle);
@@ -107,97 +119,6 @@ static_assert(COSID_FORMAT_DECIMAL == static_cast<int>(cosid::IdFormat::kDecimal
                   COSID_FORMAT_RADIX36 == static_cast<int>(cosid::IdFormat::kRadix36) &&
                   COSID_FORMAT_FRIENDLY == static_cast<int>(cosid::IdFormat::kFriendly),
               "the C formats are cosid::IdFormat's values");
-
-// Copies `text` into the caller's buffer, if any: at most len - 1 bytes, cut before a UTF-8
-// continuation byte so that no character is split (paths in messages may be UTF-8), then a NUL.
-void write_text(std::string_view text, char* buf, std::size_t len) noexcept {
-  if (buf == nullptr || len == 0) return;
-  std::size_t n = text.size();
-  if (n >= len) {
-    n = len - 1;
-    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
-  }
-  std::memcpy(buf, text.data(), n);
-  buf[n] = '\0';
-}
-
-#if COSID_HAS_EXCEPTIONS
-// Writes `first` then `second`, cut as write_text() cuts. Allocates nothing: the catch blocks of
-// guarded() use it.
-void write_joined(std::string_view first, std::string_view second, char* buf,
-                  std::size_t len) noexcept {
-  write_text(first, buf, len);
-  if (buf == nullptr || len == 0) return;
-  const std::size_t used = std::strlen(buf);
-  write_text(second, buf + used, len - used);
-}
-#endif
-
-// The C code for `ec`: cosid's own values as they are, the operating system's negated.
-int code_of(const std::error_code& ec) noexcept {
-  if (!ec) return COSID_OK;
-  if (ec.category() == cosid::error_category()) return ec.value();
-  // On POSIX both categories carry errno values.
-  if (ec.category() == std::generic_category() || ec.category() == std::system_category()) {
-    return -ec.value();
-  }
-  return COSID_E_INTERNAL;
-}
-
-int succeed(char* err, std::size_t len) noexcept {
-  write_text("", err, len);
-  return COSID_OK;
-}
-
-// Reports a failed call: its message (the category's text when it gave none) into `err`, its
-// code as the C code.
-int report(const cosid::Status& status, char* err, std::size_t len) {
-  write_text(status.message(), err, len);
-  return code_of(status.code());
-}
-
-int out_of_memory(char* err, std::size_t len) noexcept {
-  write_text("cosid: out of memory", err, len);
-  return -ENOMEM;
-}
-
-// Runs `body` (which returns a code) so that no exception leaves it.
-template <typename Body>
-int guarded(char* err, std::size_t len, Body&& body) noexcept {
-#if COSID_HAS_EXCEPTIONS
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return out_of_memory(err, len);
-  } catch (const std::system_error& e) {
-    write_joined("cosid: ", e.what(), err, len);
-    const int code = code_of(e.code());
-    return code != COSID_OK ? code : COSID_E_INTERNAL;
-  } catch (const std::exception& e) {
-    write_joined("cosid: unexpected exception: ", e.what(), err, len);
-    return COSID_E_INTERNAL;
-  } catch (...) {
-    write_text("cosid: unexpected exception of an unknown type", err, len);
-    return COSID_E_INTERNAL;
-  }
-#else
-  (void)err;  // nothing can be thrown, so nothing is caught and reported
-  (void)len;
-  return body();
-#endif
-}
-
-// A NULL where the caller must pass something.
-int null_argument(const char* function, const char* parameter, char* err, std::size_t len) {
-  return report(
-      cosid::Status(cosid::errc::invalid_argument,
-                    std::string(function) + ": " + parameter + " is NULL: pass a valid pointer"),
-      err, len);
-}
-
-// Whether the caller has somewhere to put a message: when not, the hot path's calls take the
-// std::error_code& overloads, so that a failure does not build a message nobody reads.
-bool wants_message(const char* err, std::size_t len) noexcept { return err != nullptr && len > 0; }
 
 cosid_layout_t to_c(const cosid::Layout& layout) noexcept {
   cosid_layout_t out;
@@ -383,18 +304,9 @@ int cosid_options_resolve(const char* config_file, const char* const* keys,
   return guarded(err, err_len, [&] {
     static const char kName[] = "cosid_options_resolve";
     if (out == nullptr) return null_argument(kName, "out", err, err_len);
-    if (count > 0 && keys == nullptr) return null_argument(kName, "keys", err, err_len);
-    if (count > 0 && values == nullptr) return null_argument(kName, "values", err, err_len);
     cosid::OptionSources sources;
-    if (config_file != nullptr) sources.config_file = config_file;
-    for (std::size_t i = 0; i < count; ++i) {
-      if (keys[i] == nullptr || values[i] == nullptr) {
-        const std::string which =
-            (keys[i] == nullptr ? "keys[" : "values[") + std::to_string(i) + "]";
-        return null_argument(kName, which.c_str(), err, err_len);
-      }
-      sources.flags.emplace_back(keys[i], values[i]);
-    }
+    const int given = sources_of(kName, config_file, keys, values, count, sources, err, err_len);
+    if (given != COSID_OK) return given;
     std::unique_ptr<cosid_options_t> handle(new (std::nothrow) cosid_options_t);
     if (handle == nullptr) return out_of_memory(err, err_len);
     cosid::Status status;
@@ -582,19 +494,7 @@ int cosid_generator_next(cosid_generator_t* generator, uint64_t* id, char* err,
     static const char kName[] = "cosid_generator_next";
     if (generator == nullptr) return null_argument(kName, "generator", err, err_len);
     if (id == nullptr) return null_argument(kName, "id", err, err_len);
-    cosid::Generator& issuer = *to_generator(generator);
-    std::uint64_t next = 0;
-    if (wants_message(err, err_len)) {
-      cosid::Status status;
-      next = issuer.next(status);
-      if (!status.ok()) return report(status, err, err_len);
-    } else {
-      std::error_code ec;
-      next = issuer.next(ec);
-      if (ec) return code_of(ec);
-    }
-    *id = next;
-    return succeed(err, err_len);
+    return issue_next(*to_generator(generator), id, err, err_len);
   });
 }
 
@@ -605,24 +505,7 @@ int cosid_generator_next_batch(cosid_generator_t* generator, uint64_t* ids, size
     if (generator == nullptr) return null_argument(kName, "generator", err, err_len);
     if (ids == nullptr) return null_argument(kName, "ids", err, err_len);
     if (written == nullptr) return null_argument(kName, "written", err, err_len);
-    if (count == 0) {
-      return report(cosid::Status(cosid::errc::invalid_argument,
-                                  "cosid_generator_next_batch: count is 0: ask for at least 1 id"),
-                    err, err_len);
-    }
-    cosid::Generator& issuer = *to_generator(generator);
-    std::size_t got = 0;
-    if (wants_message(err, err_len)) {
-      cosid::Status status;
-      got = issuer.next_batch(ids, count, status);
-      if (!status.ok()) return report(status, err, err_len);
-    } else {
-      std::error_code ec;
-      got = issuer.next_batch(ids, count, ec);
-      if (ec) return code_of(ec);
-    }
-    *written = got;
-    return succeed(err, err_len);
+    return issue_batch(kName, *to_generator(generator), ids, count, written, err, err_len);
   });
 }
 

@@ -109,12 +109,13 @@ enum {
   COSID_E_STATE_FILE_LOCKED = 32,   /* another process or runtime holds the file */
   COSID_E_STATE_FILE_REPLACED = 33, /* the file was removed, renamed or replaced while in use */
   COSID_E_FORKED_PROCESS = 34,      /* used from a child forked from the process that opened it */
-  /* Store-backed leases (not reachable through this API yet; listed so every code has a name). */
+  /* Store-backed leases (not reachable through the runtime functions yet; listed so every code
+   * has a name) and the stores of segment ids. */
   COSID_E_LEASE_EXHAUSTED = 35,
   COSID_E_LEASE_LOST = 36,
   COSID_E_LEASE_TERMS_MISMATCH = 37,
-  COSID_E_STORE_UNAVAILABLE = 38,
-  COSID_E_STORE_CORRUPT = 39,
+  COSID_E_STORE_UNAVAILABLE = 38, /* a lease or range store could not be read or changed */
+  COSID_E_STORE_CORRUPT = 39,     /* the store holds data cosid cannot read, or a recreated key */
   COSID_E_UNKNOWN_STORE_TYPE = 40,
   /* Segment ids. */
   COSID_E_RANGE_SEALED = 41,    /* the key is sealed: its store hands out no more ranges */
@@ -294,6 +295,50 @@ COSID_EXPORT int cosid_generator_next(cosid_generator_t* generator, uint64_t* id
 COSID_EXPORT int cosid_generator_next_batch(cosid_generator_t* generator, uint64_t* ids,
                                             size_t count, size_t* written, char* err,
                                             size_t err_len) COSID_C_NOEXCEPT;
+
+/* ---- Segment ids: dense, increasing ids of one key from a range store (see
+ * cosid/segment/generator.h and README.md, "Segment ids") */
+
+typedef struct cosid_segment_t cosid_segment_t;
+
+/* Opens a segment generator for `key`, resolving the segment options as the `cosid segment`
+ * commands do: `keys`/`values` (`count` canonical keys, such as "cosid.segment.distributor.type"
+ * = "file" and "cosid.segment.distributor.file.directory" = "/var/lib/cosid/ranges") > COSID_*
+ * variables > config file (`config_file`, NULL or "": the one COSID_CONFIG names, else none) >
+ * defaults; the key's offset and step come from its cosid.segment.provider entry, else
+ * cosid.segment.share. It claims the first range before it returns, and starts the thread that
+ * claims the next ones. Fails with the codes of the options (COSID_E_CONFIG_*,
+ * COSID_E_INVALID_VALUE, ...), COSID_E_INVALID_ARGUMENT (no store configured, a bad key),
+ * COSID_E_UNKNOWN_STORE_TYPE, or the store's (COSID_E_STORE_UNAVAILABLE, COSID_E_STORE_CORRUPT,
+ * COSID_E_RANGE_SEALED, COSID_E_RANGE_EXHAUSTED). */
+COSID_EXPORT int cosid_segment_open(const char* config_file, const char* const* keys,
+                                    const char* const* values, size_t count, const char* key,
+                                    cosid_segment_t** out, char* err,
+                                    size_t err_len) COSID_C_NOEXCEPT;
+
+/* The next id of the key, in `*id` (1 or more). Lock-free; allocates nothing unless it fails.
+ * When no value is ready it waits for the background claim (at most 10 s), then fails with the
+ * store's code; also COSID_E_CLOSED, COSID_E_FORKED_PROCESS. */
+COSID_EXPORT int cosid_segment_next(cosid_segment_t* segment, int64_t* id, char* err,
+                                    size_t err_len) COSID_C_NOEXCEPT;
+
+/* Up to `count` (at least 1) consecutive ids written to `ids`; `*written` receives how many (at
+ * least 1 on success). Fails as cosid_segment_next(), and with COSID_E_INVALID_ARGUMENT for a
+ * count of 0. */
+COSID_EXPORT int cosid_segment_next_batch(cosid_segment_t* segment, int64_t* ids, size_t count,
+                                          size_t* written, char* err,
+                                          size_t err_len) COSID_C_NOEXCEPT;
+
+/* Stops the background thread, makes later calls fail with COSID_E_CLOSED, and hands the unused
+ * values back to the store, so that a clean restart resumes from the first of them (if nobody
+ * claimed the key meanwhile; otherwise they are skipped, never reused). An error here means the
+ * values were skipped: harmless for uniqueness. Idempotent. */
+COSID_EXPORT int cosid_segment_close(cosid_segment_t* segment, char* err,
+                                     size_t err_len) COSID_C_NOEXCEPT;
+
+/* Closes the generator if needed (ignoring an error; call cosid_segment_close() first to see it)
+ * and frees it. NULL is ignored. */
+COSID_EXPORT void cosid_segment_destroy(cosid_segment_t* segment) COSID_C_NOEXCEPT;
 
 /* ---- Ids: fields and text (see cosid/layout.h, cosid/codec.h) */
 
