@@ -5,32 +5,17 @@
 
 #include "fail.h"
 #include "fork_guard.h"
+#include "hot_path.h"
 #include "time_format.h"
 
 namespace cosid {
 namespace {
 
+using detail::clear;
+using detail::kNoError;
+using detail::Waiter;
+
 constexpr std::uint64_t kClosedBit = std::uint64_t{1} << 63;
-
-// Rounds of busy waiting before a waiter sleeps: a contended word or a tick about to end clears
-// within a few hundred nanoseconds, and a sleep costs more than that.
-constexpr int kSpinRounds = 64;
-// Then it sleeps in short steps, so that it wakes soon after a millisecond tick ends (a wake-up
-// within the first tenth of the new tick leaves it ample time to issue its whole sequence) without
-// burning a core while it waits.
-constexpr std::chrono::microseconds kShortSleep{50};
-// Past this much waiting (a clock set back, a ceiling not raised, a second-unit tick used up) the
-// steps grow: precision matters less than the system calls saved.
-constexpr std::int64_t kShortSleepPhaseNs = 2000000;
-constexpr std::chrono::microseconds kLongSleep{1000};
-
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__) || defined(__arm__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
 
 template <typename... Args>
 std::string format(const char* pattern, Args... args) {
@@ -40,45 +25,8 @@ std::string format(const char* pattern, Args... args) {
   return std::string(buf, std::min(static_cast<std::size_t>(n), sizeof buf - 1));
 }
 
-// Sets `ec` to success. Only when it is not already: std::error_code::clear() calls
-// std::system_category(), a function of the C++ library that no compiler inlines, and that call
-// would otherwise be part of every id.
-inline void clear(std::error_code& ec) noexcept {
-  if (ec) ec.clear();
-}
-
-// A success code to copy: std::error_code's default constructor calls std::system_category(), as
-// clear() does, and the Status& overloads of next() and next_batch() start from a success code.
-const std::error_code kNoError{};
-
 // Why next() is waiting.
 enum class Wait { kNone, kClockBackwards, kClockStalled, kBehindFloor, kCeiling };
-
-// Counts rounds of one next() call's wait and gives up once the bound has passed on the
-// monotonic clock, which no wall-clock step can stretch or shrink.
-class Waiter {
- public:
-  // Waits a little. Returns false once `bound_ns` has passed since the first call.
-  bool pause(Clock& clock, std::int64_t bound_ns) noexcept {
-    const std::int64_t now = clock.monotonic_ns();
-    if (rounds_ == 0) start_ns_ = now;
-    waited_ns_ = now - start_ns_;
-    if (waited_ns_ > bound_ns) return false;
-    ++rounds_;
-    if (rounds_ <= kSpinRounds) {
-      cpu_relax();
-    } else {
-      clock.sleep_for(waited_ns_ < kShortSleepPhaseNs ? kShortSleep : kLongSleep);
-    }
-    return true;
-  }
-  std::int64_t waited_ms() const noexcept { return waited_ns_ / 1000000; }
-
- private:
-  int rounds_ = 0;
-  std::int64_t start_ns_ = 0;
-  std::int64_t waited_ns_ = 0;
-};
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include "cosid/segment/range_rules.h"
 #include "fail.h"
 #include "fork_guard.h"
+#include "hot_path.h"
 #include "parse_util.h"
 #include "segment/doorbell.h"
 #include "segment/prefetch_policy.h"
@@ -46,27 +47,9 @@ constexpr std::int64_t kFirstBackoffNs = 1000000;
 constexpr std::int64_t kTransientBackoffNs = 100000000;
 constexpr std::int64_t kPermanentBackoffNs = 1000000000;
 
-// A hungry call spins this many rounds, then sleeps on the Clock in short steps (a claim on a
-// local store takes tens of microseconds), then in longer ones past 2 ms.
-constexpr int kSpinRounds = 64;
-constexpr std::chrono::microseconds kShortSleep{50};
-constexpr std::int64_t kShortSleepPhaseNs = 2000000;
-constexpr std::chrono::microseconds kLongSleep{1000};
-
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__) || defined(__arm__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
-
-// As in src/generator.cc: std::error_code::clear() calls std::system_category(), which no
-// compiler inlines; only a code that is set needs clearing.
-inline void clear(std::error_code& ec) noexcept {
-  if (ec) ec.clear();
-}
-const std::error_code kNoError{};
+using cosid::detail::clear;
+using cosid::detail::kNoError;
+using cosid::detail::Waiter;
 
 bool permanent(const std::error_code& code) {
   return code == errc::range_sealed || code == errc::range_exhausted || code == errc::store_corrupt;
@@ -636,8 +619,7 @@ std::uint64_t SegmentGenerator::take_slow(std::uint64_t want, std::uint64_t take
                                           std::string* message) noexcept {
   Impl& impl = *impl_;
   bool counted = false;
-  int rounds = 0;
-  std::int64_t start_ns = 0;
+  Waiter waiter;
   for (;;) {
     if (fork_guard_->forked()) {
       ec = make_error_code(errc::forked_process);
@@ -685,14 +667,14 @@ std::uint64_t SegmentGenerator::take_slow(std::uint64_t want, std::uint64_t take
     if (!counted) {
       counted = true;
       impl.hungry_.fetch_add(1, std::memory_order_relaxed);
-      start_ns = impl.clock_.monotonic_ns();
       impl.bell_.ring();
     }
     // Acquire: pairs with record_failure()'s release.
     const int code = impl.last_error_code_.load(std::memory_order_acquire);
-    const std::int64_t waited = impl.clock_.monotonic_ns() - start_ns;
-    const bool gave_up = (code != 0 && permanent(make_error_code(static_cast<errc>(code)))) ||
-                         waited > std::chrono::nanoseconds(impl.options_.wait).count();
+    // Spins, then sleeps in short steps (hot_path.h), until the wait has passed.
+    const bool gave_up =
+        (code != 0 && permanent(make_error_code(static_cast<errc>(code)))) ||
+        !waiter.pause(impl.clock_, std::chrono::nanoseconds(impl.options_.wait).count());
     if (gave_up) {
       if (code == 0) {
         ec = make_error_code(errc::store_unavailable);
@@ -708,15 +690,10 @@ std::uint64_t SegmentGenerator::take_slow(std::uint64_t want, std::uint64_t take
       if (message != nullptr) {
         std::lock_guard<std::mutex> lock(impl.error_mutex_);
         *message = key_text(impl.options_.key) + ": no value ready after " +
-                   std::to_string(waited / 1000000) +
+                   std::to_string(waiter.waited_ms()) +
                    " ms, and the background claim failed: " + impl.last_error_.message();
       }
       return 0;
-    }
-    if (++rounds <= kSpinRounds) {
-      cpu_relax();
-    } else {
-      impl.clock_.sleep_for(waited < kShortSleepPhaseNs ? kShortSleep : kLongSleep);
     }
   }
 }
