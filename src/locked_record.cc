@@ -184,6 +184,25 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
   }
 }
 
+bool split_at_end_line(std::string_view text, std::string_view& body,
+                       std::vector<std::string_view>& fields, std::string& why) {
+  const std::size_t end_at = text.rfind("end ");
+  if (text.empty() || text.back() != '\n' || end_at == std::string_view::npos ||
+      (end_at != 0 && text[end_at - 1] != '\n')) {
+    why = "it has no end line (a torn or truncated write)";
+    return false;
+  }
+  body = text.substr(0, end_at);
+  fields = split(text.substr(end_at, text.size() - end_at - 1), ' ');
+  if (fields.size() < 2 || fields.back() != crc_text(body)) {
+    why = "its checksum or end line does not match its content";
+    return false;
+  }
+  fields.erase(fields.begin());  // "end"
+  fields.pop_back();             // the CRC, checked
+  return true;
+}
+
 std::string crc_text(std::string_view body) {
   char crc[9];
   std::snprintf(crc, sizeof crc, "%08x", mask_crc(crc32c(body.data(), body.size())));

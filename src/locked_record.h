@@ -100,6 +100,13 @@ bool parse_int(std::string_view text, Int& value) {
 
 std::vector<std::string_view> split(std::string_view text, char separator);
 
+// A record's text ends in the line "end [FIELD ...] CRC\n", CRC as crc_text() of every byte before
+// "end". Splits `text` there: `body` gets what precedes the end line, `fields` the end line's words
+// after "end" but the CRC. False with `why` when there is no end line (a torn or truncated write)
+// or the CRC does not match the body.
+bool split_at_end_line(std::string_view text, std::string_view& body,
+                       std::vector<std::string_view>& fields, std::string& why);
+
 // The 8 lower-case hex digits of the masked CRC32C (crc32c.h) of `body`, as records carry it.
 std::string crc_text(std::string_view body);
 

@@ -186,17 +186,11 @@ bool parse_slot_line(const std::vector<std::string_view>& f, SlotRecord& r, std:
 
 // Reads `text` into `file`; false with `why` for anything format_record() would not have written.
 bool parse_record(std::string_view text, NamespaceFile& file, std::string& why) {
-  const std::size_t end_at = text.rfind("end ");
-  if (text.empty() || text.back() != '\n' || end_at == std::string_view::npos ||
-      (end_at != 0 && text[end_at - 1] != '\n')) {
-    why = "it has no end line (a torn or truncated write)";
-    return false;
-  }
-  const std::string_view body = text.substr(0, end_at);
-  const auto end_fields = split(text.substr(end_at, text.size() - end_at - 1), ' ');
+  std::string_view body;
+  std::vector<std::string_view> end_fields;
+  if (!detail::split_at_end_line(text, body, end_fields, why)) return false;
   std::size_t count = 0;
-  if (end_fields.size() != 3 || !parse_int(end_fields[1], count) ||
-      end_fields[2] != detail::crc_text(body)) {
+  if (end_fields.size() != 1 || !parse_int(end_fields[0], count)) {
     why = "its checksum or end line does not match its content";
     return false;
   }

@@ -84,14 +84,10 @@ std::string format_range_record(const RangeRecord& record) {
 }
 
 bool parse_range_record(std::string_view text, RangeRecord& record, std::string& why) {
-  const std::size_t end_at = text.rfind("end ");
-  if (text.empty() || text.back() != '\n' || end_at == std::string_view::npos ||
-      (end_at != 0 && text[end_at - 1] != '\n')) {
-    why = "it has no end line (a torn or truncated write)";
-    return false;
-  }
-  const std::string_view body = text.substr(0, end_at);
-  if (text.substr(end_at) != "end " + cosid::detail::crc_text(body) + "\n") {
+  std::string_view body;
+  std::vector<std::string_view> end_fields;
+  if (!cosid::detail::split_at_end_line(text, body, end_fields, why)) return false;
+  if (!end_fields.empty()) {
     why = "its checksum or end line does not match its content";
     return false;
   }
