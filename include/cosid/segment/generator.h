@@ -21,9 +21,9 @@
 // clean restart resumes from the first unused value. A store takes back one tail, with the last
 // claim's version: the unused values of the run of contiguous claims that ends with the last one
 // (the rest of the current range and the ranges prefetched after it, when no other generator
-// claimed in between). Values below a gap in that run, and every value when another generator
-// claimed the key since, or after a crash, are skipped, never reused: a gap, not a repeat
-// (stats() counts them).
+// claimed in between). Unused values before that run (another generator's claim lies between),
+// every unused value when another generator claimed the key since, and after a crash, are
+// skipped, never reused: a gap, not a repeat (stats() counts them).
 //
 // A child forked from the process that opened a generator must not use it (it would repeat the
 // parent's ids): every call there fails with errc::forked_process.
