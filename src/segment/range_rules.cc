@@ -74,13 +74,14 @@ bool check_give_back(const std::string& key, const Range& unused, Status& status
 
 bool apply_claim(RangeState& state, const RangeRequest& request, Range& range, Status& status) {
   if (state.exists && state.sealed) {
-    return fail(status, errc::range_sealed,
-                key_text(request.key) + " is sealed at " + std::to_string(state.next) +
-                    ": its store hands out no more ranges (a migration sealed it); use the "
-                    "store it moved to, or another key");
+    return fail(
+        status, errc::range_sealed,
+        key_text(request.key) + " is sealed at " + std::to_string(state.next) +
+            ": its store hands out no more ranges (it was sealed, as a migration to another "
+            "store does); use the store it moved to, or another key");
   }
-  // offset <= kMaxValue - 1 always holds (check_claim: offset is an int64 >= 0; offset + 1 could
-  // overflow only at kMaxValue, which no claim can use anyway).
+  // offset + 1 overflows only for an offset of 2^63 - 1, which leaves no value to claim: start
+  // there, and the bound below refuses the claim.
   const std::int64_t start = request.offset >= kMaxValue ? kMaxValue : request.offset + 1;
   const std::int64_t first = state.exists && state.next > start ? state.next : start;
   // count <= kMaxClaim, so kMaxValue - first is the only subtraction needed: no sum overflows.
