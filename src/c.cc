@@ -43,6 +43,7 @@ struct cosid_runtime_t {
 namespace {
 
 // The reporting helpers every entry point shares (c_support.h).
+using cosid::c_api::close_of;
 using cosid::c_api::guarded;
 using cosid::c_api::issue_batch;
 using cosid::c_api::issue_next;
@@ -462,9 +463,7 @@ int cosid_runtime_generator(cosid_runtime_t* runtime, const char* name, cosid_ge
 int cosid_runtime_close(cosid_runtime_t* runtime, char* err, size_t err_len) noexcept {
   return guarded(err, err_len, [&] {
     if (runtime == nullptr) return null_argument("cosid_runtime_close", "runtime", err, err_len);
-    cosid::Status status;
-    if (!runtime->runtime->close(status)) return report(status, err, err_len);
-    return succeed(err, err_len);
+    return close_of(*runtime->runtime, err, err_len);
   });
 }
 

@@ -20,6 +20,7 @@ struct cosid_segment_t {
 
 namespace {
 
+using cosid::c_api::close_of;
 using cosid::c_api::guarded;
 using cosid::c_api::issue_batch;
 using cosid::c_api::issue_next;
@@ -87,9 +88,7 @@ int cosid_segment_next_batch(cosid_segment_t* segment, int64_t* ids, size_t coun
 int cosid_segment_close(cosid_segment_t* segment, char* err, size_t err_len) noexcept {
   return guarded(err, err_len, [&] {
     if (segment == nullptr) return null_argument("cosid_segment_close", "segment", err, err_len);
-    cosid::Status status;
-    if (!segment->generator->close(status)) return report(status, err, err_len);
-    return succeed(err, err_len);
+    return close_of(*segment->generator, err, err_len);
   });
 }
 

@@ -175,6 +175,14 @@ int issue_batch(const char* function, Issuer& issuer, Id* ids, std::size_t count
   return succeed(err, len);
 }
 
+// The body of a *_close() entry point over `closable` (a Runtime or a SegmentGenerator).
+template <typename Closable>
+int close_of(Closable& closable, char* err, std::size_t len) {
+  Status status;
+  if (!closable.close(status)) return report(status, err, len);
+  return succeed(err, len);
+}
+
 }  // namespace c_api
 }  // namespace cosid
 

@@ -6,6 +6,7 @@
 #ifndef COSID_TESTS_BENCH_BENCH_SUPPORT_H_
 #define COSID_TESTS_BENCH_BENCH_SUPPORT_H_
 
+#include <benchmark/benchmark.h>
 #include <dirent.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -121,6 +123,25 @@ double ns_per_step(int block, Step step) {
   for (int i = 0; i < block; ++i) step();
   const auto end = std::chrono::steady_clock::now();
   return std::chrono::duration<double, std::nano>(end - start).count() / block;
+}
+
+// The body of a next_batch() benchmark for either generator: batches of state.range(0) ids, one
+// call each; items_per_second counts ids.
+template <typename Id, typename Generator>
+void run_batches(benchmark::State& state, Generator& generator) {
+  std::vector<Id> ids(static_cast<std::size_t>(state.range(0)));
+  std::error_code ec;
+  std::int64_t issued = 0;
+  for (auto _ : state) {
+    const std::size_t got = generator.next_batch(ids.data(), ids.size(), ec);
+    if (ec) {
+      state.SkipWithError(ec.message().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(ids.data());
+    issued += static_cast<std::int64_t>(got);
+  }
+  state.SetItemsProcessed(issued);
 }
 
 }  // namespace cosid_bench

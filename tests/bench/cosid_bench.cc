@@ -219,20 +219,7 @@ BENCHMARK(BM_LimitTicks)->Iterations(1)->UseRealTime();
 
 // next_batch() of K ids a call (one CAS); items_per_second counts ids.
 void BM_NextBatch(benchmark::State& state) {
-  cosid::Generator& generator = generator_for(kWide);
-  std::vector<std::uint64_t> ids(static_cast<std::size_t>(state.range(0)));
-  std::error_code ec;
-  std::int64_t issued = 0;
-  for (auto _ : state) {
-    const std::size_t got = generator.next_batch(ids.data(), ids.size(), ec);
-    if (ec) {
-      state.SkipWithError(ec.message().c_str());
-      break;
-    }
-    benchmark::DoNotOptimize(ids.data());
-    issued += static_cast<std::int64_t>(got);
-  }
-  state.SetItemsProcessed(issued);
+  cosid_bench::run_batches<std::uint64_t>(state, generator_for(kWide));
 }
 BENCHMARK(BM_NextBatch)->Arg(16)->Arg(64)->Arg(256)->Threads(1)->Threads(2)->UseRealTime();
 

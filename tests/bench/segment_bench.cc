@@ -108,20 +108,7 @@ BENCHMARK(BM_SegmentNextVsFloor)->Threads(1)->Threads(2)->UseRealTime();
 
 // next_batch() of K ids: one fetch_add a call; items_per_second counts ids.
 void BM_SegmentNextBatch(benchmark::State& state) {
-  cosid::segment::SegmentGenerator& generator = shared_generator();
-  std::vector<std::int64_t> ids(static_cast<std::size_t>(state.range(0)));
-  std::error_code ec;
-  std::int64_t issued = 0;
-  for (auto _ : state) {
-    const std::size_t got = generator.next_batch(ids.data(), ids.size(), ec);
-    if (ec) {
-      state.SkipWithError(ec.message().c_str());
-      break;
-    }
-    benchmark::DoNotOptimize(ids.data());
-    issued += static_cast<std::int64_t>(got);
-  }
-  state.SetItemsProcessed(issued);
+  cosid_bench::run_batches<std::int64_t>(state, shared_generator());
 }
 BENCHMARK(BM_SegmentNextBatch)->Arg(16)->Arg(64)->Arg(256)->Threads(1)->Threads(2)->UseRealTime();
 
