@@ -314,13 +314,16 @@ class SegmentGenerator::Impl {
       return;
     }
     backoff_ns_ = 0;
+    // Counted before the range is published: a caller that drew a value from it and then reads
+    // stats() finds the claim counted (the publication's release orders these increments before
+    // the caller's acquire of the range).
+    claims_.fetch_add(1, std::memory_order_relaxed);
+    ids_claimed_.fetch_add(static_cast<std::uint64_t>(range.size()), std::memory_order_relaxed);
     publish(range);
     if (range.first != last_claim_.end) run_start_ = range.first;
     last_claim_ = range;
     claimed_.push_back(range);
     ids_published_ += static_cast<std::uint64_t>(range.size());
-    claims_.fetch_add(1, std::memory_order_relaxed);
-    ids_claimed_.fetch_add(static_cast<std::uint64_t>(range.size()), std::memory_order_relaxed);
     // Release: pairs with the acquire of hungry calls: a code of 0 means the values are out.
     last_error_code_.store(0, std::memory_order_release);
 
