@@ -57,8 +57,10 @@ install(FILES "${PROJECT_BINARY_DIR}/cosidConfig.cmake"
 
 # pkg-config. The prefix is written relative to the .pc file's own directory (${pcfiledir}), so it
 # stays right under `cmake --install --prefix` and in a moved tree; absolute install dirs are used
-# as they are. A static library needs the thread library at the consumer's link; a shared one
-# brings it along. (_cosid_type: the library's TYPE, from CMakeLists.txt.)
+# as they are. A static library needs the thread library at the consumer's link, and a C
+# program's link (`cc app.c $(pkg-config --static --cflags --libs cosid)`) also the C++ runtime
+# and libm, which the C compiler does not add; a shared one brings them along. (_cosid_type: the
+# library's TYPE, from CMakeLists.txt.)
 set(_cosid_pc_dir "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 if(IS_ABSOLUTE "${_cosid_pc_dir}")
   set(COSID_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
@@ -76,7 +78,7 @@ foreach(_dir LIBDIR INCLUDEDIR)
 endforeach()
 if(_cosid_type STREQUAL "STATIC_LIBRARY")
   set(COSID_PC_LIBS "-L\${libdir} -lcosid -pthread")
-  set(COSID_PC_LIBS_PRIVATE "")
+  set(COSID_PC_LIBS_PRIVATE "-lstdc++ -lm")
 else()
   set(COSID_PC_LIBS "-L\${libdir} -lcosid")
   set(COSID_PC_LIBS_PRIVATE "-pthread")
