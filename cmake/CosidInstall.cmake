@@ -2,7 +2,8 @@
 # cosid::cosid), a pkg-config file, and the cosid CLI when it is built. With
 # -DCOSID_WITH_ZOOKEEPER=ON also the ZooKeeper store: its library, its header and the CMake
 # package's component zookeeper (find_package(cosid COMPONENTS zookeeper) gives
-# cosid::zookeeper). Everything goes under CMAKE_INSTALL_PREFIX by the GNUInstallDirs layout, and
+# cosid::zookeeper). The conformance kit too when it is built (cosid::tck, with GoogleTest).
+# Everything goes under CMAKE_INSTALL_PREFIX by the GNUInstallDirs layout, and
 # the CMake package and the pkg-config file find the rest relative to themselves, so
 # `cmake --install build --prefix DIR` and a moved prefix both work.
 include(CMakePackageConfigHelpers)
@@ -43,6 +44,16 @@ if(COSID_WITH_ZOOKEEPER)
   install(EXPORT cosidZooKeeperTargets NAMESPACE cosid:: FILE cosidZooKeeperTargets.cmake
           DESTINATION ${COSID_INSTALL_CMAKEDIR})
   install(FILES "${PROJECT_SOURCE_DIR}/cmake/FindZooKeeperC.cmake"
+          DESTINATION ${COSID_INSTALL_CMAKEDIR})
+endif()
+# The conformance kit, when it was built against an installed GoogleTest (not one built from
+# source for a cross build, which is not installed): its own export set, which cosidConfig.cmake
+# loads only where GoogleTest is found, so a consumer without GoogleTest still gets cosid::cosid.
+# Its headers (cosid/lease/conformance.h, cosid/segment/conformance.h) are in the tree above.
+if(TARGET cosid_tck AND NOT COSID_GTEST_FROM_SOURCE)
+  set_target_properties(cosid_tck PROPERTIES EXPORT_NAME tck)
+  install(TARGETS cosid_tck EXPORT cosidTckTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT cosidTckTargets NAMESPACE cosid:: FILE cosidTckTargets.cmake
           DESTINATION ${COSID_INSTALL_CMAKEDIR})
 endif()
 configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/cosidConfig.cmake.in"

@@ -14,6 +14,8 @@
 #              FindZooKeeperC.cmake are installed, a shared store exports its API and libcosid.so
 #              none of it, and tests/package/zookeeper builds zookeeper_consumer.cc with
 #              find_package(cosid COMPONENTS zookeeper) and runs it (it connects to nothing)
+#   tck        tests/package/tck links the installed cosid::tck and runs the lease kit against
+#              MemoryLeaseStore (GoogleTest is installed where this runs: .ci/run's deps)
 #   C only   examples/c/basic.c from a C-only project (tests/package/c_find_package) and with
 #              `cc ... $(pkg-config --static --cflags --libs cosid)`, linked by the C compiler
 # Then once: tests/package/add_subdirectory vendors this checkout and runs consumer.cc (and
@@ -199,6 +201,15 @@ for kind in static shared; do
       fail "zookeeper_consumer does not load $libdir/libcosid_zookeeper.so"
     fi
   fi
+
+  echo "--- $kind: the conformance kit, cosid::tck, run against MemoryLeaseStore ---"
+  [[ -f "$libdir/libcosid_tck.a" && -f "$libdir/cmake/cosid/cosidTckTargets.cmake" ]] ||
+    fail "$kind install lacks the conformance kit (libcosid_tck.a, cosidTckTargets.cmake)"
+  cmake_configure "$HERE/tck" "$WORK/$kind/tck" -DCMAKE_PREFIX_PATH="$prefix"
+  cmake --build "$WORK/$kind/tck"
+  tck_out="$("$WORK/$kind/tck/tck_consumer")" || { echo "$tck_out" >&2; fail "the kit failed"; }
+  grep -E '^\[  PASSED  \] [1-9][0-9]* tests?' <<<"$tck_out" ||
+    { echo "$tck_out" >&2; fail "the kit's run passed no test"; }
 
   echo "--- $kind: pkg-config consumer ---"
   pc_flags="$(PKG_CONFIG_PATH="$(dirname "$pc_file")" pkg-config --cflags --libs cosid)"
