@@ -2,7 +2,8 @@
 # cosid::cosid), a pkg-config file, and the cosid CLI when it is built. With
 # -DCOSID_WITH_ZOOKEEPER=ON also the ZooKeeper store: its library, its header and the CMake
 # package's component zookeeper (find_package(cosid COMPONENTS zookeeper) gives
-# cosid::zookeeper). Everything goes under CMAKE_INSTALL_PREFIX by the GNUInstallDirs layout, and
+# cosid::zookeeper). The conformance kit too when it is built (cosid::tck, with GoogleTest).
+# Everything goes under CMAKE_INSTALL_PREFIX by the GNUInstallDirs layout, and
 # the CMake package and the pkg-config file find the rest relative to themselves, so
 # `cmake --install build --prefix DIR` and a moved prefix both work.
 include(CMakePackageConfigHelpers)
@@ -45,6 +46,16 @@ if(COSID_WITH_ZOOKEEPER)
   install(FILES "${PROJECT_SOURCE_DIR}/cmake/FindZooKeeperC.cmake"
           DESTINATION ${COSID_INSTALL_CMAKEDIR})
 endif()
+# The conformance kit, when it was built against an installed GoogleTest (not one built from
+# source for a cross build, which is not installed): its own export set, which cosidConfig.cmake
+# loads only where GoogleTest is found, so a consumer without GoogleTest still gets cosid::cosid.
+# Its headers (cosid/lease/conformance.h, cosid/segment/conformance.h) are in the tree above.
+if(TARGET cosid_tck AND NOT COSID_GTEST_FROM_SOURCE)
+  set_target_properties(cosid_tck PROPERTIES EXPORT_NAME tck)
+  install(TARGETS cosid_tck EXPORT cosidTckTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT cosidTckTargets NAMESPACE cosid:: FILE cosidTckTargets.cmake
+          DESTINATION ${COSID_INSTALL_CMAKEDIR})
+endif()
 configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/cosidConfig.cmake.in"
                               "${PROJECT_BINARY_DIR}/cosidConfig.cmake"
                               INSTALL_DESTINATION ${COSID_INSTALL_CMAKEDIR})
@@ -57,8 +68,10 @@ install(FILES "${PROJECT_BINARY_DIR}/cosidConfig.cmake"
 
 # pkg-config. The prefix is written relative to the .pc file's own directory (${pcfiledir}), so it
 # stays right under `cmake --install --prefix` and in a moved tree; absolute install dirs are used
-# as they are. A static library needs the thread library at the consumer's link; a shared one
-# brings it along. (_cosid_type: the library's TYPE, from CMakeLists.txt.)
+# as they are. A static library needs the thread library at the consumer's link, and a C
+# program's link (`cc app.c $(pkg-config --static --cflags --libs cosid)`) also the C++ runtime
+# and libm, which the C compiler does not add; a shared one brings them along. (_cosid_type: the
+# library's TYPE, from CMakeLists.txt.)
 set(_cosid_pc_dir "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 if(IS_ABSOLUTE "${_cosid_pc_dir}")
   set(COSID_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
@@ -76,7 +89,7 @@ foreach(_dir LIBDIR INCLUDEDIR)
 endforeach()
 if(_cosid_type STREQUAL "STATIC_LIBRARY")
   set(COSID_PC_LIBS "-L\${libdir} -lcosid -pthread")
-  set(COSID_PC_LIBS_PRIVATE "")
+  set(COSID_PC_LIBS_PRIVATE "-lstdc++ -lm")
 else()
   set(COSID_PC_LIBS "-L\${libdir} -lcosid")
   set(COSID_PC_LIBS_PRIVATE "-pthread")

@@ -14,9 +14,14 @@
 #              FindZooKeeperC.cmake are installed, a shared store exports its API and libcosid.so
 #              none of it, and tests/package/zookeeper builds zookeeper_consumer.cc with
 #              find_package(cosid COMPONENTS zookeeper) and runs it (it connects to nothing)
+#   tck        tests/package/tck links the installed cosid::tck and runs the lease kit against
+#              MemoryLeaseStore (GoogleTest is installed where this runs: .ci/run's deps)
+#   C only   examples/c/basic.c from a C-only project (tests/package/c_find_package) and with
+#              `cc ... $(pkg-config --static --cflags --libs cosid)`, linked by the C compiler
 # Then once: tests/package/add_subdirectory vendors this checkout and runs consumer.cc (and
 # zookeeper_consumer.cc, with the store), and the vendored build must contain neither the CLI nor
-# the tests, nor install anything. And an install without the store (the static build again,
+# the tests nor the conformance kit, nor install anything; tests/package/c_add_subdirectory
+# vendors it from a C-only project. And an install without the store (the static build again,
 # -DCOSID_WITH_ZOOKEEPER=OFF) must lack its header and refuse the component with its reason.
 #
 # Everything goes to build/package/ (removed first). CXX picks the compiler (default g++). On CI
@@ -27,6 +32,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 readonly ROOT="$PWD"
 readonly WORK="$ROOT/build/package"
 readonly CXX="${CXX:-g++}"
+readonly CC="${CC:-gcc}"
 readonly HERE="$ROOT/tests/package"
 rm -rf "$WORK"
 
@@ -107,6 +113,18 @@ check_zookeeper_install() {
   echo "zookeeper store files: installed exactly as built ($with)"
 }
 
+# run_c_consumer EXE: examples/c/basic.c's program issues ids twice from one fresh state file,
+# the second run from the state the first closed; each run prints 5 ids.
+run_c_consumer() {
+  local dir lines
+  dir="$(mktemp -d)"
+  lines="$("$1" "$dir/cosid.state" 1 && "$1" "$dir/cosid.state" 1)" ||
+    { rm -rf "$dir"; fail "$1 failed"; }
+  rm -rf "$dir"
+  [[ "$(grep -cE '^[0-9]+ ' <<<"$lines")" == 10 ]] || { echo "$lines" >&2; fail "$1: not 10 ids"; }
+  echo "C consumer $(basename "$1"): 10 ids"
+}
+
 cmake_configure() {  # cmake_configure SOURCE BUILD [ARGS...]
   local source="$1" build="$2"
   shift 2
@@ -184,6 +202,15 @@ for kind in static shared; do
     fi
   fi
 
+  echo "--- $kind: the conformance kit, cosid::tck, run against MemoryLeaseStore ---"
+  [[ -f "$libdir/libcosid_tck.a" && -f "$libdir/cmake/cosid/cosidTckTargets.cmake" ]] ||
+    fail "$kind install lacks the conformance kit (libcosid_tck.a, cosidTckTargets.cmake)"
+  cmake_configure "$HERE/tck" "$WORK/$kind/tck" -DCMAKE_PREFIX_PATH="$prefix"
+  cmake --build "$WORK/$kind/tck"
+  tck_out="$("$WORK/$kind/tck/tck_consumer")" || { echo "$tck_out" >&2; fail "the kit failed"; }
+  grep -E '^\[  PASSED  \] [1-9][0-9]* tests?' <<<"$tck_out" ||
+    { echo "$tck_out" >&2; fail "the kit's run passed no test"; }
+
   echo "--- $kind: pkg-config consumer ---"
   pc_flags="$(PKG_CONFIG_PATH="$(dirname "$pc_file")" pkg-config --cflags --libs cosid)"
   echo "pkg-config --cflags --libs cosid: $pc_flags"
@@ -191,6 +218,22 @@ for kind in static shared; do
   "$CXX" -std=c++17 -Wall -Wextra -Werror "$HERE/consumer.cc" -o "$WORK/$kind/pkg_config_consumer" \
     $pc_flags "-Wl,-rpath,$libdir"
   "$WORK/$kind/pkg_config_consumer"
+
+  # C only: examples/c/basic.c, built and linked by the C compiler, through the CMake package
+  # (project(... C)) and through pkg-config (--static: Libs.private names what a static
+  # libcosid needs of the C++ runtime). Each issues ids twice from one state file.
+  echo "--- $kind: C-only consumers (find_package, pkg-config) ---"
+  cmake_configure "$HERE/c_find_package" "$WORK/$kind/c_find_package" -DCMAKE_C_COMPILER="$CC" \
+    -DCMAKE_PREFIX_PATH="$prefix"
+  cmake --build "$WORK/$kind/c_find_package"
+  pc_flags="$(PKG_CONFIG_PATH="$(dirname "$pc_file")" pkg-config --static --cflags --libs cosid)"
+  echo "pkg-config --static --cflags --libs cosid: $pc_flags"
+  # shellcheck disable=SC2086  # the flags are words
+  "$CC" -std=c99 -Wall -Wextra -Werror "$ROOT/examples/c/basic.c" \
+    -o "$WORK/$kind/c_pkg_config_consumer" $pc_flags "-Wl,-rpath,$libdir"
+  for exe in "$WORK/$kind/c_find_package/c_consumer" "$WORK/$kind/c_pkg_config_consumer"; do
+    run_c_consumer "$exe"
+  done
 
   # A shared install is used as one: the consumers load libcosid.so; the CLI carries its own copy.
   # (ldd's output is read whole before grep: with pipefail, `ldd | grep -q` fails whenever grep
@@ -216,6 +259,11 @@ for target in cosid_cli error_test cosid_example_basic; do
     fail "vendored, cosid defines $target; it should define the library only"
   fi
 done
+# The conformance kit is not built either, even though GoogleTest is installed here.
+if grep -q "^cosid_tck:" <<<"$targets" || [[ -n "$(find "$WORK/vendored" -name 'libcosid_tck*')" ]]
+then
+  fail "vendored, cosid defines or builds cosid_tck; it should build the library only"
+fi
 # cosid_internal (for the CLI and tests) is defined but excluded from the build.
 if [[ -n "$(find "$WORK/vendored" -name 'libcosid_internal*')" ]]; then
   fail "vendored, cosid built cosid_internal"
@@ -224,6 +272,11 @@ fi
 if grep -rq 'file(INSTALL' "$WORK/vendored/cosid" --include=cmake_install.cmake; then
   fail "vendored, cosid adds install rules"
 fi
+echo "--- add_subdirectory(cosid) from a C-only project ---"
+cmake_configure "$HERE/c_add_subdirectory" "$WORK/c_vendored" -DCMAKE_C_COMPILER="$CC" \
+  -DCOSID_SOURCE_DIR="$ROOT"
+cmake --build "$WORK/c_vendored" -j 2
+run_c_consumer "$WORK/c_vendored/c_consumer"
 # An install without the store. With the C client, the static build is configured again without
 # it, and without the CLI (whose sources would compile again without the store): the library's
 # objects do not change, so nothing is rebuilt.
