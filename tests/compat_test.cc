@@ -119,5 +119,15 @@ TEST(CompatTest, KnownIdInUtc) {
   EXPECT_EQ(std::string(buf, encode_radix62((std::uint64_t{1} << 63) - 1, buf)), "AzL8n0Y58m7");
 }
 
+// CosId without padStart writes radix62 unpadded; cosid reads the padded form only, as the README
+// says.
+TEST(CompatTest, UnpaddedRadix62IsRefused) {
+  Status status;
+  EXPECT_EQ(decode_radix62("1z", status), 0u);
+  EXPECT_EQ(status.code(), make_error_code(errc::id_bad_length));
+  EXPECT_EQ(decode_radix62("0000000001z", status), 123u);
+  EXPECT_TRUE(status.ok()) << status.message();
+}
+
 }  // namespace
 }  // namespace cosid
