@@ -1,0 +1,130 @@
+// README.md and README.zh-CN.md describe the same tool: this test holds them to the same headings
+// (count, levels and order), the same fenced code blocks byte for byte and in order, and the same
+// `cosid ...` command lines.
+//
+// Maintainers: the English README is the source. When you change it, make the same change in
+// README.zh-CN.md: translate the prose and tables, copy every code block verbatim (code is never
+// translated), keep every heading at the same level and in the same order. A failure names the
+// first heading or block that differs, by its number and its text in both files.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Readme {
+  std::vector<std::string> headings;         // "## Concepts": the level's hashes and the text
+  std::vector<std::string> blocks;           // every fenced block, fences included
+  std::vector<std::string> commands;         // lines inside blocks that run cosid
+  std::vector<std::string> inline_commands;  // `cosid ...` spans of the prose, in order
+};
+
+void add_inline_commands(const std::string& line, std::vector<std::string>& out) {
+  for (std::size_t open = line.find("`cosid "); open != std::string::npos;
+       open = line.find("`cosid ", open + 1)) {
+    const std::size_t close = line.find('`', open + 1);
+    if (close == std::string::npos) break;
+    out.push_back(line.substr(open + 1, close - open - 1));
+    open = close;
+  }
+}
+
+Readme read_readme(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in) << "cannot open " << path;
+  Readme readme;
+  std::string line, block;
+  bool in_block = false;
+  while (std::getline(in, line)) {
+    // A fence may be indented (a block inside a list item).
+    const std::size_t text = line.find_first_not_of(' ');
+    const bool fence = text != std::string::npos && line.compare(text, 3, "```") == 0;
+    if (in_block) {
+      block += line + "\n";
+      if (fence) {
+        readme.blocks.push_back(block);
+        in_block = false;
+      } else if (line.find("cosid ") != std::string::npos) {
+        readme.commands.push_back(line);
+      }
+    } else if (fence) {
+      block = line + "\n";
+      in_block = true;
+    } else if (line.rfind("#", 0) == 0) {
+      readme.headings.push_back(line);
+    } else {
+      add_inline_commands(line, readme.inline_commands);
+    }
+  }
+  EXPECT_FALSE(in_block) << path << " ends inside a code block";
+  return readme;
+}
+
+std::string level(const std::string& heading) {
+  return heading.substr(0, heading.find_first_not_of('#'));
+}
+
+const Readme& english() {
+  static const Readme r = read_readme(COSID_SOURCE_DIR "/README.md");
+  return r;
+}
+const Readme& chinese() {
+  static const Readme r = read_readme(COSID_SOURCE_DIR "/README.zh-CN.md");
+  return r;
+}
+
+TEST(ReadmeSyncTest, SameHeadingLevelsInOrder) {
+  const auto& en = english().headings;
+  const auto& zh = chinese().headings;
+  ASSERT_FALSE(en.empty());
+  for (std::size_t i = 0; i < en.size() && i < zh.size(); ++i) {
+    ASSERT_EQ(level(en[i]), level(zh[i]))
+        << "heading " << i + 1 << " differs in level: README.md \"" << en[i]
+        << "\", README.zh-CN.md \"" << zh[i] << "\"";
+  }
+  ASSERT_EQ(en.size(), zh.size()) << "README.md has " << en.size() << " headings, README.zh-CN.md "
+                                  << zh.size() << "; the first one past the shorter: \""
+                                  << (en.size() > zh.size() ? en[zh.size()] : zh[en.size()])
+                                  << "\"";
+}
+
+TEST(ReadmeSyncTest, SameCodeBlocksByteForByte) {
+  const auto& en = english().blocks;
+  const auto& zh = chinese().blocks;
+  ASSERT_FALSE(en.empty());
+  for (std::size_t i = 0; i < en.size() && i < zh.size(); ++i) {
+    ASSERT_EQ(en[i], zh[i]) << "code block " << i + 1 << " differs";
+  }
+  ASSERT_EQ(en.size(), zh.size()) << "README.md has " << en.size()
+                                  << " code blocks, README.zh-CN.md " << zh.size()
+                                  << "; the first one past the shorter:\n"
+                                  << (en.size() > zh.size() ? en[zh.size()] : zh[en.size()]);
+}
+
+TEST(ReadmeSyncTest, SameCosidCommandLines) {
+  EXPECT_FALSE(english().commands.empty());
+  EXPECT_EQ(english().commands, chinese().commands);
+  const auto& en = english().inline_commands;
+  const auto& zh = chinese().inline_commands;
+  EXPECT_FALSE(en.empty());
+  for (std::size_t i = 0; i < en.size() && i < zh.size(); ++i) {
+    ASSERT_EQ(en[i], zh[i]) << "inline command " << i + 1 << " differs";
+  }
+  EXPECT_EQ(en.size(), zh.size()) << "README.md has " << en.size()
+                                  << " inline `cosid ...` commands, README.zh-CN.md " << zh.size();
+}
+
+TEST(ReadmeSyncTest, EachLinksToTheOther) {
+  std::ifstream en(COSID_SOURCE_DIR "/README.md"), zh(COSID_SOURCE_DIR "/README.zh-CN.md");
+  std::stringstream e, z;
+  e << en.rdbuf();
+  z << zh.rdbuf();
+  EXPECT_NE(e.str().find("README.zh-CN.md"), std::string::npos);
+  EXPECT_NE(z.str().find("(README.md)"), std::string::npos);
+}
+
+}  // namespace
