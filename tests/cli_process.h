@@ -135,6 +135,7 @@ class Cli {
     eof_ = true;
   }
   void signal(int sig) { kill(pid_, sig); }
+  pid_t pid() const { return pid_; }
   // Waits for the end; the exit status, or 128 + signal.
   int wait() {
     if (reaped_) return code_;
