@@ -111,6 +111,7 @@ bool check_state_file(const Options& options, const RawValue& shown, Status& sta
 bool check_ahead(const Options& options, const RawValue& shown, Status& status);
 bool check_not_before(const Options& options, const RawValue& shown, Status& status);
 bool check_require_state_file(const Options& options, const RawValue& shown, Status& status);
+bool check_lock_wait(const Options& options, const RawValue& shown, Status& status);
 bool check_ttl(const Options& options, const RawValue& shown, Status& status);
 bool check_tolerance(const Options& options, const RawValue& shown, Status& status);
 bool check_owner_key(const Options& options, const RawValue& shown, Status& status);
@@ -184,6 +185,12 @@ inline constexpr ConfigKey kConfigKeyRows[] = {
      "false", ValueKind::kBool, 0, 0, Scope::kStatic,
      parser<&Options::require_state_file>(check_require_state_file),
      "refuse to run without a state file", "true | false; true needs a state-file."},
+    {"cosid.machine.static.lock-wait", "lock-wait", "DUR", nullptr, "COSID_LOCK_WAIT", "0",
+     ValueKind::kDuration, 0, kHourMs, Scope::kStatic, parser<&Options::lock_wait>(check_lock_wait),
+     "how long to wait for the state file while another process holds it",
+     "A duration (0, 500ms, 10s, 1m) up to 1h. While another process holds the state file's lock "
+     "the start tries again until lock-wait has passed, then fails as with 0 (at once): for "
+     "shell loops that run short processes on one slot one after another."},
     {"cosid.machine.distributor.type", "store", "TYPE[:TARGET]", nullptr, nullptr, "static",
      ValueKind::kName, 1, 64, Scope::kAny, kByCode,
      "lease the slot: memory, file:DIR, zookeeper:CONNECT (a build with ZooKeeper), or an instance",
@@ -262,6 +269,7 @@ inline constexpr Key kStateFile = key_of("cosid.machine.static.state-file");
 inline constexpr Key kAhead = key_of("cosid.machine.static.ahead");
 inline constexpr Key kNotBefore = key_of("cosid.machine.static.not-before");
 inline constexpr Key kRequireStateFile = key_of("cosid.machine.static.require-state-file");
+inline constexpr Key kLockWait = key_of("cosid.machine.static.lock-wait");
 inline constexpr Key kStoreType = key_of("cosid.machine.distributor.type");
 inline constexpr Key kTtl = key_of("cosid.machine.distributor.ttl");
 inline constexpr Key kTolerance = key_of("cosid.machine.distributor.tolerance");

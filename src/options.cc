@@ -486,6 +486,8 @@ bool validate_options(const Options& options, Status& status) noexcept {
       (!options.state_file.empty() &&
        !detail::check_state_file(options, shown(options.state_file), status)) ||
       !detail::check_ahead(options, shown(detail::format_duration(options.ahead)), status) ||
+      !detail::check_lock_wait(options, shown(detail::format_duration(options.lock_wait)),
+                               status) ||
       (options.not_before_ms < 0 &&
        !detail::fail_value(errc::invalid_value, detail::kNotBefore,
                            shown(std::to_string(options.not_before_ms)),

@@ -341,6 +341,14 @@ bool check_ahead(const Options& options, const RawValue& shown, Status& status) 
   return true;
 }
 
+bool check_lock_wait(const Options& options, const RawValue& shown, Status& status) {
+  if (!outside(kLockWait, options.lock_wait)) return true;
+  return fail_value(errc::invalid_value, kLockWait, shown,
+                    "out of range: lock-wait is " + range_text(kLockWait) +
+                        "; a few seconds suit a shell loop, 0 fails at once",
+                    status);
+}
+
 bool check_require_state_file(const Options& options, const RawValue& shown, Status& status) {
   if (!options.require_state_file || !options.state_file.empty()) return true;
   return fail_value(errc::invalid_value, kRequireStateFile, shown,

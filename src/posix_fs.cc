@@ -1,12 +1,16 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>  // renameat2, RENAME_NOREPLACE
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #include "cosid/fs.h"
 
@@ -74,6 +78,52 @@ void fill(const struct stat& st, FileInfo& info) noexcept {
   info.links = static_cast<std::uint64_t>(st.st_nlink);
   info.size = static_cast<std::int64_t>(st.st_size);
   info.regular = S_ISREG(st.st_mode);
+}
+
+bool all_digits(const char* name) {
+  if (*name == '\0') return false;
+  for (; *name != '\0'; ++name) {
+    if (*name < '0' || *name > '9') return false;
+  }
+  return true;
+}
+
+// Whether the file of /proc/PID/fdinfo/FD lists a lock on the file `id` names.
+bool fdinfo_has_lock(const std::string& path, const char* id) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, 5, "lock:") == 0 && line.find(id) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// The pid of a process with an open file that holds a lock on the file `id` names
+// (" MAJ:MIN:INODE ", as the kernel prints it), or -1. /proc/locks cannot tell: it shows an OFD
+// lock's pid as -1 (it belongs to an open file, not a process). But /proc/PID/fdinfo/FD lists
+// the locks of the open file behind FD, so the process holding the file open with the lock is
+// found there. Processes this one may not inspect (another user's, without root) are not seen.
+int pid_with_lock_on(const char* id) {
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return -1;
+  int found = -1;
+  while (found < 0) {
+    const dirent* process = ::readdir(proc);
+    if (process == nullptr) break;
+    if (!all_digits(process->d_name)) continue;
+    const std::string fdinfo = std::string("/proc/") + process->d_name + "/fdinfo";
+    DIR* files = ::opendir(fdinfo.c_str());
+    if (files == nullptr) continue;
+    while (const dirent* file = ::readdir(files)) {
+      if (all_digits(file->d_name) && fdinfo_has_lock(fdinfo + "/" + file->d_name, id)) {
+        found = std::atoi(process->d_name);
+        break;
+      }
+    }
+    ::closedir(files);
+  }
+  ::closedir(proc);
+  return found;
 }
 
 class PosixFileSystem final : public FileSystem {
@@ -192,6 +242,15 @@ class PosixFileSystem final : public FileSystem {
   }
 
   void close(int fd) override { ::close(fd); }
+
+  int lock_holder(int fd) override {
+    struct stat st {};
+    if (::fstat(fd, &st) < 0) return -1;
+    char id[64];
+    std::snprintf(id, sizeof id, " %02x:%02x:%llu ", major(st.st_dev), minor(st.st_dev),
+                  static_cast<unsigned long long>(st.st_ino));
+    return pid_with_lock_on(id);
+  }
 
   std::error_code open_shared(int dir, const std::string& name, bool truncate, int& fd) override {
     const int flags = O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (truncate ? O_TRUNC : 0);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <limits>
 
@@ -146,9 +147,9 @@ char block_name(int block) { return block == 0 ? 'A' : 'B'; }
 
 // Which record of a file image a restart relies on, and whether it may.
 struct Choice {
-  int current = -1;       // the valid block with the highest generation; -1 when none is valid
-  int damaged = -1;       // the invalid block when the other one is valid; else -1
-  bool provable = false;  // the current record covers every id issued (state_record.h)
+  int current = -1;          // the valid block with the highest generation; -1 when none is valid
+  int damaged = -1;          // the invalid block when the other one is valid; else -1
+  bool provable = false;     // the current record covers every id issued (state_record.h)
   bool two_writers = false;  // both valid with one generation but different bytes
 };
 
@@ -270,13 +271,34 @@ bool StateFile::open_and_lock(const StateFileOpenOptions& options, Status& statu
                          : ": check its permissions"));
   }
 
-  // The lock keeps a second process, or a second runtime in this process, away.
-  io = fs_.lock(fd_);
+  // The lock keeps a second process, or a second runtime in this process, away. While it is held
+  // elsewhere, tried again every few milliseconds until lock_wait has passed (a shell loop of
+  // short runs on one slot): a poll, since F_OFD_SETLKW has no timeout.
+  const std::int64_t give_up_ns =
+      clock_.monotonic_ns() +
+      std::chrono::duration_cast<std::chrono::nanoseconds>(options.lock_wait).count();
+  for (;;) {
+    io = fs_.lock(fd_);
+    const bool held =
+        io == std::errc::resource_unavailable_try_again || io == std::errc::permission_denied;
+    if (!held || clock_.monotonic_ns() >= give_up_ns) break;
+    clock_.sleep_for(std::chrono::milliseconds(5));
+  }
   if (io == std::errc::resource_unavailable_try_again || io == std::errc::permission_denied) {
-    return fail(status, make_error_code(errc::state_file_locked),
-                "state file " + path_ +
-                    " is in use by another process or runtime: each running "
-                    "instance needs its own slot and its own state file");
+    const int holder = fs_.lock_holder(fd_);
+    const std::string by = holder > 0 ? "by process " + std::to_string(holder)
+                                      : "by another process or runtime (its pid could not be "
+                                        "found: look for it with `fuser " +
+                                            path_ + "`)";
+    const std::string waited =
+        options.lock_wait.count() > 0
+            ? " (waited " + std::to_string(options.lock_wait.count()) + " ms for it)"
+            : "";
+    return fail(
+        status, make_error_code(errc::state_file_locked),
+        "state file " + path_ + " is in use " + by + waited +
+            ": each running instance needs its own slot and its own state file; to run "
+            "short processes on one slot one after another, set lock-wait (--lock-wait DUR)");
   }
   if (io) return fail(status, io, "cannot lock state file " + path_ + ": " + io.message());
 

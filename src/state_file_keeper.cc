@@ -36,6 +36,7 @@ bool StateFileKeeper::start(const FloorWait& wait_for_floor, Status& status) {
     StateFileOpenOptions open_options;
     open_options.create_if_missing = !options_.require_state_file;
     open_options.not_before_ms = options_.not_before_ms;
+    open_options.lock_wait = options_.lock_wait;
     file_ = StateFile::open(fs_, clock_, options_.state_file,
                             StateFileOwner{options_.slot, options_.layout, options_.namespace_name},
                             open_options, status);

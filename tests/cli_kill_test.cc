@@ -37,13 +37,13 @@
 
 namespace {
 
-using std::chrono::milliseconds;
 using cosid::testing::Cli;
 using cosid::testing::kHangGuard;
 using cosid::testing::ms_since;
 using cosid::testing::Steady;
 using cosid::testing::to_id;
 using cosid::testing::to_ids;
+using std::chrono::milliseconds;
 
 constexpr std::int64_t kHourMs = 3600 * 1000;
 
@@ -277,9 +277,9 @@ TEST(CliKill, SecondProcessOnTheSameStateFileIsRefused) {
   EXPECT_EQ(second.wait(), 1);
   EXPECT_TRUE(out.empty()) << out.size() << " lines";
   const std::string err = second.err();
-  EXPECT_NE(
-      err.find("cosid: next: state file " + state + " is in use by another process or runtime"),
-      std::string::npos)
+  EXPECT_NE(err.find("cosid: next: state file " + state + " is in use by process " +
+                     std::to_string(first.pid()) + ": "),
+            std::string::npos)
       << err;
   std::printf("second process refused after %.1f ms\n", second.ms_to_end());
 

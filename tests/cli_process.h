@@ -127,7 +127,15 @@ class Cli {
   // The text after the last newline, if the output ended without one.
   const std::string& partial() const { return buffer_; }
 
+  // Closes the read end of stdout, as `| head -1` does once it has its line: the process's next
+  // write fails with EPIPE.
+  void close_output() {
+    if (out_ >= 0) close(out_);
+    out_ = -1;
+    eof_ = true;
+  }
   void signal(int sig) { kill(pid_, sig); }
+  pid_t pid() const { return pid_; }
   // Waits for the end; the exit status, or 128 + signal.
   int wait() {
     if (reaped_) return code_;

@@ -97,7 +97,13 @@ class COSID_EXPORT FileSystem {
   virtual std::error_code open_shared(int dir, const std::string& name, bool truncate, int& fd);
   // renameat(dir, from, dir, to): moves `from` over `to` in one step, replacing it.
   virtual std::error_code rename_replace(int dir, const std::string& from, const std::string& to);
+
+  // For the message of a refused lock(): the pid of a process that holds a lock on the file open
+  // as `fd`, or -1 when it cannot be told. Not pure, as above; by default -1.
+  virtual int lock_holder(int fd);
 };
+
+inline int FileSystem::lock_holder(int) { return -1; }
 
 inline std::error_code FileSystem::open_shared(int, const std::string&, bool, int& fd) {
   fd = -1;

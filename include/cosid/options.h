@@ -85,6 +85,9 @@ struct COSID_EXPORT Options {
   std::chrono::milliseconds ahead{10000};
   std::int64_t not_before_ms = 0;  // Unix ms; 0: none
   bool require_state_file = false;
+  // How long the start waits for the state file's lock while another process holds it, retrying;
+  // 0: it fails at once (0 to 1h).
+  std::chrono::milliseconds lock_wait{0};
   // How long the start may wait for the clock to pass the floor. resolve_options() sets it to
   // ahead + 1s (static) or ttl + tolerance (a store); set it afterwards to change it (no flag,
   // variable or key sets it).

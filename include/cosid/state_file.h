@@ -16,6 +16,7 @@
 #ifndef COSID_STATE_FILE_H_
 #define COSID_STATE_FILE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -68,6 +69,9 @@ struct COSID_EXPORT StateFileOpenOptions {
   // The floor is at least this (Unix ms): the migration floor for a new file, and a way to move
   // an existing one forward.
   std::int64_t not_before_ms = 0;
+  // While another process holds the lock, try again (on the clock's sleep_for) until this has
+  // passed on its monotonic clock; 0: fail at once with errc::state_file_locked.
+  std::chrono::milliseconds lock_wait{0};
 };
 
 class COSID_EXPORT StateFile {

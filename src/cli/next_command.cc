@@ -1,7 +1,6 @@
 // cosid next: issues ids on a static slot or on one leased from a store (--store), from the
 // options that flags, COSID_* variables and a config file resolve to.
 #include <chrono>
-#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -30,8 +29,11 @@ constexpr const char* kName = "next";
 
 constexpr const char* kDescription =
     "Issues COUNT new ids (default 1) on the configured slot, one per line. With -n 0 it issues\n"
-    "ids until it receives SIGINT or SIGTERM, writing each line as soon as it is made; then it\n"
-    "shuts down cleanly, so that the state file records the exact last timestamp, and exits 0.\n"
+    "ids until it receives SIGINT, SIGTERM or SIGHUP, or its standard output is closed (the\n"
+    "reader of a pipe has gone), writing each line as soon as it is made; then it shuts down\n"
+    "cleanly, so that the state file records the exact last timestamp, and exits 0. With -n N\n"
+    "a closed standard output is a failure (status 1): the message says how many ids got out.\n"
+    "--rate N paces a stream at N ids per second (for a demo that must not fill a disk).\n"
     "\n"
     "Formats: decimal (the default), radix62, radix36, friendly, or json, one object a line:\n"
     "\n"
@@ -99,15 +101,36 @@ void close_runtime(Runtime& runtime, std::FILE* err, bool metrics) {
   }
 }
 
+// The --rate value: ids per second of a stream, 1 to kMaxRate; 0 when not given. Only with -n 0:
+// a count of ids is a batch whose end the caller waits for, so pacing it would only slow it.
+constexpr std::uint64_t kMaxRate = 1000000;
+bool parse_rate(const ParsedArgs& args, std::uint64_t count, std::uint64_t& rate,
+                std::string& error) {
+  if (!args.has("rate")) return true;
+  if (!parse_option_number("rate", args.value_or("rate", ""), kMaxRate, rate, error)) return false;
+  if (rate == 0) {
+    error = "--rate: 0 ids per second issues nothing: give at least 1 (ids per second)";
+    return false;
+  }
+  if (count != 0) {
+    error = "--rate paces a stream: give it with -n 0, or leave it out with -n " +
+            std::to_string(count);
+    return false;
+  }
+  return true;
+}
+
 int run_next(Invocation& invocation) {
   const ParsedArgs& args = invocation.args;
   std::string error;
   std::uint64_t count = 1;
+  std::uint64_t rate = 0;
   bool json = false;
   IdFormat format = IdFormat::kDecimal;
   if ((args.has("count") &&
        !parse_option_number("count", args.value_or("count", ""), UINT64_MAX, count, error)) ||
-      !parse_write_format(args.value_or("format", "decimal"), json, format, error)) {
+      !parse_write_format(args.value_or("format", "decimal"), json, format, error) ||
+      !parse_rate(args, count, rate, error)) {
     return usage_error(invocation.err, kName, std::string(kName) + ": " + error);
   }
   Options options;
@@ -138,14 +161,15 @@ int run_next(Invocation& invocation) {
   }
 
   const bool streaming = count == 0;
-  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe shows as EPIPE, handled below
+  ignore_broken_pipe();
   if (streaming) install_stop_handlers();
   const Layout& layout = options.layout;
-  IdOutput output(kName, invocation.out, invocation.err);
+  IdOutput output(kName, invocation.out, invocation.err, count);
+  Pacer pacer(rate, invocation.out);
   int status = kExitOk;
   Status outcome;  // of the last next()
   for (std::uint64_t issued = 0; streaming || issued < count; ++issued) {
-    if (streaming && stop_requested()) break;
+    if (streaming && !pacer.wait_turn()) break;
     std::uint64_t id = generator->next(outcome);
     while (outcome.code() == errc::slot_lost && options.uses_store()) {
       // The lease was lost (a warning said so): go on over the slot leased in its place. Again if
@@ -162,9 +186,9 @@ int run_next(Invocation& invocation) {
       break;
     }
     append_id(output.chunk(), id, json, format, layout);
-    if (!output.line_done(streaming)) break;
+    if (!output.lines_done(1)) break;
   }
-  if (status == kExitOk && !output.failed() && !output.chunk().empty()) output.flush();
+  if (status == kExitOk && !output.stopped() && !output.chunk().empty()) output.flush();
   close_runtime(*runtime, invocation.err, metrics);
   return output.failed() ? kExitFailure : status;
 }
@@ -175,13 +199,16 @@ const Command& next_command() {
   static const Command command{
       kName,
       "issue new ids on the configured slot",
-      "cosid next [-n COUNT] [--format decimal|radix62|radix36|friendly|json] [--metrics] "
+      "cosid next [-n COUNT] [--rate N] [--format decimal|radix62|radix36|friendly|json] "
+      "[--metrics] "
       "[config flags]",
       kDescription,
       {
           {"Options",
            {
-               {"count", 'n', "COUNT", "issue COUNT ids (default 1); 0: until SIGINT or SIGTERM"},
+               {"count", 'n', "COUNT",
+                "issue COUNT ids (default 1); 0: until SIGINT, SIGTERM, SIGHUP or a closed output"},
+               {"rate", '\0', "N", "with -n 0: at most N ids per second, 1 to 1000000"},
                {"format", '\0', "FORMAT",
                 "decimal (the default), radix62, radix36, friendly or json"},
                {"metrics", '\0', nullptr,
@@ -192,7 +219,9 @@ const Command& next_command() {
           layout_flags_group(),
       },
       {
-          {kExitOk, "the ids were issued, or -n 0 was stopped by SIGINT or SIGTERM"},
+          {kExitOk,
+           "the ids were issued, or -n 0 was stopped by SIGINT, SIGTERM, SIGHUP or a closed "
+           "standard output"},
           {kExitFailure,
            "the options, the state file, the lease store or the clock did not allow issuing ids, "
            "or the output could not be written (see standard error)"},

@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -38,8 +37,9 @@ constexpr const char* kNextDescription =
     "handed out from memory. The ids of one run are strictly increasing, and no id is issued\n"
     "twice by any process that shares the store: memory is this process alone, file:DIR the\n"
     "processes of one host, zookeeper:CONNECT (in a cosid built with the ZooKeeper store) a\n"
-    "fleet. With -n 0 it issues ids until it receives SIGINT or SIGTERM, writing each line as\n"
-    "soon as it is taken.\n"
+    "fleet. With -n 0 it issues ids until it receives SIGINT, SIGTERM or SIGHUP, or its standard\n"
+    "output is closed (the reader of a pipe has gone), writing each line as soon as it is taken;\n"
+    "with -n N a closed standard output is a failure (status 1) that says how many ids got out.\n"
     "\n"
     "At the end the ids claimed but not issued are handed back to the store, so that the next\n"
     "run of the key resumes at the id after the last one issued, unless another process claimed\n"
@@ -187,9 +187,9 @@ int run_segment_next(Invocation& invocation) {
   if (generator == nullptr) return call_failed(invocation.err, kNextName, status);
 
   const bool streaming = count == 0;
-  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe shows as EPIPE, which ends the run quietly
+  ignore_broken_pipe();
   if (streaming) install_stop_handlers();
-  IdOutput output(kNextName, invocation.out, invocation.err);
+  IdOutput output(kNextName, invocation.out, invocation.err, count);
   int result = kExitOk;
   std::vector<std::int64_t> ids(
       streaming ? 1 : static_cast<std::size_t>(std::min<std::uint64_t>(count, kBatch)));
@@ -205,9 +205,9 @@ int run_segment_next(Invocation& invocation) {
     }
     for (std::size_t i = 0; i < taken; ++i) append_id(output.chunk(), key, ids[i], json, format);
     issued += taken;
-    if (!output.line_done(streaming)) break;
+    if (!output.lines_done(taken)) break;
   }
-  if (result == kExitOk && !output.failed() && !output.chunk().empty()) output.flush();
+  if (result == kExitOk && !output.stopped() && !output.chunk().empty()) output.flush();
   // Hands the ids not issued back; if that fails they are skipped, which is safe: a warning.
   if (!generator->close(status)) {
     std::fprintf(invocation.err, "cosid: warning: %s: the ids claimed but not issued are skipped\n",
@@ -266,7 +266,8 @@ const Command& segment_next_command() {
       {
           {"Options",
            {
-               {"count", 'n', "COUNT", "issue COUNT ids (default 1); 0: until SIGINT or SIGTERM"},
+               {"count", 'n', "COUNT",
+                "issue COUNT ids (default 1); 0: until SIGINT, SIGTERM, SIGHUP or a closed output"},
                {"step", '\0', "N", "ids per segment of KEY, 1 to 2^30 (default 100)"},
                {"offset", '\0', "N", "a new KEY's first id is N + 1, N from 0 to 2^62 (default 0)"},
                {"format", '\0', "FORMAT", "decimal (the default), radix62, radix36 or json"},
@@ -275,7 +276,9 @@ const Command& segment_next_command() {
           segment_flags_group(),
       },
       {
-          {kExitOk, "the ids were issued, or -n 0 was stopped by SIGINT or SIGTERM"},
+          {kExitOk,
+           "the ids were issued, or -n 0 was stopped by SIGINT, SIGTERM, SIGHUP or a closed "
+           "standard output"},
           {kExitFailure,
            "the options or the range store did not allow issuing ids (the key is sealed or "
            "exhausted, the store cannot be reached or its record is damaged), or the output could "
