@@ -241,9 +241,6 @@ TEST(CliUsage, ExactMessages) {
                      "parse");
   expect_usage_error({"parse", "--json=yes", id},
                      "parse: option --json takes no value, but was given \"yes\"", "parse");
-  expect_usage_error({"parse"}, "parse: no ID given: give one or more ids to decode", "parse");
-  expect_usage_error({"parse", "--json"}, "parse: no ID given: give one or more ids to decode",
-                     "parse");
   expect_usage_error({"parse", "--format", "hex", id},
                      "parse: --format: unknown format \"hex\": use one of auto, decimal, "
                      "radix62, radix36, friendly",
@@ -255,7 +252,7 @@ TEST(CliUsage, ExactMessages) {
                      "");
   expect_usage_error({"layout", "extra"},
                      "layout: unexpected argument \"extra\": the layout comes from the layout "
-                     "flags only",
+                     "flags and the config file only",
                      "layout");
   // The commands that take only config flags share their start (resolve_command_options).
   expect_usage_error({"next", "extra"}, "next: unexpected argument \"extra\"", "next");
@@ -577,15 +574,17 @@ TEST(CliNext, MetricsGoToStandardErrorAtExit) {
   EXPECT_EQ(result.err.back(), '\n');
 }
 
+// A missing slot is a missing value: a usage error.
 TEST(CliNext, WithoutASlotSaysHowToGiveOne) {
   const Environment env;
   const RunResult result = run_cosid({"next"}, env.envp());
-  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.exit_code, 2);
   EXPECT_EQ(result.out, "");
   EXPECT_EQ(result.err.rfind("cosid: next: ", 0), 0u) << result.err;
   EXPECT_NE(result.err.find("--slot"), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("COSID_SLOT"), std::string::npos) << result.err;
-  EXPECT_EQ(count_lines(result.err), 1);
+  EXPECT_EQ(count_lines(result.err), 2);
+  EXPECT_NE(result.err.find("\n" + usage_hint("next")), std::string::npos) << result.err;
 }
 
 TEST(CliNext, UsageErrors) {
@@ -765,7 +764,7 @@ TEST(CliState, InitRefusesAnExistingFileAndABadSlot) {
   EXPECT_EQ(read_file(path), before);
 
   const RunResult wide = run_cosid({"state", "init", dir.file("other"), "--slot", "1024"});
-  EXPECT_EQ(wide.exit_code, 1);
+  EXPECT_EQ(wide.exit_code, 2);
   EXPECT_NE(wide.err.find("1024"), std::string::npos) << wide.err;
   EXPECT_EQ(run_cosid({"state", "init", dir.file("other")}).exit_code, 2);  // no --slot
   EXPECT_EQ(run_cosid({"state", "show", dir.file("other")}).exit_code, 1);  // never created
@@ -857,7 +856,8 @@ TEST(CliNotBefore, FromAKnownId) {
   const RunResult tick =
       run_cosid({"not-before", "--layout", "seconds", "--from-id", std::to_string(id)});
   EXPECT_EQ(tick.out, "1796005378999\n");
-  EXPECT_EQ(run_cosid({"not-before", "--from-id", "12#4"}).exit_code, 1);
+  // A --from-id that is no id is a malformed flag value.
+  EXPECT_EQ(run_cosid({"not-before", "--from-id", "12#4"}).exit_code, 2);
   EXPECT_EQ(run_cosid({"not-before"}).exit_code, 2);
 }
 
@@ -877,7 +877,7 @@ TEST(CliConfigCheck, ShowsEverySettingAndItsOrigin) {
       << env.out;
 
   const RunResult bad = run_cosid({"config", "check", "--slot", "x"}, Environment().envp());
-  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err.rfind("cosid: config check: ", 0), 0u) << bad.err;
 }
 
@@ -1064,9 +1064,12 @@ TEST(CliStateCheck, ResolvesTheServicesConfiguration) {
                       Environment({"COSID_STATE_FILE=" + path, "COSID_SLOT=2"}).envp())
                 .exit_code,
             0);
-  expect_not_ready(
-      run_cosid({"state", "check"}, Environment({"COSID_CONFIG=" + dir.file("cosid.yaml")}).envp()),
-      "POD_ORDINAL");
+  // POD_ORDINAL unset: the probe's configuration is incomplete, a usage error.
+  const RunResult unset =
+      run_cosid({"state", "check"}, Environment({"COSID_CONFIG=" + dir.file("cosid.yaml")}).envp());
+  EXPECT_EQ(unset.exit_code, 2);
+  EXPECT_EQ(unset.err.rfind("cosid: state check: ", 0), 0u) << unset.err;
+  EXPECT_NE(unset.err.find("POD_ORDINAL"), std::string::npos) << unset.err;
 }
 
 TEST(CliStateCheck, UsageErrors) {
@@ -1404,7 +1407,7 @@ TEST(CliManPage, NamesEveryCommandAndEveryOptionOfItsHelp) {
     EXPECT_NE(options_section.find("\\fB" + roff(option) + "\\fR"), std::string::npos) << option;
   }
   const std::vector<std::string> commands = commands_in_help(tool.out);
-  EXPECT_EQ(commands.size(), 13u) << tool.out;
+  EXPECT_EQ(commands.size(), 14u) << tool.out;
   for (const std::string& command : commands) {
     SCOPED_TRACE(command);
     const std::string own = section(page, ".SS \"cosid " + roff(command) + "\"\n");
@@ -1479,19 +1482,20 @@ TEST(CliLeaseCommands, ConfigCheckShowsTheStoreAndRefusesAmbiguityAndUnknownType
   EXPECT_NE(store.out.find("cosid.machine.distributor.ttl = 5s   (flag --ttl)"), std::string::npos)
       << store.out;
   const RunResult ambiguous = run_cosid({"config", "check", "--store", "memory", "--slot", "1"});
-  EXPECT_EQ(ambiguous.exit_code, 1);
+  EXPECT_EQ(ambiguous.exit_code, 2);
   EXPECT_NE(ambiguous.err.find("are ambiguous"), std::string::npos) << ambiguous.err;
   const RunResult unknown = run_cosid({"config", "check", "--store", "etcd"});
-  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("no lease store is registered as \"etcd\""), std::string::npos)
       << unknown.err;
   const RunResult target = run_cosid({"config", "check", "--store", "memory:/tmp/x"});
-  EXPECT_EQ(target.exit_code, 1);
+  EXPECT_EQ(target.exit_code, 2);
   EXPECT_EQ(target.err,
             "cosid: config check: cosid.machine.distributor.type = \"memory:/tmp/x\" (flag "
             "--store): only file:DIR and zookeeper:CONNECT take a target after ':', and "
             "\"memory\" takes none on the command line: give --store memory and configure the "
-            "store in cosid.stores of the config file\n");
+            "store in cosid.stores of the config file\n" +
+                usage_hint("config check"));
 }
 
 // A store instance of the config file: config check prints its keys where the tool knows its
@@ -1537,31 +1541,32 @@ TEST(CliLeaseCommands, ConfigCheckPrintsAStoreInstance) {
          "    distributor:\n      type: zk\n";
   const RunResult typo =
       run_cosid({"config", "check", "--config", dir.file("typo.yaml")}, Environment().envp());
-  EXPECT_EQ(typo.exit_code, 1);
+  EXPECT_EQ(typo.exit_code, 2);
   EXPECT_NE(typo.err.find("cosid: config check: cosid.stores.zk.timout = \"3s\" (file " +
                           dir.file("typo.yaml") +
                           ":5) is not a key of a zookeeper store: it knows type, timeout, "),
             std::string::npos)
       << typo.err;
 #else
-  EXPECT_EQ(check.exit_code, 1);
+  EXPECT_EQ(check.exit_code, 2);
   EXPECT_EQ(check.err,
             "cosid: config check: no lease store is registered as \"zookeeper\" (the type of the "
-            "store instance cosid.stores.zk): this cosid tool knows static, memory, file\n");
+            "store instance cosid.stores.zk): this cosid tool knows static, memory, file\n" +
+                usage_hint("config check"));
 #endif
   std::ofstream(dir.file("memory.yaml"))
       << "cosid:\n  stores:\n    mem:\n      type: memory\n      size: 3\n  machine:\n"
          "    distributor:\n      type: mem\n";
   const RunResult memory =
       run_cosid({"config", "check", "--config", dir.file("memory.yaml")}, Environment().envp());
-  EXPECT_EQ(memory.exit_code, 1);
-  EXPECT_EQ(memory.err, "cosid: config check: cosid.stores.mem.size = \"3\" (file " +
-                            dir.file("memory.yaml") +
-                            ":5) is not a key of a memory store: it knows type\n");
+  EXPECT_EQ(memory.exit_code, 2);
+  EXPECT_EQ(memory.err,
+            "cosid: config check: cosid.stores.mem.size = \"3\" (file " + dir.file("memory.yaml") +
+                ":5) is not a key of a memory store: it knows type\n" + usage_hint("config check"));
   std::ofstream(path, std::ios::app) << "  namespace: orders\n";
   const RunResult unused =
       run_cosid({"config", "check", "--config", path, "--store", "memory"}, Environment().envp());
-  EXPECT_EQ(unused.exit_code, 1);
+  EXPECT_EQ(unused.exit_code, 2);
   EXPECT_NE(
       unused.err.find("cosid.stores.zk.type = \"zookeeper\" (file " + path + ":4) has no effect"),
       std::string::npos)

@@ -320,8 +320,8 @@ std::string render_man_page(const ToolDoc& tool) {
                        "groups several commands share are under OPTIONS.");
   out += ".SH COMMANDS\n";
   for (const Command* command : tool.commands) out += command_section(*command, shared);
-  out += ".SS \"cosid help\"\n" + usage_line("cosid help [COMMAND | --man]", "help");
-  out += ".PP\n" + text_line(std::string(tool.help_summary) + ", as roff.");
+  out += ".SS \"cosid help\"\n" + usage_line(tool.usages[1], "help");
+  out += ".PP\n" + text_line(std::string(tool.help_summary) + ".");
   out += ".SH OPTIONS\n" + text_line("Before any command:") + ".RS\n" + option_list(tool.options) +
          ".RE\n";
   for (const OptionGroup& group : shared) {
