@@ -1,6 +1,6 @@
 // The real `cosid` binary: the commands that read ids (parse, not-before) and layout resolve the
 // layout as `next` does, from the config file too; parse reads ids from a pipe; the bash
-// completion completes the tool's commands and options.
+// completion completes the tool's commands and options; the man page has its date and SEE ALSO.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -16,6 +16,7 @@
 #include "cli_process.h"
 #include "cli_run.h"
 #include "cosid/layout.h"
+#include "cosid/version.h"
 #include "temp_dir.h"
 #include "test_util.h"
 
@@ -212,6 +213,24 @@ TEST(CliCompletion, CompletesCommandsAndTheOptionsOfTheCommand) {
   EXPECT_EQ(complete("state show --"), "--json\n--help\n");
   const std::string installed = read_file(COSID_BASH_COMPLETION);
   EXPECT_NE(installed.find("complete -F _cosid cosid"), std::string::npos);
+}
+
+TEST(CliManPageDate, HasTheReleaseDateAndSeeAlso) {
+  const TempDir dir("cli_layout_input");
+  const Outcome man = run(dir, {"help", "--man"});
+  ASSERT_EQ(man.code, 0) << man.err;
+  EXPECT_NE(man.out.find(std::string(".TH COSID 1 \"") + COSID_RELEASE_DATE + "\" \"cosid "),
+            std::string::npos)
+      << man.out.substr(0, 200);
+  const std::size_t see_also = man.out.find("\n.SH \"SEE ALSO\"\n");
+  ASSERT_NE(see_also, std::string::npos);
+  EXPECT_NE(man.out.find("README.md", see_also), std::string::npos);
+  EXPECT_NE(man.out.find("examples/systemd", see_also), std::string::npos);
+  // The date is a constant of the release: YYYY-MM-DD.
+  const std::string date = COSID_RELEASE_DATE;
+  ASSERT_EQ(date.size(), 10u);
+  EXPECT_EQ(date[4], '-');
+  EXPECT_EQ(date[7], '-');
 }
 
 }  // namespace

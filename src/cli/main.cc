@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/man_page.h"
 #include "cosid/config.h"
+#include "cosid/version.h"
 
 namespace cosid {
 namespace cli {
@@ -49,6 +50,7 @@ ToolDoc tool_doc() {
       all_commands(),
       "print the help of the tool or of COMMAND; --man: the manual page; --options: all options",
       version_number(),
+      COSID_RELEASE_DATE,
   };
 }
 
