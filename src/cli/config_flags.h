@@ -36,9 +36,11 @@ OptionGroup config_flags_group();
                                             Status& status);
 
 // How a command that takes config flags and no argument starts: a positional argument is a usage
-// error; then the options are resolved, and what resolve_options() refuses is a runtime error
-// "cosid: NAME: why". Returns false, with `status` the exit status to return, when the command
-// must stop. `settings`, if not null, receives every setting with its source.
+// error; then the options are resolved, and what resolve_options() refuses is reported by
+// call_failed() as "cosid: NAME: why" (a usage error for a malformed or missing value, a runtime
+// one for a config file that cannot be read). Returns false, with `status` the exit status to
+// return, when the command must stop. `settings`, if not null, receives every setting with its
+// source.
 bool resolve_command_options(const Invocation& invocation, const char* name, Options& options,
                              std::vector<Setting>* settings, int& status);
 

@@ -91,7 +91,7 @@ bool key_argument(const ParsedArgs& args, std::string& key, std::string& error) 
 }
 
 // The segment options from --config, --store and, for `key`, --step and --offset. Reports a
-// failure as a runtime error ("cosid: NAME: why") and returns false with `exit_status`.
+// failure through call_failed() ("cosid: NAME: why") and returns false with `exit_status`.
 bool resolve_segment(const Invocation& invocation, const char* name, const std::string& key,
                      segment::SegmentOptions& options, int& exit_status) {
   const ParsedArgs& args = invocation.args;
