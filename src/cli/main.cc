@@ -48,7 +48,7 @@ ToolDoc tool_doc() {
           usage_exit_status(),
       },
       all_commands(),
-      "print the help of the tool or of COMMAND; --man: the manual page; --options: all options",
+      "print help of the tool or COMMAND; --man: the manual page; --options: all options",
       version_number(),
       COSID_RELEASE_DATE,
   };
