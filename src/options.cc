@@ -144,7 +144,8 @@ bool gather(const OptionSources& sources, const EnvLookup& env, RawSettings& raw
     if (const char* value = env("COSID_CONFIG")) {
       path = value;
       if (path.empty()) {
-        return detail::fail(status, errc::config_unreadable,
+        // A malformed value of the variable, not a file that cannot be read.
+        return detail::fail(status, errc::invalid_value,
                             "COSID_CONFIG is set but empty: give the config file's path, or unset "
                             "it to run without a config file");
       }

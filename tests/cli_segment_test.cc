@@ -159,8 +159,9 @@ TEST(CliSegment, ExitStatuses) {
     const char* err;
   };
   const Case cases[] = {
+      // A missing or malformed setting, wherever given, is a usage error.
       {{"segment", "next", "orders"},
-       1,
+       2,
        "cosid: segment next: no range store is configured for segment ids: give "
        "cosid.segment.distributor.type"},
       {{"segment", "next", "a/b", "--store", "memory"}, 2, "segment key \"a/b\" holds \"/\""},
@@ -171,13 +172,13 @@ TEST(CliSegment, ExitStatuses) {
        2,
        "unknown format \"friendly\""},
       {{"segment", "next", "orders", "--step", "0", "--store", "memory"},
-       1,
+       2,
        "cosid.segment.provider.orders.step = \"0\" (flag --step): below the minimum, 1"},
       {{"segment", "next", "orders", "--store", "etcd"},
-       1,
+       2,
        "no range store is registered as \"etcd\""},
       {{"segment", "show", "orders", "--store", "memory:x"},
-       1,
+       2,
        "cosid.segment.distributor.type = \"memory:x\" (flag --store)"},
       {{"segment", "show", "orders", "--store", "memory", "--bogus"}, 2, "--bogus"},
   };

@@ -133,7 +133,7 @@ TEST(Options, ConfigFileFromCosidConfigOrFlag) {
 
   f.sources.config_file.clear();
   f.env.set("COSID_CONFIG", "");
-  message = refused(f, errc::config_unreadable);
+  message = refused(f, errc::invalid_value);
   EXPECT_TRUE(contains(message, "COSID_CONFIG is set but empty")) << message;
   ::unlink(path);
 }

@@ -1,5 +1,6 @@
 #include "cli/args.h"
 
+#include <algorithm>
 #include <cstddef>
 
 #include "parse_util.h"
@@ -24,6 +25,32 @@ const OptionSpec* find_short(const std::vector<OptionSpec>& options, char name) 
 
 // "--format": how messages name an option.
 std::string display_name(const OptionSpec& option) { return std::string("--") + option.long_name; }
+
+// The optimal string alignment distance: insertions, deletions, substitutions and swaps of two
+// neighbours, each 1.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// "unknown option "--sate-file" (did you mean '--state-file'?)".
+std::string unknown_option(std::string_view spelled, std::string_view name,
+                           const std::vector<OptionSpec>& options) {
+  std::vector<std::string> names;
+  for (const OptionSpec& option : options) names.push_back(display_name(option));
+  return "unknown option " + quote(spelled) + did_you_mean(name, names);
+}
 
 }  // namespace
 
@@ -62,8 +89,9 @@ bool parse_args(const std::vector<std::string_view>& args, const std::vector<Opt
       const std::size_t equals = body.find('=');
       option = find_long(options, body.substr(0, equals));
       if (option == nullptr) {
-        error = "unknown option " +
-                quote(arg.substr(0, equals == std::string_view::npos ? arg.size() : equals + 2));
+        const std::string_view spelled =
+            arg.substr(0, equals == std::string_view::npos ? arg.size() : equals + 2);
+        error = unknown_option(spelled, spelled, options);
         return false;
       }
       if (equals != std::string_view::npos) {
@@ -73,7 +101,8 @@ bool parse_args(const std::vector<std::string_view>& args, const std::vector<Opt
     } else {
       option = find_short(options, arg[1]);
       if (option == nullptr) {
-        error = "unknown option " + quote(arg.substr(0, 2));
+        // "-state-file": a long option with one dash is suggested with two.
+        error = unknown_option(arg.substr(0, 2), "-" + std::string(arg), options);
         return false;
       }
       if (arg.size() > 2) {
@@ -82,6 +111,10 @@ bool parse_args(const std::vector<std::string_view>& args, const std::vector<Opt
       }
     }
 
+    if (parsed.has(option->long_name)) {
+      error = display_name(*option) + " given twice: give it once";
+      return false;
+    }
     if (option->value_name == nullptr) {
       if (has_attached_value) {
         error = "option " + display_name(*option) + " takes no value, but was given " +
@@ -99,6 +132,22 @@ bool parse_args(const std::vector<std::string_view>& args, const std::vector<Opt
     }
   }
   return true;
+}
+
+std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates) {
+  // A third of the word, at most 3: "--sate-file" is a typo of "--state-file", "--bogus" of
+  // nothing.
+  const std::size_t allowed = std::min<std::size_t>(3, std::max<std::size_t>(1, given.size() / 3));
+  const std::string* best = nullptr;
+  std::size_t best_distance = allowed + 1;
+  for (const std::string& candidate : candidates) {
+    const std::size_t distance = edit_distance(given, candidate);
+    if (distance < best_distance) {
+      best = &candidate;
+      best_distance = distance;
+    }
+  }
+  return best == nullptr ? std::string() : " (did you mean '" + *best + "'?)";
 }
 
 bool one_positional(const ParsedArgs& args, const char* what, const char* hint, std::string& value,

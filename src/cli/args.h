@@ -1,12 +1,14 @@
 // The cosid CLI's own argument parser and strict number parsing. No dependency, no exceptions.
 //
-//   --name VALUE, --name=VALUE, -n VALUE, -nVALUE   an option that takes a value (the last one
-//   wins)
+//   --name VALUE, --name=VALUE, -n VALUE, -nVALUE   an option that takes a value
 //   --name, -n                                      a boolean flag (giving it a value is an error)
 //   anything else                                   a positional argument, in order
 //   --                                              ends the options: the rest is positional
 //
-// Options and positionals may be mixed in any order. A lone "-" is positional.
+// Options and positionals may be mixed in any order. A lone "-" is positional. An option given
+// twice, in any spelling (`--slot 1 --slot 2`, `-n 1 --count 2`, `--json --json`), is refused:
+// "the last one wins" would hide a mistake in a long command line or a script's concatenation.
+// An unknown option is refused with the closest option's name when one is close (did_you_mean).
 #ifndef COSID_CLI_ARGS_H_
 #define COSID_CLI_ARGS_H_
 
@@ -50,6 +52,11 @@ class ParsedArgs {
 // false and stores a message without any prefix, such as "unknown option '--bogus'".
 bool parse_args(const std::vector<std::string_view>& args, const std::vector<OptionSpec>& options,
                 ParsedArgs& parsed, std::string& error);
+
+// " (did you mean '--state-file'?)" when one of `candidates` is within a small edit distance of
+// `given` (a mistyped letter, one too many or too few, two swapped), the closest one; "" when none
+// is close enough to be a likely typo.
+std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates);
 
 // The single positional argument of a command that takes exactly one (`what` names it, such as
 // "FILE"; `hint` says what to give when it is missing). Returns false with a usage message when

@@ -200,6 +200,10 @@ int run_bench(Invocation& invocation) {
     }
   }
   if (!layout_from_flags(args, layout, error)) return usage(error);
+  // An empty path would silently mean no state file at all, which the flag is there to avoid.
+  if (args.has("state-file") && args.value_or("state-file", "").empty()) {
+    return usage("--state-file: empty: give the path of the state file to benchmark with");
+  }
   if (!args.positionals().empty()) {
     return usage("unexpected argument " + quote(args.positionals().front()));
   }

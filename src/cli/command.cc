@@ -36,7 +36,10 @@ bool is_help_word(std::string_view arg) { return arg == "--help" || arg == "-h";
 OptionSpec help_option() { return {"help", 'h', nullptr, "print this help and exit"}; }
 
 ExitStatusDoc usage_exit_status() {
-  return {kExitUsage, "usage error: an unknown option, a missing or malformed value, a bad layout"};
+  // A malformed value is one of a flag, a COSID_* variable or the config file (README.md).
+  return {kExitUsage,
+          "usage error: an unknown command or option, an option given twice, a missing or "
+          "malformed value"};
 }
 
 std::vector<OptionSpec> all_options(const Command& command) {
@@ -100,9 +103,38 @@ const char* write_hint(const std::error_code& ec, std::string_view message) noex
              : "; the file size limit (ulimit -f) is below the size of the file written: raise it";
 }
 
+bool is_usage_code(const std::error_code& ec) noexcept {
+  if (ec.category() != error_category()) return false;
+  switch (static_cast<errc>(ec.value())) {
+    case errc::layout_too_wide:
+    case errc::layout_field_empty:
+    case errc::layout_epoch_invalid:
+    case errc::layout_epoch_in_future:
+    case errc::unknown_layout:
+    case errc::slot_out_of_range:
+    case errc::invalid_argument:
+    case errc::no_slot_configured:
+    case errc::invalid_slot:
+    case errc::no_hostname_ordinal:
+    case errc::unset_variable:
+    case errc::config_syntax:
+    case errc::config_unknown_key:
+    case errc::config_duplicate_key:
+    case errc::invalid_value:
+    case errc::unknown_store_type:
+      return true;
+    default:
+      return false;
+  }
+}
+
 int call_failed(std::FILE* err, std::string_view name, const Status& status) {
   const std::string text = status.message();
-  return runtime_error(err, std::string(name) + ": " + text + write_hint(status.code(), text));
+  const std::string message = std::string(name) + ": " + text + write_hint(status.code(), text);
+  if (!is_usage_code(status.code())) return runtime_error(err, message);
+  // Reported as every usage error is, with the help of the command: `name` starts with it
+  // ("parse", or "not-before: --from-id ...").
+  return usage_error(err, name.substr(0, name.find(':')), message);
 }
 
 int finish_output(int status, std::FILE* out, std::FILE* err) {

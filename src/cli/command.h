@@ -82,9 +82,19 @@ int runtime_error(std::FILE* err, const std::string& message);
 // nothing, so an event listener may call it.
 const char* write_hint(const std::error_code& ec, std::string_view message) noexcept;
 
-// runtime_error() for a library call that failed: prints "cosid: `name`: " and the message of
-// `status` (the code's own text when the call gave none), and its write_hint(). The one way a
-// command reports a failed call. Returns kExitFailure.
+// Whether `ec`, the code of a failed library call, says that what the user gave is wrong: a
+// flag, a COSID_* variable or a config file's value that is malformed or out of range, a bad
+// layout, an unknown key or store type, a setting that is required but missing (no slot, an unset
+// ${VAR}). Such a failure is a usage error (exit 2) wherever it was found, since the fix is to
+// change the command line or the configuration; everything else (a config file that cannot be
+// read, the state file, the clock, a store, an id that cannot be decoded) is a runtime failure.
+bool is_usage_code(const std::error_code& ec) noexcept;
+
+// Reports a library call that failed: prints "cosid: `name`: " and the message of `status` (the
+// code's own text when the call gave none), and its write_hint(), as one line. The one way a
+// command reports a failed call. If is_usage_code(status.code()), it is a usage error: the line
+// is followed by usage_error()'s "Try 'cosid COMMAND --help'." (COMMAND: `name` up to its first
+// ':') and kExitUsage returned; else kExitFailure.
 int call_failed(std::FILE* err, std::string_view name, const Status& status);
 
 // Flushes `out` and reports a failed write (a full disk, a closed pipe) as a runtime error.

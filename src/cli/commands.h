@@ -3,6 +3,8 @@
 #ifndef COSID_CLI_COMMANDS_H_
 #define COSID_CLI_COMMANDS_H_
 
+#include <string>
+
 #include "cli/command.h"
 
 namespace cosid {
@@ -21,6 +23,11 @@ const Command& bench_command();         // cosid bench: ids per second against t
 const Command& lease_list_command();    // cosid lease list: the slot leases of a namespace
 const Command& segment_next_command();  // cosid segment next: segment ids of a key
 const Command& segment_show_command();  // cosid segment show: a key's record in a range store
+const Command& version_command();       // cosid version: the tool's version
+
+// "0.5.0", from cosid/version.h; and the line `cosid version` and `cosid --version` print.
+std::string version_number();
+std::string version_line();
 
 }  // namespace cli
 }  // namespace cosid

@@ -50,12 +50,14 @@ int run_config_check(Invocation& invocation) {
     std::string known = "static";
     for (const std::string& name : stores->types()) known += ", " + name;
     const bool instance = type != options.store_type;
-    return runtime_error(
-        invocation.err,
-        std::string(kName) + ": no lease store is registered as " + quote(type) +
-            (instance ? " (the type of the store instance cosid.stores." + options.store_type + ")"
-                      : std::string(" (cosid.machine.distributor.type)")) +
-            ": this cosid tool knows " + known);
+    // As Runtime::open() would refuse it: a usage error, the configuration names no store.
+    return call_failed(invocation.err, kName,
+                       Status(errc::unknown_store_type,
+                              "no lease store is registered as " + quote(type) +
+                                  (instance ? " (the type of the store instance cosid.stores." +
+                                                  options.store_type + ")"
+                                            : std::string(" (cosid.machine.distributor.type)")) +
+                                  ": this cosid tool knows " + known));
   }
   if (!check_store_instance(options, status)) return call_failed(invocation.err, kName, status);
   // The segment keys too when the sources name a range store; resolve_options() has checked them.

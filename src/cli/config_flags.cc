@@ -4,6 +4,9 @@
 #include <string_view>
 #include <vector>
 
+#include "cosid/segment/options.h"
+#include "options_internal.h"
+
 namespace cosid {
 namespace cli {
 
@@ -32,10 +35,13 @@ const char* config_flag_help(detail::Key key) {
   return lines[key].c_str();
 }
 
+OptionSpec config_file_option() {
+  return {"config", '\0', "FILE", "read the config file FILE (else the one COSID_CONFIG names)"};
+}
+
 OptionGroup config_flags_group() {
-  OptionGroup group{
-      "Config flags (precedence: flag > COSID_* variable > config file > default)",
-      {{"config", '\0', "FILE", "read the config file FILE (else the one COSID_CONFIG names)"}}};
+  OptionGroup group{"Config flags (precedence: flag > COSID_* variable > config file > default)",
+                    {config_file_option()}};
   for (detail::Key key = 0; key < detail::kKeyCount; ++key) {
     const detail::ConfigKey& row = detail::kConfigKeyRows[key];
     // --store sets two keys and is listed once, with the first.
@@ -86,6 +92,27 @@ bool resolve_command_options(const Invocation& invocation, const char* name, Opt
     return false;
   }
   return true;
+}
+
+bool resolve_command_layout(const Invocation& invocation, const char* name, Layout& layout,
+                            int& status) {
+  Status resolved;
+  OptionSources sources;
+  if (option_sources_from_args(invocation.args, sources, resolved)) {
+    Options options;
+    segment::SegmentOptions segment;
+    detail::RawSettings raw;
+    detail::RawInstances instances;
+    detail::RawSegment raw_segment;
+    std::string slot_origin;
+    if (detail::resolve_sources(sources, /*need_slot=*/false, options, segment, raw, instances,
+                                raw_segment, slot_origin, resolved)) {
+      layout = options.layout;
+      return true;
+    }
+  }
+  status = call_failed(invocation.err, name, resolved);
+  return false;
 }
 
 }  // namespace cli

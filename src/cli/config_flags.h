@@ -24,6 +24,9 @@ namespace cli {
 // The --help line of the flag of `key`: its row's summary, variable and default.
 const char* config_flag_help(detail::Key key);
 
+// --config FILE.
+OptionSpec config_file_option();
+
 // The "Config flags" group (without the layout flags: add layout_flags_group() as well).
 OptionGroup config_flags_group();
 
@@ -33,11 +36,22 @@ OptionGroup config_flags_group();
                                             Status& status);
 
 // How a command that takes config flags and no argument starts: a positional argument is a usage
-// error; then the options are resolved, and what resolve_options() refuses is a runtime error
-// "cosid: NAME: why". Returns false, with `status` the exit status to return, when the command
-// must stop. `settings`, if not null, receives every setting with its source.
+// error; then the options are resolved, and what resolve_options() refuses is reported by
+// call_failed() as "cosid: NAME: why" (a usage error for a malformed or missing value, a runtime
+// one for a config file that cannot be read). Returns false, with `status` the exit status to
+// return, when the command must stop. `settings`, if not null, receives every setting with its
+// source.
 bool resolve_command_options(const Invocation& invocation, const char* name, Options& options,
                              std::vector<Setting>* settings, int& status);
+
+// How a command that reads or describes ids (parse, not-before, layout) finds their layout: as
+// `next` resolves it, from the same sources (--config or COSID_CONFIG, the layout flags) through
+// the same resolution, which checks the rest of the configuration too but needs no slot; so an id
+// of a custom layout decodes with the layout that issued it. What the resolution refuses is
+// reported by call_failed(). Returns false, with `status` the exit status, when the command must
+// stop.
+bool resolve_command_layout(const Invocation& invocation, const char* name, Layout& layout,
+                            int& status);
 
 }  // namespace cli
 }  // namespace cosid

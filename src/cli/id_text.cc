@@ -3,7 +3,7 @@
 #include <system_error>
 
 #include "cli/args.h"
-#include "cli/layout_flags.h"
+#include "cli/config_flags.h"
 #include "fail.h"
 
 namespace cosid {
@@ -19,13 +19,17 @@ std::string does_not_fit(std::uint64_t id, const Layout& layout) {
 
 }  // namespace
 
-bool id_reading_from_flags(const ParsedArgs& args, IdReading& reading, std::string& error) {
-  if (!layout_from_flags(args, reading.layout, error)) return false;
-  const std::string name = args.value_or("format", "auto");
-  reading.automatic = name == "auto";
-  if (reading.automatic || parse_format(name, reading.format)) return true;
-  error = "--format: unknown format " + quote(name) + ": use one of " + kReadFormats;
-  return false;
+bool id_reading_from_flags(const Invocation& invocation, const char* name, IdReading& reading,
+                           int& status) {
+  const std::string format = invocation.args.value_or("format", "auto");
+  reading.automatic = format == "auto";
+  if (!reading.automatic && !parse_format(format, reading.format)) {
+    status = usage_error(invocation.err, name,
+                         std::string(name) + ": --format: unknown format " + quote(format) +
+                             ": use one of " + kReadFormats);
+    return false;
+  }
+  return resolve_command_layout(invocation, name, reading.layout, status);
 }
 
 bool decode_id(std::string_view text, const IdReading& reading, std::uint64_t& id, Status& status) {

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "cli/args.h"
+#include "cli/command.h"
 #include "cli/output_format.h"
 #include "cosid/codec.h"
 #include "cosid/layout.h"
@@ -27,9 +28,11 @@ struct IdReading {
   IdFormat format = IdFormat::kDecimal;
 };
 
-// Reads the layout flags and --format of `args`. On a bad value returns false with a usage
-// message.
-bool id_reading_from_flags(const ParsedArgs& args, IdReading& reading, std::string& error);
+// Reads --format of the command line, and resolves the layout as `next` does
+// (resolve_command_layout: --config, COSID_CONFIG, the layout flags). On an error reports it and
+// returns false with `status` the exit status.
+bool id_reading_from_flags(const Invocation& invocation, const char* name, IdReading& reading,
+                           int& status);
 
 // Decodes `text` as `reading` says and checks the id fits its layout. On failure returns false
 // with `status` set: the decoder's code, or id_field_out_of_range for an id above the layout's

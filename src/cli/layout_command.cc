@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/config_flags.h"
 #include "cli/layout_flags.h"
 #include "cli/output_format.h"
 #include "cosid/layout.h"
@@ -18,8 +19,9 @@ constexpr const char* kName = "layout";
 constexpr int kJsSafeBits = 53;
 
 constexpr const char* kDescription =
-    "Prints the layout the layout flags describe (by default the default preset), one\n"
-    "`name: value` a line, or with --json as one JSON object:\n"
+    "Prints the layout that `cosid next` would use: the layout flags over the config file's\n"
+    "(--config or COSID_CONFIG), by default the default preset; one `name: value` a line, or\n"
+    "with --json as one JSON object:\n"
     "\n"
     "  timestamp_bits, slot_bits, sequence_bits   the width of each field of an id\n"
     "  unit                                       ms or s: the length of one tick\n"
@@ -59,17 +61,15 @@ Record describe(const Layout& layout) {
 }
 
 int run_layout(Invocation& invocation) {
-  std::string error;
-  Layout layout;
-  if (!layout_from_flags(invocation.args, layout, error)) {
-    return usage_error(invocation.err, kName, std::string(kName) + ": " + error);
-  }
   if (!invocation.args.positionals().empty()) {
     return usage_error(invocation.err, kName,
                        std::string(kName) + ": unexpected argument " +
                            quote(invocation.args.positionals().front()) +
-                           ": the layout comes from the layout flags only");
+                           ": the layout comes from the layout flags and the config file only");
   }
+  Layout layout;
+  int exit_status = kExitOk;
+  if (!resolve_command_layout(invocation, kName, layout, exit_status)) return exit_status;
   const Record record = describe(layout);
   const std::string text = invocation.args.has("json") ? record.to_json_line() : record.to_text();
   std::fwrite(text.data(), 1, text.size(), invocation.out);
@@ -82,12 +82,13 @@ const Command& layout_command() {
   static const Command command{
       kName,
       "print a layout's fields, capacity and the instant it runs out",
-      "cosid layout [--json] [layout flags]",
+      "cosid layout [--json] [--config FILE] [layout flags]",
       kDescription,
       {
           {"Options",
            {
                {"json", '\0', nullptr, "print one JSON object instead of name: value lines"},
+               config_file_option(),
                help_option(),
            }},
           layout_flags_group(),

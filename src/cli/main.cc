@@ -24,16 +24,11 @@ namespace {
 
 // Every command, in the order the help lists them.
 std::vector<const Command*> all_commands() {
-  return {&next_command(),        &parse_command(),      &layout_command(),
-          &state_show_command(),  &state_init_command(), &state_repair_command(),
-          &state_check_command(), &not_before_command(), &config_check_command(),
-          &bench_command(),       &lease_list_command(), &segment_next_command(),
-          &segment_show_command()};
-}
-
-std::string version_number() {
-  return std::to_string(COSID_VERSION_MAJOR) + "." + std::to_string(COSID_VERSION_MINOR) + "." +
-         std::to_string(COSID_VERSION_PATCH);
+  return {&next_command(),         &parse_command(),      &layout_command(),
+          &state_show_command(),   &state_init_command(), &state_repair_command(),
+          &state_check_command(),  &not_before_command(), &config_check_command(),
+          &bench_command(),        &lease_list_command(), &segment_next_command(),
+          &segment_show_command(), &version_command()};
 }
 
 // The tool's own documentation: the source of `cosid --help` and of the manual page.
@@ -43,19 +38,19 @@ ToolDoc tool_doc() {
       "Issues and inspects 64-bit Snowflake ids: a timestamp, the slot that issued the id and a\n"
       "sequence within the tick. Also issues segment ids (segment next): dense, increasing\n"
       "numbers of one key, claimed in ranges from a store.\n",
-      {"cosid COMMAND [OPTION]... [ARG]...", "cosid help [COMMAND | --man]",
+      {"cosid COMMAND [OPTION]... [ARG]...", "cosid help [COMMAND | --man | --options]",
        "cosid --help | --version"},
       {help_option(), {"version", '\0', nullptr, "print the version and exit"}},
       {
           {kExitOk, "done"},
           {kExitFailure,
            "a runtime error, explained on standard error as `cosid: WHAT: WHY. WHAT TO DO`"},
-          {kExitUsage,
-           "usage error: an unknown command or option, or a missing or malformed value"},
+          usage_exit_status(),
       },
       all_commands(),
-      "print the help of the tool, or of COMMAND; with --man the manual page",
+      "print help of the tool or COMMAND; --man: the manual page; --options: all options",
       version_number(),
+      COSID_RELEASE_DATE,
   };
 }
 
@@ -88,8 +83,6 @@ std::string tool_help() {
   return help;
 }
 
-std::string version_line() { return "cosid " + version_number() + "\n"; }
-
 // How many leading `words` spell `name` ("state show" takes two), or 0 if they do not.
 std::size_t words_matching(std::string_view name, const std::vector<std::string_view>& words) {
   std::size_t matched = 0;
@@ -109,6 +102,8 @@ const Command* find_command(const std::vector<std::string_view>& words, std::siz
   const Command* found = nullptr;
   used = 0;
   std::string subcommands;  // of words[0], if it is only the first word of some commands
+  std::vector<std::string> first_words = {"help"};
+  std::vector<std::string> second_words;  // the subcommands of words[0]
   for (const Command* command : all_commands()) {
     const std::size_t matched = words_matching(command->name, words);
     if (matched > used) {
@@ -117,29 +112,53 @@ const Command* find_command(const std::vector<std::string_view>& words, std::siz
     }
     const std::string_view name = command->name;
     const std::size_t space = name.find(' ');
+    first_words.emplace_back(name.substr(0, space));
     if (space != std::string_view::npos && name.substr(0, space) == words.front()) {
       subcommands += (subcommands.empty() ? "" : ", ") + std::string(name.substr(space + 1));
+      second_words.emplace_back(name.substr(space + 1));
     }
   }
   if (found != nullptr) return found;
   if (!subcommands.empty()) {
-    error = "'" + std::string(words.front()) + "' needs one of the subcommands: " + subcommands;
+    error = "'" + std::string(words.front()) + "' needs one of the subcommands: " + subcommands +
+            (words.size() > 1 ? did_you_mean(words[1], second_words) : std::string());
   } else {
-    error = "unknown command " + quote(words.front()) + ": see the list of commands";
+    error = "unknown command " + quote(words.front()) + did_you_mean(words.front(), first_words) +
+            ": see the list of commands";
   }
   return nullptr;
+}
+
+// `cosid help --options`: every option of every command, one a line, for the bash completion
+// (cosid.bash asks for it as it completes, so it cannot drift from the tool) and for tests:
+//
+//   COMMAND<TAB>--LONG<TAB>-S<TAB>VALUE_NAME
+//
+// with -S and VALUE_NAME empty for an option without a short name or a flag without a value.
+std::string option_list() {
+  std::string list;
+  for (const Command* command : all_commands()) {
+    for (const OptionSpec& option : all_options(*command)) {
+      list += std::string(command->name) + "\t--" + option.long_name + '\t' +
+              (option.short_name != '\0' ? std::string("-") + option.short_name : std::string()) +
+              '\t' + (option.value_name != nullptr ? option.value_name : "") + '\n';
+    }
+  }
+  return list;
 }
 
 int run_help(const std::vector<std::string_view>& topic) {
   if (topic.empty() || topic.front() == "--help" || topic.front() == "-h") {
     return print_help(tool_help(), stdout, stderr);
   }
-  if (topic.front() == "--man") {
+  if (topic.front() == "--man" || topic.front() == "--options") {
     if (topic.size() > 1) {
       return usage_error(stderr, "",
-                         "help: --man takes no arguments, but was given " + quote(topic[1]));
+                         "help: " + std::string(topic.front()) +
+                             " takes no arguments, but was given " + quote(topic[1]));
     }
-    return print_help(render_man_page(tool_doc()), stdout, stderr);
+    return print_help(topic.front() == "--man" ? render_man_page(tool_doc()) : option_list(),
+                      stdout, stderr);
   }
   std::size_t used = 0;
   std::string error;
@@ -175,7 +194,9 @@ int run_tool(const std::vector<std::string_view>& args) {
     return print_help(version_line(), stdout, stderr);
   }
   if (first.size() > 1 && first[0] == '-') {
-    return usage_error(stderr, "", "unknown option " + quote(first) + ": give a command first");
+    return usage_error(stderr, "",
+                       "unknown option " + quote(first) +
+                           did_you_mean(first, {"--help", "--version"}) + ": give a command first");
   }
   std::size_t used = 0;
   std::string error;

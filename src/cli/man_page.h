@@ -22,6 +22,7 @@ struct ToolDoc {
   std::vector<const Command*> commands;  // in the order the help lists them
   const char* help_summary;              // what `cosid help` does, one line
   std::string version;                   // "0.1.0"
+  const char* release_date;              // "2026-12-01", the date of the page (.TH)
 };
 
 // The manual page of `tool` in roff (man(7) macros: TH, SH, SS, PP, TP, RS/RE, nf/fi, B, I).

@@ -223,8 +223,8 @@ const Command& next_command() {
            "the ids were issued, or -n 0 was stopped by SIGINT, SIGTERM, SIGHUP or a closed "
            "standard output"},
           {kExitFailure,
-           "the options, the state file, the lease store or the clock did not allow issuing ids, "
-           "or the output could not be written (see standard error)"},
+           "the config file could not be read, or the state file, the lease store or the clock "
+           "did not allow issuing ids, or the output could not be written (see standard error)"},
           usage_exit_status(),
       },
       run_next,

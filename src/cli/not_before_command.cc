@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/config_flags.h"
 #include "cli/id_text.h"
 #include "cli/layout_flags.h"
 #include "cli/output_format.h"
@@ -23,18 +24,18 @@ constexpr const char* kDescription =
     "\n"
     "  cosid state init FILE --slot N --not-before $(cosid not-before --from-id MAX_ID)\n"
     "\n"
-    "or pass it to `cosid next --not-before` or COSID_NOT_BEFORE. With --json it prints one\n"
+    "or pass it to `cosid next --not-before` or COSID_NOT_BEFORE. The layout is resolved as\n"
+    "`cosid next` resolves it (the layout flags over --config or COSID_CONFIG); an ID that cannot\n"
+    "be read or does not fit it is a usage error (status 2). With --json it prints one\n"
     "JSON object:\n"
     "\n"
     "  {\"not_before_ms\":UNIX_MS,\"not_before\":TIME,\"from_id\":ID}\n";
 
 int run_not_before(Invocation& invocation) {
   const ParsedArgs& args = invocation.args;
-  std::string error;
   IdReading reading;
-  if (!id_reading_from_flags(args, reading, error)) {
-    return usage_error(invocation.err, kName, std::string(kName) + ": " + error);
-  }
+  int exit_status = kExitOk;
+  if (!id_reading_from_flags(invocation, kName, reading, exit_status)) return exit_status;
   if (!args.has("from-id")) {
     return usage_error(invocation.err, kName,
                        std::string(kName) + ": no --from-id given: give the largest id issued");
@@ -48,7 +49,10 @@ int run_not_before(Invocation& invocation) {
   std::uint64_t id = 0;
   Status status;
   if (!decode_id(text, reading, id, status)) {
-    return call_failed(invocation.err, std::string(kName) + ": " + quote(text), status);
+    // A flag's value that is not an id of the layout: a usage error, as any malformed value.
+    const std::string why = status.message();
+    return usage_error(invocation.err, kName,
+                       std::string(kName) + ": --from-id " + quote(text) + ": " + why);
   }
   const Layout& layout = reading.layout;
   const std::int64_t not_before_ms = layout.tick_end_ms(layout.parse(id).timestamp);
@@ -70,7 +74,7 @@ const Command& not_before_command() {
       kName,
       "print the not-before that starts a new generator after an id",
       "cosid not-before --from-id ID [--format auto|decimal|radix62|radix36|friendly] [--json] "
-      "[layout flags]",
+      "[--config FILE] [layout flags]",
       kDescription,
       {
           {"Options",
@@ -79,13 +83,14 @@ const Command& not_before_command() {
                {"format", '\0', "FORMAT",
                 "format of ID: auto (the default), decimal, radix62, radix36 or friendly"},
                {"json", '\0', nullptr, "print one JSON object instead of the number"},
+               config_file_option(),
                help_option(),
            }},
           layout_flags_group(),
       },
       {
           {kExitOk, "the not-before was printed"},
-          {kExitFailure, "ID could not be read or does not fit the layout (see standard error)"},
+          {kExitFailure, "the output could not be written (see standard error)"},
           usage_exit_status(),
       },
       run_not_before,

@@ -91,7 +91,7 @@ bool key_argument(const ParsedArgs& args, std::string& key, std::string& error) 
 }
 
 // The segment options from --config, --store and, for `key`, --step and --offset. Reports a
-// failure as a runtime error ("cosid: NAME: why") and returns false with `exit_status`.
+// failure through call_failed() ("cosid: NAME: why") and returns false with `exit_status`.
 bool resolve_segment(const Invocation& invocation, const char* name, const std::string& key,
                      segment::SegmentOptions& options, int& exit_status) {
   const ParsedArgs& args = invocation.args;
@@ -117,14 +117,16 @@ bool resolve_segment(const Invocation& invocation, const char* name, const std::
   return true;
 }
 
-// The range store the options name, from the tool's registry; null after reporting the failure.
+// The range store the options name, from the tool's registry; null after reporting the failure,
+// with `exit_status` its status.
 std::shared_ptr<segment::RangeStore> open_store(const Invocation& invocation, const char* name,
-                                                const segment::SegmentOptions& options) {
+                                                const segment::SegmentOptions& options,
+                                                int& exit_status) {
   Status status;
   const std::unique_ptr<lease::StoreRegistry> stores = make_store_registry(status);
   std::shared_ptr<segment::RangeStore> store;
   if (stores != nullptr) store = stores->open_range(lease::RangeStoreContext{options}, status);
-  if (store == nullptr) call_failed(invocation.err, name, status);
+  if (store == nullptr) exit_status = call_failed(invocation.err, name, status);
   return store;
 }
 
@@ -168,8 +170,9 @@ int run_segment_next(Invocation& invocation) {
   segment::SegmentOptions options;
   int exit_status = kExitOk;
   if (!resolve_segment(invocation, kNextName, key, options, exit_status)) return exit_status;
-  const std::shared_ptr<segment::RangeStore> store = open_store(invocation, kNextName, options);
-  if (store == nullptr) return kExitFailure;
+  const std::shared_ptr<segment::RangeStore> store =
+      open_store(invocation, kNextName, options, exit_status);
+  if (store == nullptr) return exit_status;
   const segment::KeyDefinition definition = options.definition_of(key);
   segment::GeneratorOptions generator_options;
   generator_options.key = key;
@@ -236,8 +239,9 @@ int run_segment_show(Invocation& invocation) {
                                              options.store_directory +
                                              ": the directory does not exist; check the path");
   }
-  const std::shared_ptr<segment::RangeStore> store = open_store(invocation, kShowName, options);
-  if (store == nullptr) return kExitFailure;
+  const std::shared_ptr<segment::RangeStore> store =
+      open_store(invocation, kShowName, options, exit_status);
+  if (store == nullptr) return exit_status;
   segment::RangeState state;
   Status status;
   if (!store->read(key, state, status)) return call_failed(invocation.err, kShowName, status);
@@ -280,9 +284,9 @@ const Command& segment_next_command() {
            "the ids were issued, or -n 0 was stopped by SIGINT, SIGTERM, SIGHUP or a closed "
            "standard output"},
           {kExitFailure,
-           "the options or the range store did not allow issuing ids (the key is sealed or "
-           "exhausted, the store cannot be reached or its record is damaged), or the output could "
-           "not be written (see standard error)"},
+           "the range store did not allow issuing ids (the key is sealed or exhausted, the store "
+           "cannot be reached or its record is damaged), the config file could not be read, or "
+           "the output could not be written (see standard error)"},
           usage_exit_status(),
       },
       run_segment_next,
@@ -306,9 +310,7 @@ const Command& segment_show_command() {
       },
       {
           {kExitOk, "the record was printed, or that the key has none"},
-          {kExitFailure,
-           "no range store is configured, the options are not valid, or the store could not be "
-           "read (see standard error)"},
+          {kExitFailure, "the store or the config file could not be read (see standard error)"},
           usage_exit_status(),
       },
       run_segment_show,

@@ -123,7 +123,11 @@ int run_state_check(Invocation& invocation) {
     }
     options = resolve_options(sources, resolved);
   }
-  if (!resolved.ok()) return not_ready(invocation, resolved.message());
+  if (!resolved.ok()) {
+    // A malformed or missing setting is the probe's own mistake, not the service's state.
+    if (is_usage_code(resolved.code())) return call_failed(invocation.err, kName, resolved);
+    return not_ready(invocation, resolved.message());
+  }
   const std::string& path = options.state_file;
   if (path.empty()) {
     return usage(
