@@ -146,9 +146,9 @@ char block_name(int block) { return block == 0 ? 'A' : 'B'; }
 
 // Which record of a file image a restart relies on, and whether it may.
 struct Choice {
-  int current = -1;       // the valid block with the highest generation; -1 when none is valid
-  int damaged = -1;       // the invalid block when the other one is valid; else -1
-  bool provable = false;  // the current record covers every id issued (state_record.h)
+  int current = -1;          // the valid block with the highest generation; -1 when none is valid
+  int damaged = -1;          // the invalid block when the other one is valid; else -1
+  bool provable = false;     // the current record covers every id issued (state_record.h)
   bool two_writers = false;  // both valid with one generation but different bytes
 };
 
@@ -267,6 +267,9 @@ bool StateFile::open_and_lock(const StateFileOpenOptions& options, Status& statu
                 "cannot open state file " + path_ + ": " + io.message() +
                     (io == std::errc::too_many_symbolic_link_levels
                          ? ": it is a symbolic link; point state-file at the real file"
+                     : io == std::errc::is_a_directory
+                         ? ": it is a directory; give the path of a file inside it, such as " +
+                               path_ + "/cosid.state"
                          : ": check its permissions"));
   }
 

@@ -35,9 +35,12 @@ OptionGroup config_flags_group();
 // How a command that takes config flags and no argument starts: a positional argument is a usage
 // error; then the options are resolved, and what resolve_options() refuses is a runtime error
 // "cosid: NAME: why". Returns false, with `status` the exit status to return, when the command
-// must stop. `settings`, if not null, receives every setting with its source.
+// must stop. `settings`, if not null, receives every setting with its source. `no_slot`, if not
+// null, replaces the no-slot message: for a command that needs no slot but something the missing
+// slot stands for (a static configuration asks for a slot; `lease list` wants a store).
 bool resolve_command_options(const Invocation& invocation, const char* name, Options& options,
-                             std::vector<Setting>* settings, int& status);
+                             std::vector<Setting>* settings, int& status,
+                             const char* no_slot = nullptr);
 
 }  // namespace cli
 }  // namespace cosid
