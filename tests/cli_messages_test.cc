@@ -85,4 +85,17 @@ TEST(CliMessages, NotBeforeYearsAheadFailsAtOnceWithTheGapInDays) {
   EXPECT_EQ(next.err.find("after waiting"), std::string::npos) << next.err;
 }
 
+TEST(CliMessages, NewStateFileWithoutNotBeforeShowsTheLayoutsEpochAsItsFloor) {
+  const TempDir dir("cli_messages");
+  const Ended next = run(dir, {"next", "--slot", "1", "--state-file", dir.file("a.state")});
+  EXPECT_EQ(next.code, 0);
+  EXPECT_NE(next.err.find("with floor 2019-12-24T16:00:00.000Z (the layout's epoch): if this slot"),
+            std::string::npos)
+      << next.err;
+  const Ended init = run(dir, {"state", "init", dir.file("b.state"), "--slot", "1"});
+  EXPECT_EQ(init.code, 0);
+  EXPECT_EQ(init.out, "created " + dir.file("b.state") +
+                          " for slot 1 with floor 2019-12-24T16:00:00.000Z (the layout's epoch)\n");
+}
+
 }  // namespace
