@@ -199,6 +199,7 @@ bool Parser::value(const std::string& raw, const std::string& path, int number) 
   entry.line = number;
   entry.value = interpolate(raw, env_, status_);
   if (!status_.ok()) return refuse_at(status_.code(), number, path + ": " + status_.message());
+  if (entry.value.empty() && !raw.empty()) entry.emptied_from = raw;
   entries_.push_back(std::move(entry));
   return true;
 }

@@ -22,6 +22,9 @@ struct ConfigEntry {
   std::string key;    // "cosid.machine.static.slot"
   std::string value;  // after unquoting and interpolation
   int line = 0;       // 1-based
+  // The text as written when interpolation made it empty ("${POD_ORDINAL}"), else empty: an
+  // empty value's message must name the variable that emptied it, not show just "".
+  std::string emptied_from;
 };
 
 // The largest config file read; a bigger one is config_syntax (it cannot be a cosid config).

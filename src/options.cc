@@ -161,6 +161,9 @@ bool gather(const OptionSources& sources, const EnvLookup& env, RawSettings& raw
   if (!status.ok()) return false;
   for (detail::ConfigEntry& entry : entries) {
     std::string origin = "file " + path + ":" + std::to_string(entry.line);
+    if (!entry.emptied_from.empty()) {
+      origin += ", where " + entry.emptied_from + " gave an empty value (a variable set to \"\")";
+    }
     const Key key = detail::find_key(entry.key);
     if (key != detail::kKeyCount) {
       raw[key] = {true, std::move(entry.value), std::move(origin)};

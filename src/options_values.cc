@@ -92,10 +92,16 @@ bool resolve_layout(const RawSettings& raw, Layout& layout, Status& status) {
     }
     const auto per_tick = static_cast<std::uint64_t>(unit_ms(result.unit));
     if (epoch_ms % per_tick != 0) {
+      // A value below 1e11 (before 1973 in ms, but an instant up to year 5138 in seconds) was
+      // most likely given in seconds: the hint is that value in ms, where rounding it down would
+      // name an instant near 1970. A larger one is ms with a fraction of a second: rounded down.
+      constexpr std::uint64_t kLooksLikeSeconds = 100'000'000'000;
+      const std::uint64_t example =
+          epoch_ms < kLooksLikeSeconds ? epoch_ms * per_tick : epoch_ms - epoch_ms % per_tick;
       return fail_value(errc::invalid_value, kEpoch, raw[kEpoch],
                         "not a whole second, but the layout counts seconds: give Unix "
                         "milliseconds that are a multiple of 1000, such as " +
-                            std::to_string(epoch_ms - epoch_ms % per_tick) + ", or unit ms",
+                            std::to_string(example) + ", or unit ms",
                         status);
     }
     result.epoch = static_cast<std::int64_t>(epoch_ms / per_tick);

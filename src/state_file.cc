@@ -268,6 +268,9 @@ bool StateFile::open_and_lock(const StateFileOpenOptions& options, Status& statu
                 "cannot open state file " + path_ + ": " + io.message() +
                     (io == std::errc::too_many_symbolic_link_levels
                          ? ": it is a symbolic link; point state-file at the real file"
+                     : io == std::errc::is_a_directory
+                         ? ": it is a directory; give the path of a file inside it, such as " +
+                               path_ + "/cosid.state"
                          : ": check its permissions"));
   }
 

@@ -44,9 +44,10 @@ bool StateFileKeeper::start(const FloorWait& wait_for_floor, Status& status) {
     floor = file_->floor_ms();
     if (file_->created()) {
       emit(EventKind::kStateFileCreated, {},
-           "created state file " + options_.state_file + " with floor " + format_instant(floor) +
-               " (not-before): if this slot issued ids before, their state file is lost and "
-               "not-before must lie after the last of them");
+           "created state file " + options_.state_file + " with floor " +
+               format_floor(floor, options_.layout.epoch_ms()) +
+               ": if this slot issued ids before, their state file is lost and not-before must "
+               "lie after the last of them");
     }
     // Reported whenever it happens, although the start goes on: a block that a torn write or
     // the disk damaged once says something about the disk (DURABILITY.md, "Open").

@@ -136,6 +136,11 @@ std::string format_gap(std::int64_t ms) {
   return two(days, day_unit, gap % kDay / kHour, " h");
 }
 
+std::string format_floor(std::int64_t floor_ms, std::int64_t epoch_ms) {
+  return floor_ms < epoch_ms ? format_instant(epoch_ms) + " (the layout's epoch)"
+                             : format_instant(floor_ms) + " (not-before)";
+}
+
 std::string format_instant(std::int64_t unix_ms) {
   constexpr std::int64_t kLastMsOfYear9999 = 253402300799999;
   if (unix_ms < 0 || unix_ms > kLastMsOfYear9999) return std::to_string(unix_ms);

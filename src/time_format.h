@@ -46,6 +46,11 @@ inline constexpr std::size_t kMaxTimeChars = 40;
 // range (a damaged ceiling or a far layout end), so no value ever prints as a wrong date.
 std::string format_instant(std::int64_t unix_ms);
 
+// A new state file's floor for a message: format_instant(floor_ms) + " (not-before)", or, when
+// the floor lies before the layout's epoch (0: no not-before given), the epoch + " (the layout's
+// epoch)": no id lies before it, so 1970 would tell the reader nothing.
+std::string format_floor(std::int64_t floor_ms, std::int64_t epoch_ms);
+
 // A span of time for a message, in the units a reader thinks in, cut (never rounded up) to two
 // units at most: "250 ms", "12.5 s", "3 min 20 s", "3 h 20 min", "1 day 6 h", "365 days"
 // (whole days only from 10 days on). Negative spans get a leading "-".

@@ -728,7 +728,8 @@ TEST(CliState, InitThenShow) {
       run_cosid({"state", "init", path, "--slot", "7", "--not-before", "2026-11-30T02:22:58.123Z"});
   ASSERT_EQ(init.exit_code, 0) << init.err;
   EXPECT_EQ(init.err, "");
-  EXPECT_EQ(init.out, "created " + path + " for slot 7 with floor 2026-11-30T02:22:58.123Z\n");
+  EXPECT_EQ(init.out,
+            "created " + path + " for slot 7 with floor 2026-11-30T02:22:58.123Z (not-before)\n");
 
   const RunResult show = run_cosid({"state", "show", path});
   EXPECT_EQ(show.exit_code, 0) << show.err;

@@ -73,7 +73,7 @@ bool option_sources_from_args(const ParsedArgs& args, OptionSources& sources, St
 }
 
 bool resolve_command_options(const Invocation& invocation, const char* name, Options& options,
-                             std::vector<Setting>* settings, int& status) {
+                             std::vector<Setting>* settings, int& status, const char* no_slot) {
   const ParsedArgs& args = invocation.args;
   if (!args.positionals().empty()) {
     status = usage_error(
@@ -86,6 +86,10 @@ bool resolve_command_options(const Invocation& invocation, const char* name, Opt
   if (option_sources_from_args(args, sources, resolved)) {
     options = settings != nullptr ? resolve_options(sources, *settings, resolved)
                                   : resolve_options(sources, resolved);
+  }
+  if (!resolved.ok() && no_slot != nullptr && resolved.code() == errc::no_slot_configured) {
+    status = usage_error(invocation.err, name, std::string(name) + ": " + no_slot);
+    return false;
   }
   if (!resolved.ok()) {
     status = call_failed(invocation.err, name, resolved);

@@ -40,9 +40,12 @@ OptionGroup config_flags_group();
 // call_failed() as "cosid: NAME: why" (a usage error for a malformed or missing value, a runtime
 // one for a config file that cannot be read). Returns false, with `status` the exit status to
 // return, when the command must stop. `settings`, if not null, receives every setting with its
-// source.
+// source. `no_slot`, if not null, replaces the no-slot message: for a command that needs no slot
+// but something the missing slot stands for (a static configuration asks for a slot; `lease list`
+// wants a store).
 bool resolve_command_options(const Invocation& invocation, const char* name, Options& options,
-                             std::vector<Setting>* settings, int& status);
+                             std::vector<Setting>* settings, int& status,
+                             const char* no_slot = nullptr);
 
 // How a command that reads or describes ids (parse, not-before, layout) finds their layout: as
 // `next` resolves it, from the same sources (--config or COSID_CONFIG, the layout flags) through

@@ -41,6 +41,10 @@ constexpr const char* kDescription =
     "\"last_owner_key\":KEY,\"fence\":F,\"expires_at_ms\":MS,\"floor_ms\":MS,\"ceiling_ms\":MS,\n"
     "   \"next_floor_ms\":MS,\"store_now_ms\":MS}\n";
 
+const char kNoStore[] =
+    "no lease store is configured (the distributor type is static): name one with --store "
+    "file:DIR, --store zookeeper:CONNECT or cosid.machine.distributor.type in the config file";
+
 std::string state_of(const lease::SlotRecord& record, std::int64_t store_now) {
   if (!record.held) return "free";
   return store_now > record.expires_at ? "expired" : "held";
@@ -105,15 +109,14 @@ int run_lease_list(Invocation& invocation) {
   const ParsedArgs& args = invocation.args;
   Options options;
   int exit_status = kExitOk;
-  if (!resolve_command_options(invocation, kName, options, nullptr, exit_status)) {
+  // Without a store the configuration is static, which asks for a slot first; a listing needs a
+  // store, so that is what it asks for.
+  if (!resolve_command_options(invocation, kName, options, nullptr, exit_status, kNoStore)) {
     return exit_status;
   }
+  // A missing setting, like a missing slot elsewhere: a usage error (exit 2).
   if (!options.uses_store()) {
-    return runtime_error(invocation.err,
-                         std::string(kName) +
-                             ": no lease store is configured (the distributor type is static): "
-                             "name one with --store file:DIR, --store zookeeper:CONNECT or in the "
-                             "config file");
+    return usage_error(invocation.err, kName, std::string(kName) + ": " + kNoStore);
   }
   // A listing changes nothing: a file store's directory that does not exist is reported, not
   // made (opening the store would create it). Every other store is opened as a runtime would.

@@ -11,6 +11,7 @@
 #include "cosid/fs.h"
 #include "cosid/options.h"
 #include "cosid/state_file.h"
+#include "time_format.h"
 
 namespace cosid {
 namespace cli {
@@ -42,7 +43,8 @@ int run_state_init(Invocation& invocation) {
     return call_failed(invocation.err, kName, status);
   }
   std::fprintf(invocation.out, "created %s for slot %u with floor %s\n", path.c_str(),
-               static_cast<unsigned>(options.slot), format_time(options.not_before_ms).c_str());
+               static_cast<unsigned>(options.slot),
+               detail::format_floor(options.not_before_ms, options.layout.epoch_ms()).c_str());
   return kExitOk;
 }
 
