@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `cmake --install`: the public headers, the library, a CMake package (find_package(cosid) gives
 # cosid::cosid), a pkg-config file, and the cosid CLI when it is built. With
 # -DCOSID_WITH_ZOOKEEPER=ON also the ZooKeeper store: its library, its header and the CMake

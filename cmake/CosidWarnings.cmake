@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Strict warnings for cosid's own targets only: PRIVATE, so they never leak into a consumer's build.
 # The C++-only ones are limited to C++ sources, so C targets (tests/c, examples/c) take the rest.
 function(cosid_set_warnings target)

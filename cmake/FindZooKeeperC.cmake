@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Finds the ZooKeeper C client, multi-threaded flavour (Debian: libzookeeper-mt-dev), which ships
 # no CMake config and no .pc file. Defines ZooKeeperC::zookeeper_mt.
 find_path(ZooKeeperC_INCLUDE_DIR zookeeper/zookeeper.h)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes option resolution (cosid/options.h) from a config text and an environment:
 //  - resolve_options never crashes; a refusal carries a cosid error code and a bounded message;
 //  - accepted options pass validate_options (and their layout validate());

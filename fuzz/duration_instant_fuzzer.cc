@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the strict value parsers and their printers (src/parse_util.h):
 //  - parse_duration, parse_instant, parse_uint and parse_bool never crash; a refusal says why
 //    (bounded, non-empty) and the form without `why` agrees;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared helpers for the fuzz targets.
 #ifndef COSID_FUZZ_FUZZ_UTIL_H_
 #define COSID_FUZZ_FUZZ_UTIL_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the id codecs (cosid/codec.h) with arbitrary text and arbitrary ids:
 //  - decoding never crashes, and fails with an id_* code, a 0 result and a bounded message that
 //    the message-less overload agrees with;

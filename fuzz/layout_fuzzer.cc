@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes Layout (cosid/layout.h) with arbitrary field values:
 //  - validate() and validate_at() never crash, agree (validate_at refuses whatever validate
 //    refuses) and fail with a layout_* code and a bounded message;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes a Runtime's whole life (F6, stateful): a byte stream of operations over a Runtime on a
 // MemoryFs and a ManualClock, inline mode (no background thread), ahead 100 ms, small wait bounds.
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the seed corpora of the layout, duration_instant, config, state_record and lifecycle
 fuzz targets into fuzz/corpus/<name>/ (id_codec's seeds are written by hand).
 

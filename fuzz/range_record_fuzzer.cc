@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the texts a range store reads back: the key's value ("NEXT" or "NEXT:sealed",
 // range_rules.h) and the file range store's record (src/segment/file_range_record.h).
 //  - parse_range_value() accepts one spelling per value: what it accepts is a next value of 1 or

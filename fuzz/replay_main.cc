@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A main() for fuzz targets where libFuzzer is not available (gcc): runs LLVMFuzzerTestOneInput
 // once over every file named on the command line, or every regular file in each directory named
 // (not recursive). Arguments starting with '-' are libFuzzer flags and are ignored, so the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the state file (F1): its record codec (src/state_record.h) and StateFile::open on an
 // arbitrary file image.
 //  - decode_block never crashes; a block that decodes valid re-encodes to the same 4,096 bytes;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C API (include/cosid/c.h) over the C++ one. Each entry point runs its body through
 // guarded(), which turns every exception into a code and a message where exceptions exist, so
 // none crosses into C; without exceptions the body runs as it is. Handles wrap the C++ objects;

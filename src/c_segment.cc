@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C API's segment ids (include/cosid/c.h, "Segment ids") over segment::SegmentGenerator, with
 // the reporting of every entry point (c_support.h).
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to the C API (src/c.cc, src/c_segment.cc): how an entry point reports, so that every
 // one of them writes its message, maps its code and catches what C must never see alike.
 //

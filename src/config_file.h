@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: the config file reader, for the YAML subset options.h describes.
 //
 // It reads block mappings of scalars under the top-level `cosid:` key and returns each leaf as its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lookups over the table of config keys.
 #include "config_keys.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: the one table of config keys. Each row gives a key with its flag, its COSID_* variable,
 // its default, its kind of value, its range, its parser (the Options field it sets and the check
 // of the result) and its wording; everything else that names a key derives from the rows:

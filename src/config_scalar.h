@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: one scalar value of the config file, the part of a line after "key: ".
 //
 //   plain           up to a '#' that follows a space (a comment), trailing spaces dropped

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: CRC32C (Castagnoli), the checksum of state-file records.
 //
 // Software, byte at a time: a record is 60 bytes and is checked a few times per minute, so speed

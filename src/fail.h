@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: the one helper that reports a refusal on a cold path. `return fail(status, code,
 // text)` sets the code and the sentence (what happened, the values, what to do) and returns false,
 // so that it also ends a bool function.

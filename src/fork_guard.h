@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: tells, without a system call, whether this process is a child forked after the guard
 // was made.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: what both generators' hot paths share (src/generator.cc, src/segment/generator.cc):
 // how a waiting call spins and then sleeps, and a success code that costs nothing to set.
 //

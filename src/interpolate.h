@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: ${VAR} interpolation in config file values.
 //
 //   ${NAME}            the variable's value; unset is an error (errc::unset_variable), set but

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The file stores' shared record machinery (locked_record.h).
 #include "locked_record.h"
 

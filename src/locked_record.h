@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: what the file stores (lease/file_store.h, segment/file_range_store.h) share to keep
 // their records in a directory on local disk. A record is one small text file, changed only by a
 // call that holds the OFD lock of a lock file of its own, and only by writing a new file and

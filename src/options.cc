@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Resolution of Options: gather one raw text per key by precedence (flag > COSID_* variable >
 // config file > default), then turn the texts into typed values and check them.
 #include "cosid/options.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Options back to text: the effective settings with their origins (for `cosid config check`) and
 // a config file that resolves to the same options.
 #include <algorithm>

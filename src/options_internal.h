@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: what options.cc, options_values.cc and options_describe.cc share.
 //
 // Resolution first gathers one raw text per key (the highest-precedence source that gave it, and

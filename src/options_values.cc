@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The typed values of the options: the layout from its keys, and the range checks shared by
 // resolve_options() and validate_options().
 #include <limits>

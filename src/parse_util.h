@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: strict parsers for configuration values, and their canonical printers.
 //
 // Every value that reaches Options goes through one of these, whatever its source (flag, COSID_*

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "state_file_keeper.h"
 
 #include <algorithm>

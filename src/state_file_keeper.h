@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: StateFileKeeper, the window keeper of a static slot (window_keeper.h), the ceiling
 // writer of DURABILITY.md.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: the byte format of the state file. This comment is the format's specification.
 //
 // The file is 8,192 bytes: block A at offset 0 and block B at offset 4,096. Each block holds one

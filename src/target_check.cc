@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compile-time checks, no code: the target gives cosid what its promises rest on.
 //
 // Lock-free atomics. Generator::next() promises no lock (include/cosid/generator.h): its state

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: UTC calendar arithmetic, the two textual time forms cosid prints, gaps between
 // instants for a message, and the conversion of wait bounds to nanoseconds.
 //

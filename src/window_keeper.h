@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: a source of windows for one runtime (WindowKeeper), its two implementations (the state
 // file's StateFileKeeper, state_file_keeper.h; the lease store's LeaseKeeper, lease/keeper.h), and
 // the one background loop that drives either (KeeperLoop).

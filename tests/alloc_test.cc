@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Zero heap allocations per id: every global operator new of this program is replaced with one
 // that counts, per thread, and the hot paths (next(), next_batch(), including the waits for a new
 // tick) must leave the calling thread's count unchanged once the generator is made and has issued

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BufferingFileSystem: the buffer-until-fsync shim (tests/SCENARIOS.md, "Harnesses").
 //
 // Wraps the real file system, but write_at() only records the bytes in this process's memory;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command line that starts the `cosid` under test: its path (COSID_CLI_PATH), behind the
 // emulator in a cross build (COSID_CLI_LAUNCHER, both set by tests/CMakeLists.txt), so that a test
 // can spawn it wherever the test itself runs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The argument rules of the real `cosid` binary, held for every flag of every command: a malformed
 // value of any flag, of a COSID_* variable or of the config file, a flag given twice, an unknown
 // option or command exit 2 with a message naming what was wrong; runtime failures exit 1.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real `cosid` binary, killed and restarted (tests/SCENARIOS.md C-06, K-02, K-11 and
 // `cosid next -n 0` streams ids on a real state file; the test reads them through a
 // pipe, stops the process (SIGKILL, or SIGTERM for the clean shutdown) and starts it again.

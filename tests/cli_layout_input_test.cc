@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real `cosid` binary: the commands that read ids (parse, not-before) and layout resolve the
 // layout as `next` does, from the config file too; parse reads ids from a pipe; the bash
 // completion completes the tool's commands and options; the man page has its date and SEE ALSO.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real `cosid next` on a state file that another process holds: refused at once by default,
 // with the holder's pid in the message; with --lock-wait, processes that run one after another
 // on one slot (as `xargs -P 8` starts them) all get their turn, and no id is issued twice.

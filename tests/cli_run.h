@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One run of the `cosid` under test to its end (tests/cli_process.h's Cli): its exit status and
 // what it wrote, for tests that only look at the outcome.
 #ifndef COSID_TESTS_CLI_RUN_H_

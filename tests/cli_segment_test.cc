@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real `cosid segment next` and `segment show` on a file range store: processes issuing ids
 // of one key at once, streaming processes killed with SIGKILL and started again, a clean stop
 // that hands the ids it did not issue back, and the commands' output and exit statuses.

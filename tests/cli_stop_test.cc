@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real `cosid` binary in states that once made it unstoppable or made it die with no word:
 //
 // - While `cosid next -n 0` streams ids, its state file is removed, another file is renamed over

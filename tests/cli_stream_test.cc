@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real `cosid next` and `cosid segment next` at the end of a pipe: a reader that closes its
 // end (as `| head -1` does) ends a stream (-n 0) cleanly with status 0, the state file or the
 // range store closed as after SIGTERM; the same close during -n N is status 1 with a message

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the real `cosid` binary and checks its exact output and exit status.
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compatibility with the Java CosId: for each preset, ids and their radix62 and friendly text are
 // computed here from CosId's definitions (epoch 1577203200000, timestamp << (slot + sequence
 // bits) | slot << sequence bits | sequence; radix62 over 0-9A-Za-z, 11 characters padded with '0';

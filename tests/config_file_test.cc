@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The config file reader (the YAML subset) and ${VAR} interpolation.
 #include "config_file.h"
 

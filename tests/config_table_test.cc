@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The table of config keys (src/config_keys.h) against what is derived from it and against
 // README.md's configuration table, which is written by hand and must say the same: every key with
 // its flag, its variable, its default and its one line, and no key the table does not have.

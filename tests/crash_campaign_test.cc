@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CrashFS campaign (tests/SCENARIOS.md C-01, C-04): C-01 crash at every file-system call of a
 // workload under every crash mode, C-04 restart after a failed fdatasync without a reboot and then
 // a crash at every later call, both with the C-09 write-ahead auditor on every id.

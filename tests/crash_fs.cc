@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "crash_fs.h"
 
 #include "state_record.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CrashFs: the in-process crash model of tests/SCENARIOS.md, "Harnesses" (implemented by
 // MemoryFs, see memory_fs.h), and the tools the crash campaign and the disk-fault scenarios share:
 // decoding the state file a restart would read, and the write-ahead auditor (scenario C-09).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Real processes (tests/SCENARIOS.md C-02, C-03, K-02): a forked child issues ids from a Runtime
 // on a real state file and streams them through a pipe; the parent stops it (SIGKILL at a random
 // moment, or SIGTERM for a clean shutdown) and starts another. A pipe keeps what was written

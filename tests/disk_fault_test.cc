@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Disk-fault scenarios of tests/SCENARIOS.md on CrashFs: D-01 ENOSPC, D-02 EIO, D-03 short
 // writes, on pwrite and on fdatasync, once, persistent and every second call; D-05 every torn
 // variant of each block; D-06 every single-bit flip and random multi-byte corruptions. The C-09

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A fake environment for the code that reads COSID_* variables through an EnvLookup.
 #ifndef COSID_TESTS_FAKE_ENV_H_
 #define COSID_TESTS_FAKE_ENV_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FileRangeStore beyond the conformance kit: the record on disk, the FileSystem seam failing each
 // write, fsync and rename in turn (never a success, never an overlap after it, even across a
 // power loss), torn, garbled, deleted and older records, lock waits, and a store object used in a

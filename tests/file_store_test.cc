@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FileLeaseStore beyond the conformance kit: what is on disk, corruption, lock waits, escaping,
 // a real process killed in the middle of its changes, and, through a FileSystem that fails and
 // watches its calls, answers only from durable records, a lock file removed or replaced under

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a test that forks needs to know of the machine it runs on.
 #ifndef COSID_TESTS_FORK_SUPPORT_H_
 #define COSID_TESTS_FORK_SUPPORT_H_

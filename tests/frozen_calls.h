@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test seams that freeze a runtime's I/O inside a call, so a test can call the runtime from
 // another thread meanwhile: LatchedStore (a store whose next renewal stops in a Gate), FrozenSyncFs
 // (a MemoryFs whose next sync stops in one), add_latched_store(), and returns_without_waiting() (a

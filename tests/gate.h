@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test seams that stop a thread at a chosen point, so a test can act while that thread holds a
 // lock or sits inside a store call, with no timing: Gate (one stop), GateClock (a Clock whose
 // n-th reading by one thread stops), and run_in_child() (a body run in a forked child that must

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The generator under real concurrency and the real clock. Run under TSan in CI.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lock order of src/window_keeper.h, checked: while a keeper's I/O is frozen (a state-file sync
 // or a store call stopped in a Gate, inside the background loop's round or inside an owner's
 // maintain()), every public method of Runtime is called from another thread. generator(), next()

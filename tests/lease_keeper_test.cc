@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LeaseKeeper with MemoryLeaseStore and ManualClock: the renewal schedule, the back-off bounds, a
 // loss turned into slot_lost and a new slot above the old ceiling, an exhausted start-up retried
 // and then refused, the skew event, the release with the exact last timestamp, and a duplicate

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Runtime that leases its slot: the StoreRegistry (built-in and registered stores), distinct
 // slots for runtimes sharing a store, a lost lease turned into slot_lost and a new generator over
 // a new slot, the ordered shutdown releasing with the exact last timestamp, and the events. With

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The conformance kit run on cosid's own stores: MemoryLeaseStore (one process) and
 // FileLeaseStore (shared by the processes of a host, in a temporary directory of this run).
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Incarnation, the store rules through MemoryLeaseStore, and the slot chooser. The full store-side
 // table is the conformance kit's (lease_tck_test runs it on MemoryLeaseStore); these tests pin the
 // parts the kit cannot see: the UUID bits and text, and why the chooser picked a slot.

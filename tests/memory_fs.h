@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MemoryFs (alias CrashFs, see crash_fs.h): an in-memory FileSystem for tests that fails any call
 // with any errno and models a power loss (tests/SCENARIOS.md, "Harnesses").
 //

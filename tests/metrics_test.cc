@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runtime::metrics() against the in-memory runtime set-up, and the exact Prometheus text.
 #include "cosid/metrics.h"
 

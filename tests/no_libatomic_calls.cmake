@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Fails if the library calls into libatomic: every atomic operation cosid uses must compile to the
 # target's own instructions (x86-64: lock cmpxchg; AArch64: LSE cas or ldaxr/stlxr, through
 # libgcc's outline-atomics helpers __aarch64_*; ARMv7: ldrexd/strexd). src/lock_free_check.cc

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the options tests: a fake environment, the sources of one resolution, and its result.
 #ifndef COSID_TESTS_OPTIONS_FIXTURE_H_
 #define COSID_TESTS_OPTIONS_FIXTURE_H_

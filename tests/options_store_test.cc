@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Options of a slot leased from a store: the distributor keys from flags, variables and the config
 // file, the refusals (a static slot and a store together, store keys without a store, ranges),
 // the settings `cosid config check` prints, and to_config_text() round trips.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Options resolution: precedence with provenance, the static slot sources, and every refusal by
 // its exact code (tests/SCENARIOS.md, B-02 and B-03).
 #include "cosid/options.h"

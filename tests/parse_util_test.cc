@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The strict value parsers: whole numbers, booleans, durations and instants (tests/SCENARIOS.md,
 // B-02), and the canonical printers that config check uses.
 #include "parse_util.h"

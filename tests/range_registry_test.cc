@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Range stores in the StoreRegistry (lease/store_registry.h): add_range() by the rules of add(),
 // open_range() resolving cosid.segment.distributor.type to a registered range store or an instance
 // of cosid.stores, and the built-in memory and file range stores.

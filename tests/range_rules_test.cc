@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pure range rules (segment/range_rules.h), row by row as functions, and the record's value
 // text read back strictly. The stores' behaviour is the conformance kit's (range_tck_test); these
 // tests pin what a store cannot show: a RangeState the rules are handed directly, and the codec.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A RangeStore for the segment generator's tests: a MemoryRangeStore behind a wrapper that
 // counts calls, records every range it handed out, fails claims on demand and can delay each
 // claim.

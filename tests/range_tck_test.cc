@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The range conformance kit run on cosid's own range stores: MemoryRangeStore (one process) and
 // FileRangeStore (shared by the processes of a host, in a temporary directory of this run).
 #include <gtest/gtest.h>

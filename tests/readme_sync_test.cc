@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // README.md and README.zh-CN.md describe the same tool: this test holds them to the same headings
 // (count, levels and order), the same fenced code blocks byte for byte and in order, and the same
 // `cosid ...` command lines.

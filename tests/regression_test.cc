@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Regression tests for bugs an adversarial review found; each names the bug it guards against.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Runtime set-up that the in-memory tests share: slot 3 of namespace "orders" on a state file
 // in a test file system, ahead 100 ms (a renewal is due once 50 ms of manual time have passed),
 // start wait 150 ms, every generator wait bounded at 20 ms, and no background thread, so that

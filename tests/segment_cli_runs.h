@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs of the real `cosid segment next` that the process tests share, on whatever range store
 // --store names (tests/cli_segment_test.cc: a file store; tests/zookeeper/zk_segment_cli_test.cc:
 // a real ZooKeeper server): processes issuing ids of one key at once, and kill cycles of

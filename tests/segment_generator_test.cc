@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The segment generator on one thread (segment/generator.h): option checks, ids from the claimed
 // ranges only, across segment boundaries and interleaved claims of a second generator, close()'s
 // give-back and resume, store failures and their codes, a forked child, and the prefetch policy.

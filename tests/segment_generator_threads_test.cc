@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The segment generator under real concurrency (segment/generator.h): many threads mixing
 // next() and next_batch() across many small segments while a second generator claims the same
 // key, activation hammered with step 1, close() racing running calls, and slow claims. Run under

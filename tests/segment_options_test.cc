@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Segment options (segment/options.h): the cosid.segment block from flags and the config file,
 // every key and its refusals, precedence, store instances the segment distributor names, and the
 // Runtime's options left as they were by a segment block.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Slot choice on a store whose reads are costly (reads_partially()): which reads choose_slot()
 // makes (the owner index once, its slots and the preferred one in one read of at most 256, then
 // the lowest free slot in batches of 32, 64, 128 and 256), that it chooses what the one-scan path

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A store instance as a store's factory meets it: StoreSettings (the typed reads of the instance's
 // keys, and the refusal of a key no read asked for), and StoreRegistry::open() resolving
 // options.store_type to an instance of options.stores and its type's factory.

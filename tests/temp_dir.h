@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TempDir: a fresh directory under the test's temporary directory, removed with what it holds.
 #ifndef COSID_TESTS_TEMP_DIR_H_
 #define COSID_TESTS_TEMP_DIR_H_

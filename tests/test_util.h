@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The helpers most tests share: the assertions on an error, kNow, read_file(), the recording
 // listener, and why a limit cannot bind here. Tests assert the specific error they expect: there is
 // deliberately no "expect any error" helper.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // WatchedFs: the real file system seen through the FileSystem seam, for the file stores' tests
 // (lease/file_store.h, segment/file_range_store.h): calls failed on demand, hooks around the lock
 // and the directory fsync, and what a power loss would keep of one record file. And a lock taken

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Cross-compiles cosid for 64-bit ARM Linux with Debian's g++-aarch64-linux-gnu, and runs the
 # target's programs (tests, gtest_discover_tests) under qemu-user.
 #   cmake --preset cross-aarch64   (or -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Cross-compiles cosid for 32-bit ARM Linux with Debian's g++-arm-linux-gnueabihf (armhf: ARMv7-A,
 # hard float, Thumb-2 by default), and runs the target's programs (tests, gtest_discover_tests)
 # under qemu-user.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # What the Debian cross toolchain files share; they set COSID_TARGET_TRIPLET (the GNU triplet of
 # Debian's cross compilers, e.g. aarch64-linux-gnu) and COSID_QEMU (the qemu-user program) first.
 set(CMAKE_SYSTEM_NAME Linux)

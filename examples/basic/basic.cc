@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issues five ids on one slot whose window is kept in a state file: basic STATE_FILE SLOT
 #include <cstdint>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Issues five ids from C on one slot whose window is kept in a state file, and takes each apart:
  * basic_c STATE_FILE SLOT */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs cosid's conformance kit against the example's KvLeaseStore. A store of your own does the
 // same: link cosid::tck and GoogleTest's main, and register a factory.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A user's SlotLeaseStore over a versioned key-value store: how to plug etcd, Consul, Redis or a
 // SQL table with a version column into cosid.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Logs every runtime event with a level, issues a few ids, and prints the runtime's metrics in the
 // Prometheus text format at the end: logging STATE_FILE SLOT [COUNT]
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Binding: the window (floor, ceiling] on one slot inside which a holder may issue timestamps.
 //
 // A binding is what a slot source hands to generators: the slot, a floor that never changes for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The C API of cosid: unique 64-bit Snowflake ids from C, and from any language that calls C.
  *
  * Opaque handles made and freed by explicit calls, plain functions, and no C++ in this header: it

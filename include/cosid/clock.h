@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Clock: the one seam through which cosid reads time.
 //
 // Two time lines are read: the wall clock (CLOCK_REALTIME, Unix milliseconds), which is the time

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Codecs: ids as text.
 //
 //   decimal    "123456789012345678": 1 to 19 digits, no sign, no spaces.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Build configuration shared by every public header.
 //
 // COSID_HAS_EXCEPTIONS is 1 when the translation unit is compiled with C++ exceptions. Throwing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors: cosid::errc, its std::error_category, cosid::Status and cosid::Error.
 //
 // One shape reports every failure. A fallible call takes `Status& status` as its last parameter

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events: what a runtime reports as it happens (a new state file, a write that failed, a lease
 // lost, ...), one at a time, for a log; and EventListener, which receives them.
 // RuntimeEnvironment::listener (runtime.h) takes the listener; the runtime's keepers call it.

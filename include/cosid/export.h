@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* COSID_EXPORT: marks the library's public API so a shared build exports it and nothing else.
  *
  * The library is compiled with hidden visibility by default (see CMakeLists.txt); every public

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FileSystem: the narrow seam through which cosid touches files.
 //
 // The state file needs a handful of POSIX calls; they all go through this interface, so a test can

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Generator: issues unique ids inside a Binding's window. The hot path.
 //
 // next() reads the clock once, then runs a compare-and-swap loop on one atomic word that holds the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Layout: how a 64-bit id is cut into (timestamp, slot, sequence), and the epoch and unit of its
 // timestamp.
 //

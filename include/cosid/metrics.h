@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RuntimeMetrics: a snapshot of what a Runtime has done, and its text in the Prometheus
 // exposition format (version 0.0.4), made without any dependency.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Options: the settings of a Runtime (a static slot, or a slot leased from a store), and how they
 // are resolved from command-line flags, COSID_* environment variables, a config file and built-in
 // defaults.

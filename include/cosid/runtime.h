@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runtime: a process's hold on one slot (static, or leased from a store), and the generators that
 // issue ids on it.
 //

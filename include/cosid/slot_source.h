@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Slot sources: where a static slot comes from, and the checks every slot value passes.
 //
 // A static slot is either given explicitly (--slot N, COSID_SLOT=N, or `slot: N` in the config

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // StateFile: the small durable file that keeps a static slot's window across restarts.
 //
 // The file holds the ceiling: a Unix millisecond no id of this slot was, or will be, issued after

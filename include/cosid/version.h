@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cosid-cpp version. The single source of truth: CMakeLists.txt reads these three lines.
 #ifndef COSID_VERSION_H_
 #define COSID_VERSION_H_

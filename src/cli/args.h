@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cosid CLI's own argument parser and strict number parsing. No dependency, no exceptions.
 //
 //   --name VALUE, --name=VALUE, -n VALUE, -nVALUE   an option that takes a value

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cosid bench: measures how many ids a Runtime on a real state file issues per second, on N
 // threads, against the layout's sequence limit.
 #include <dirent.h>

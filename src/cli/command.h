@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a cosid CLI command is: its documentation (one record per command, from which both the
 // --help text and, later, the man page are made), its options, and the function that runs it;
 // plus the exit statuses and the error lines every command prints the same way.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The commands of the cosid tool, one file each (NAME_command.cc). main.cc lists them in the order
 // `cosid --help` shows them; a new command adds its accessor here and a line there.
 #ifndef COSID_CLI_COMMANDS_H_

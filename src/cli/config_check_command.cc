@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cosid config check: resolves the options and prints every effective setting and its origin.
 #include <cstdio>
 #include <string>

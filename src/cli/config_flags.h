@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The config flags of the commands that resolve cosid::Options (`next`, `config check`):
 //
 //   --config FILE, and the flag of every row of the config key table (config_keys.h): --namespace,

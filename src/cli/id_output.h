@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the commands that issue ids (`next`, `segment next`) write them: whole lines gathered into
 // chunks, each chunk written and flushed once it is large, or at once when streaming; and, when
 // streaming (-n 0), SIGINT, SIGTERM and SIGHUP ask the command to stop after the current id.

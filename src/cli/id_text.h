@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ids as the commands read and print them: the --format flag of the commands that read ids, the
 // decoding that `parse` and `not-before` share, and the fields of an id that `parse --json` and
 // `next --format json` print.

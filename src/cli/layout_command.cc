@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cosid layout: prints a layout's fields, its capacity and the instant it runs out.
 #include <cstdint>
 #include <cstdio>

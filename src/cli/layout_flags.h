@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The layout flags every command that reads or makes ids shares:
 //
 //   --layout NAME   a preset (cosid::layout_preset), "default" when not given; then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cosid lease list: prints the slot records of a namespace in a lease store.
 #include <sys/stat.h>
 

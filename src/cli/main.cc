@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cosid command-line tool: finds the command named by the first words and runs it.
 //
 //   cosid COMMAND [ARG]...       a command (a subcommand is two words: "state show")

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cosid(1) manual page, made from the same records as the --help texts: the tool's own
 // description and every Command's usage, description, options and exit statuses. Printed by
 // `cosid help --man` as roff with the man(7) macros; the build writes it to cosid.1.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cosid next: issues ids on a static slot or on one leased from a store (--store), from the
 // options that flags, COSID_* variables and a config file resolve to.
 #include <chrono>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cosid not-before: the not-before that makes a new generator start after a given id.
 #include <cstdint>
 #include <cstdio>

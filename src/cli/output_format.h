@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the cosid CLI prints values: instants as RFC 3339, and records (named fields) either as
 // `name: value` lines or as one JSON object a line, so that both forms of a command stay in step.
 #ifndef COSID_CLI_OUTPUT_FORMAT_H_

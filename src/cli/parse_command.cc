@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cosid parse: decodes ids and prints their time, slot and sequence.
 #include <unistd.h>
 

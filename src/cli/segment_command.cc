@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cosid segment next | show: segment ids of one key, claimed in ranges from a range store
 // (segment/range_store.h) and handed out by a SegmentGenerator (segment/generator.h), and the
 // store's record of a key.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cosid state check: says whether a slot's state file is held and being renewed, for readiness
 // probes. Reads the file without locking or changing it.
 #include <fcntl.h>

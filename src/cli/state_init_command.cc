@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cosid state init: creates a state file with a chosen floor, for a migration.
 #include <cstdio>
 #include <string>

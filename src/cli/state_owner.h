@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The arguments of the commands that write a state file for a slot without running it (state
 // init, state repair): FILE, --slot N, --not-before, --namespace and the layout flags, from the
 // command line alone (no COSID_* variable, no config file: what such a file is for must be said).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cosid state repair: gives a damaged or unprovable state file a floor the operator vouches for.
 #include <cstdio>
 #include <string>

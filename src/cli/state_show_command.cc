@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cosid state show: prints what a state file holds, without locking or changing it.
 #include <cstdint>
 #include <cstdio>

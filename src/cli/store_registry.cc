@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cli/store_registry.h"
 
 #include "config_keys.h"

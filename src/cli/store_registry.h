@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lease stores the cosid tool knows: memory and file, and zookeeper in a build with the
 // ZooKeeper store (COSID_CLI_WITH_ZOOKEEPER). Every command that opens a lease store or checks a
 // store type makes its registry here, so that they all know the same stores.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cosid version: prints the tool's version, as `cosid --version` does.
 #include <cstdio>
 #include <string>

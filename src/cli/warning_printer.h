@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The runtime's warnings on standard error, as `cosid: warning: MESSAGE`, for the commands that
 // open a Runtime. Called on the runtime's threads; stdio's own locking keeps lines whole.
 #ifndef COSID_CLI_WARNING_PRINTER_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FileLeaseStore (lease/file_store.h).
 //
 // On-disk format. The directory holds, per namespace N, with N's bytes outside [A-Za-z0-9_.-]

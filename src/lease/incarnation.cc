@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Incarnation: a random version-4 UUID per runtime start (RFC 9562, section 5.4).
 #include <errno.h>
 #include <fcntl.h>

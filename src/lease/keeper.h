@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: LeaseKeeper, the window keeper of a slot leased from a store (window_keeper.h;
 // PROTOCOL.md, "Keeper").
 //

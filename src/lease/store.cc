@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The partial reads of SlotLeaseStore, answered from scan() for a store that has nothing cheaper.
 #include "cosid/lease/store.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cosid/lease/store_registry.h"
 
 #include "cosid/lease/file_store.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // StoreSettings: a store instance's keys, read by its factory with the config syntax's parsers.
 #include <algorithm>
 

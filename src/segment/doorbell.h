@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: a doorbell that a lock-free caller rings to wake one sleeping background thread.
 //
 // ring() never blocks and takes no lock: one atomic increment, and one futex system call only

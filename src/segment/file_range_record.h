@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: the record file of one key of a FileRangeStore (segment/file_range_store.h), its
 // names and its text, so that tests can write a record as the store would (a key recreated
 // behind the store) without the format being public. The format is described at the top of

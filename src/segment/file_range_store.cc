@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FileRangeStore (segment/file_range_store.h).
 //
 // On-disk format. The directory holds, per key K (keys are file-name safe as they are, see

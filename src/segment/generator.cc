@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SegmentGenerator (segment/generator.h). The protocol and the argument for every memory order
 // are in SEGMENTS.md next to this file; the comments here say which step of it each line is.
 #include "cosid/segment/generator.h"

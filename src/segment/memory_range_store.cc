@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MemoryRangeStore (segment/memory_range_store.h): the rules of range_rules.h under one mutex.
 #include "cosid/segment/memory_range_store.h"
 

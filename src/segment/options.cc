@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Segment options (segment/options.h): the cosid.segment block read from the raw texts that
 // resolution gathered (options.cc), with the checks of its keys.
 #include "cosid/segment/options.h"

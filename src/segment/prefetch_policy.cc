@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The prefetch distance rule (prefetch_policy.h).
 #include "segment/prefetch_policy.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: how many segments a SegmentGenerator's background thread keeps ready (its distance),
 // as one pure function, so that the rule is tested by a table and not by timing a thread.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Range rules (segment/range_rules.h).
 #include "cosid/segment/range_rules.h"
 

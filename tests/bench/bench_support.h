@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What more than one benchmark binary of this directory uses: a latency histogram, a temporary
 // directory for state files on a real disk, and the pieces of a side-by-side comparison (a
 // rendezvous of the benchmark's threads, ns per step of a block, the median).

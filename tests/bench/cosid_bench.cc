@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Google Benchmark suite: the cost floor of an id, next() and next_batch() against it, the
 // codecs, and next()'s latency while a Runtime renews its ceiling with a real fdatasync.
 // See README.md in this directory for how to run it and what each benchmark shows.

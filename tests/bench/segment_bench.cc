@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Segment ids (segment/generator.h): next() against its floor, a bare relaxed fetch_add on one
 // shared atomic, side by side in one benchmark; next_batch(); and consumers at full speed on a
 // store whose every claim takes 1 ms, counting the calls that found no value ready.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ZooKeeper store against real servers this binary starts itself (tests/zookeeper/zk_server.h):
 // a standalone server on loopback and a three-peer ensemble, each started on first use and killed
 // at exit. Measured with the store in production mode (lease times from the servers' mtimes, no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The C API (cosid/c.h) from C: compiled as C99, run once per case by ctest ("c_api_test CASE").
  * Every check names the exact code or value it expects. Nothing here measures time. */
 #define _POSIX_C_SOURCE 200809L

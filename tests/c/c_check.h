@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A small assertion helper for the C tests: each failed check prints its place, the expression
  * and the values, and counts; a test case passes when it ends with no failure counted. Checks go
  * on after a failure, so one run shows every broken one. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Model check of the slot lease (tests/model/lease.pml, see README.md beside it) with SPIN.
 #
 # Every configuration below is searched exhaustively and must hold; every mutant must produce a

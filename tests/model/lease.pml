@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A model of the slot lease (src/lease/PROTOCOL.md, include/cosid/lease/store.h) for the SPIN
  * model checker.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The segment generator's hot path and activation protocol (src/segment/SEGMENTS.md), for SPIN.
  *
  * One generator G: consumers draw values with an atomic add and return a value only when it is

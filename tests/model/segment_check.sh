@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Model check of the segment generator's hot path and activation protocol (tests/model/segment.pml,
 # see README.md beside it) with SPIN: the model must hold, and each mutant must be caught.
 #

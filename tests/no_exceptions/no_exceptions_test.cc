@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The library without exceptions and RTTI: built with -fno-exceptions -fno-rtti, this program uses
 // the error_code overloads of each part and checks that failures come back as the right codes.
 // A plain main with a CHECK macro, because GoogleTest needs exceptions.

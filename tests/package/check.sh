@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Packaging check: .ci/run's package stage, also fine to run by hand (bash tests/package/check.sh).
 #
 # For a static and a shared build of cosid (library and CLI only, warnings as errors):

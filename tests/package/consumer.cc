@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A program that uses cosid the way an application does, built against an installed or vendored
 // cosid by the consumer projects next to it (find_package, add_subdirectory, pkg-config). It
 // issues ids through a Runtime on a state file in a fresh temporary directory, checks them, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // check(): the one assertion of the consumer programs beside this file, which are built against an
 // installed or vendored cosid, without GoogleTest. A failed check prints one line and counts in
 // `failures`; the program exits 1 if any did.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The static tool (-DCOSID_STATIC_CLI=ON): .ci/run's package stage, also fine to run by hand as
 # root (bash tests/package/static_cli.sh). examples/container/Dockerfile builds the image's
 # binary with the same configure and build commands.

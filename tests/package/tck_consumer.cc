@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lease store conformance kit from an installed cosid, run against MemoryLeaseStore the way a
 // project runs it against a store of its own (tests/package/tck/CMakeLists.txt).
 #include <memory>

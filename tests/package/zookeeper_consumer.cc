@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A program that uses cosid's ZooKeeper store the way an application sets it up, built against an
 // installed or vendored cosid::zookeeper (tests/package/zookeeper, tests/package/add_subdirectory).
 // It connects to no server: it reads the options' defaults, registers the store, and has open()

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real `cosid` binary leasing its slot from real ZooKeeper servers: `cosid next -n 0 --store
 // zookeeper:...` processes stream ids (JSON lines, so each carries its timestamp and slot) while
 // the test kills holders and servers. Every id of every process is kept and compared: none may

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ZooKeeper store under server faults, against real servers, in production mode (no store
 // clock: lease times from the servers' mtimes), through the public API: ZooKeeperLeaseStore, and
 // Runtimes whose slot is leased from a store instance of type "zookeeper"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ZooKeeper store's codec (src/lease/zookeeper/nodes.h), without a server: the node paths, the
 // escaping of owner keys into a path component, the text of the namespace, owner index and slot
 // nodes (round trips, and every kind of malformed text refused), and record_of(), which derives a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The range conformance kit (cosid/segment/conformance.h) run on ZooKeeperRangeStore against one
 // real standalone server, started once for the binary by a global test environment. The kit's
 // process cases fork children that call the factory again (the kit closes its own store first)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ZooKeeperRangeStore against a real standalone server, through its public API, with a C client of
 // the test's own (RawClient) reading and writing the nodes behind it: the node's text exactly, two
 // stores of four threads each claiming one key, a node deleted, recreated or overwritten with

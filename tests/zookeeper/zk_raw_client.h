@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RawClient: a ZooKeeper C client handle of the tests' own, beside the store under test (which
 // the tests reach only through its public API): it joins a store's session by its id and password
 // (so that closing it expires the session) and reads, writes, deletes and creates nodes behind

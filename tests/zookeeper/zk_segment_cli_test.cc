@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real `cosid segment next --store zookeeper:...` against a real ZooKeeper server: four
 // processes issuing ids of one key at once, and kill cycles of streaming processes. Every id read
 // is kept and compared: none may come twice, and each process's increase.

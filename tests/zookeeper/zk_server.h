@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Real ZooKeeper servers for the tests of the ZooKeeper store: a standalone server (ZkServer) or a
 // three-peer ensemble (ZkEnsemble), each peer a JVM from Debian's zookeeper package started on
 // free loopback ports in a temporary directory of its own, and spoken to with the four-letter

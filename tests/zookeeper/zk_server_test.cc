@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The test environment's own tests (zk_server.h): a standalone server starts, keeps its data
 // across SIGKILL and restart, stops answering while stopped; an ensemble elects one leader, elects
 // another when the leader dies, has none once two of three are dead, and a peer restarted with an

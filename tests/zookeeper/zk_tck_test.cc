@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The conformance kit (cosid/lease/conformance.h) run on ZooKeeperLeaseStore against one real
 // standalone server, started once for the binary by a global test environment. Lease times come
 // from the kit's clock (ZooKeeperStoreOptions::clock), so the kit drives expiry as it does for the

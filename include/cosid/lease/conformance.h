@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The conformance kit (TCK) for SlotLeaseStore: the GoogleTest cases every store must pass.
 //
 // A store's test binary links cosid::tck and registers the kit once per store, before

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FileLeaseStore: a SlotLeaseStore in a directory on local disk, shared by every process of one
 // host that opens the same directory. Several processes started with no configuration but the
 // directory get distinct slots, and a crashed one's slot is free again after its ttl.

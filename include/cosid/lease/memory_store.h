@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MemoryLeaseStore: the reference SlotLeaseStore, kept in this process's memory.
 //
 // For tests, for a single process whose runtimes share one store, and as the model every other

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Slot choice: which slot of a namespace a runtime leases (src/lease/PROTOCOL.md, "Choosing a
 // slot").
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Slot lease stores: the plug-in interface through which a fleet leases slots instead of
 // configuring them (src/lease/PROTOCOL.md, "The lease" and "Store-side table").
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // StoreRegistry: the lease stores a Runtime can be configured with, by type name
 // (cosid.machine.distributor.type, `--store TYPE`).
 //

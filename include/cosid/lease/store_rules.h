@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Store rules: the store-side table of lease/store.h as pure functions over one slot's record.
 //
 // A store's only job is to make each change one atomic compare-and-set on one slot: read the

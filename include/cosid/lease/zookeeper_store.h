@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ZooKeeperLeaseStore: a SlotLeaseStore in a ZooKeeper ensemble (3.8 or later), shared by every
 // process of every host that names the same ensemble. Target cosid::zookeeper, built with
 // -DCOSID_WITH_ZOOKEEPER=ON; it links the ZooKeeper C client (libzookeeper_mt), which this header

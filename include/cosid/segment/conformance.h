@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The conformance kit for RangeStore: the GoogleTest cases every range store must pass. Target
 // cosid::tck, with the lease kit (lease/conformance.h).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FileRangeStore: a RangeStore in a directory on local disk, shared by every process of one host
 // that opens the same directory (src/segment/RANGES.md, "File store").
 //

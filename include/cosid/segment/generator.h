@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SegmentGenerator: dense, increasing ids of one key, handed out from memory out of ranges that a
 // RangeStore (segment/range_store.h) claimed for it (src/segment/SEGMENTS.md).
 //

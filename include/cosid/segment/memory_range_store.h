@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MemoryRangeStore: the reference RangeStore, kept in this process's memory.
 //
 // For tests, for the generators of one process, and as the model every other range store is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Segment options: which range store serves segment ids and how each key claims, resolved like
 // the Runtime's options (cosid/options.h: flag > COSID_* variable > config file > default) from the
 // cosid.segment block of the config file. The keys are CosId's:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Range rules: the table of segment/range_store.h as pure functions over one key's RangeState.
 //
 // A store reads the key's record, lets these functions decide, and writes the result back only if

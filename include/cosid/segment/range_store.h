@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Range stores: where segment ids come from (src/segment/RANGES.md).
 //
 // A key (an order number sequence, say) has one record in the store: the next value it will hand

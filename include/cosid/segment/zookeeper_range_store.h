@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ZooKeeperRangeStore: a RangeStore in a ZooKeeper ensemble (3.8 or later), shared by every
 // process of every host that names the same ensemble. Target cosid::zookeeper, with the lease
 // store (lease/zookeeper_store.h), whose options it takes; it links the ZooKeeper C client, which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Slot choice through the store: the order of src/lease/PROTOCOL.md, never taking over a key,
 // exhaustion, the partial reads the chooser makes, and a compare-and-set whose answer was lost.
 #include <algorithm>

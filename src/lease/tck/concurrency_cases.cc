@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Many threads and many processes acquiring at once, and a holder paused past its ceiling.
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to the conformance kits (lease/conformance.h, segment/conformance.h): the assertions
 // every case uses, the registration of a kit's cases, and the forked children of process cases.
 #ifndef COSID_SRC_LEASE_TCK_KIT_SUPPORT_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to the ZooKeeper stores (the lease store and the range store): one store call as a
 // series of tries under one deadline, and the identity of the nodes a store has seen.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to the ZooKeeper store: the paths of its nodes and the text in them (NODES.md).
 //
 // Thread safety: pure functions of their arguments.

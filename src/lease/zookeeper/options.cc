@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ZooKeeper stores' keys of a store instance, and their factories for a StoreRegistry.
 #include "cosid/lease/zookeeper_store.h"
 #include "cosid/segment/zookeeper_range_store.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ZooKeeperRangeStore: the table of segment/range_store.h as compare-and-sets on one ZooKeeper
 // node per key (NODES.md next to this file, "Range nodes", argues each rule). The rules decide
 // (segment/range_rules.h); this file reads the node, checks it is the node this store knew, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to the ZooKeeper store: one ZooKeeper handle at a time, and the requests the store
 // sends on it, each waited for until a deadline.
 //

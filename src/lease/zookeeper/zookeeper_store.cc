@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ZooKeeperLeaseStore: the store-side table of lease/store.h as compare-and-sets on ZooKeeper
 // nodes (NODES.md next to this file has the nodes and argues each rule).
 #include "cosid/lease/zookeeper_store.h"

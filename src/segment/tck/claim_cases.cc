@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The claim row of segment/range_store.h: where a key starts, adjacent ranges, the argument
 // checks, offsets, the 2^63 - 1 bound, reads and versions.
 #include <random>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Many threads and many processes claiming one key at once, and a claim whose response was lost.
 #include <unistd.h>
 

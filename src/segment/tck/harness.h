@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to the range conformance kit: the set-up every case shares, and the case lists.
 #ifndef COSID_SRC_SEGMENT_TCK_HARNESS_H_
 #define COSID_SRC_SEGMENT_TCK_HARNESS_H_
