@@ -98,22 +98,32 @@ bool resolve_command_options(const Invocation& invocation, const char* name, Opt
   return true;
 }
 
+bool resolve_options_without_slot(const OptionSources& sources, Options& options, bool& slot_given,
+                                  Status& status) {
+  segment::SegmentOptions segment;
+  detail::RawSettings raw;
+  detail::RawInstances instances;
+  detail::RawSegment raw_segment;
+  std::string slot_origin;
+  if (!detail::resolve_sources(sources, /*need_slot=*/false, options, segment, raw, instances,
+                               raw_segment, slot_origin, status)) {
+    return false;
+  }
+  // With a store the origin says the slot is leased at start: none is known now.
+  slot_given = !slot_origin.empty() && !options.uses_store();
+  return true;
+}
+
 bool resolve_command_layout(const Invocation& invocation, const char* name, Layout& layout,
                             int& status) {
   Status resolved;
   OptionSources sources;
-  if (option_sources_from_args(invocation.args, sources, resolved)) {
-    Options options;
-    segment::SegmentOptions segment;
-    detail::RawSettings raw;
-    detail::RawInstances instances;
-    detail::RawSegment raw_segment;
-    std::string slot_origin;
-    if (detail::resolve_sources(sources, /*need_slot=*/false, options, segment, raw, instances,
-                                raw_segment, slot_origin, resolved)) {
-      layout = options.layout;
-      return true;
-    }
+  Options options;
+  bool slot_given = false;
+  if (option_sources_from_args(invocation.args, sources, resolved) &&
+      resolve_options_without_slot(sources, options, slot_given, resolved)) {
+    layout = options.layout;
+    return true;
   }
   status = call_failed(invocation.err, name, resolved);
   return false;

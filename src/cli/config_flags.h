@@ -47,6 +47,12 @@ bool resolve_command_options(const Invocation& invocation, const char* name, Opt
                              std::vector<Setting>* settings, int& status,
                              const char* no_slot = nullptr);
 
+// Resolves `sources` as resolve_options() does, with the same checks, but needs no slot: for a
+// command that can do without one (a state file records its slot). `slot_given` says whether a
+// slot was configured; options.slot is then that slot. On failure returns false with `status`.
+[[nodiscard]] bool resolve_options_without_slot(const OptionSources& sources, Options& options,
+                                                bool& slot_given, Status& status);
+
 // How a command that reads or describes ids (parse, not-before, layout) finds their layout: as
 // `next` resolves it, from the same sources (--config or COSID_CONFIG, the layout flags) through
 // the same resolution, which checks the rest of the configuration too but needs no slot; so an id
