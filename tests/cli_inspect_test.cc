@@ -145,4 +145,35 @@ TEST_F(CliInspect, StateCheckJson) {
   expect_has(bad.err, "cosid: state check: slot \"x\" (flag --slot) is not a whole number");
 }
 
+TEST(CliInspectConfig, ConfigCheckPrintsEverythingThenRefusesAMissingSlot) {
+  const TempDir dir("cli_inspect");
+  const Outcome text = run(dir, {"config", "check", "--namespace", "prod"});
+  EXPECT_EQ(text.code, 2);
+  expect_has(text.out, "cosid.namespace = prod   (flag --namespace)\n");
+  expect_has(text.out, "cosid.machine.static.slot =    (not given)\n");
+  expect_has(text.out, "cosid.layout.epoch = ");
+  EXPECT_EQ(text.err.rfind("cosid: config check: no slot is configured", 0), 0u) << text.err;
+
+  const Outcome json = run(dir, {"config", "check", "--json", "--namespace", "prod"});
+  EXPECT_EQ(json.code, 2);
+  EXPECT_EQ(json.out.rfind("{\"cosid.namespace\":{\"value\":\"prod\",\"source\":\"flag "
+                           "--namespace\"},\"cosid.machine.static.slot\":{\"value\":\"\","
+                           "\"source\":\"not given\"},",
+                           0),
+            0u)
+      << json.out;
+  expect_has(json.out, ",\"ok\":false,\"error\":\"no slot is configured");
+  EXPECT_EQ(json.out.back(), '\n');
+
+  const Outcome complete = run(dir, {"config", "check", "--json", "--slot", "4"});
+  EXPECT_EQ(complete.code, 0) << complete.err;
+  expect_has(complete.out,
+             "\"cosid.machine.static.slot\":{\"value\":\"4\",\"source\":\"flag --slot\"}");
+  expect_has(complete.out, ",\"ok\":true,\"error\":null}\n");
+
+  const Outcome bad = run(dir, {"config", "check", "--json", "--slot", "x"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.out, "");
+}
+
 }  // namespace

@@ -73,7 +73,8 @@ bool option_sources_from_args(const ParsedArgs& args, OptionSources& sources, St
 }
 
 bool resolve_command_options(const Invocation& invocation, const char* name, Options& options,
-                             std::vector<Setting>* settings, int& status, const char* no_slot) {
+                             std::vector<Setting>* settings, int& status, const char* no_slot,
+                             Status* missing_slot) {
   const ParsedArgs& args = invocation.args;
   if (!args.positionals().empty()) {
     status = usage_error(
@@ -87,6 +88,13 @@ bool resolve_command_options(const Invocation& invocation, const char* name, Opt
     options = settings != nullptr ? resolve_options(sources, *settings, resolved)
                                   : resolve_options(sources, resolved);
   }
+  if (missing_slot != nullptr) missing_slot->clear();
+  if (missing_slot != nullptr && resolved.code() == errc::no_slot_configured) {
+    *missing_slot = resolved;
+    bool slot_given = false;
+    // A failure of the rest is in `resolved`, reported below.
+    (void)resolve_options_without_slot(sources, options, slot_given, resolved, settings);
+  }
   if (!resolved.ok() && no_slot != nullptr && resolved.code() == errc::no_slot_configured) {
     status = usage_error(invocation.err, name, std::string(name) + ": " + no_slot);
     return false;
@@ -99,7 +107,7 @@ bool resolve_command_options(const Invocation& invocation, const char* name, Opt
 }
 
 bool resolve_options_without_slot(const OptionSources& sources, Options& options, bool& slot_given,
-                                  Status& status) {
+                                  Status& status, std::vector<Setting>* settings) {
   segment::SegmentOptions segment;
   detail::RawSettings raw;
   detail::RawInstances instances;
@@ -111,6 +119,14 @@ bool resolve_options_without_slot(const OptionSources& sources, Options& options
   }
   // With a store the origin says the slot is leased at start: none is known now.
   slot_given = !slot_origin.empty() && !options.uses_store();
+  if (settings != nullptr) {
+    const bool unknown = !slot_given && !options.uses_store();
+    detail::describe_settings(options, raw, instances, unknown ? "not given" : slot_origin,
+                              *settings);
+    for (Setting& setting : *settings) {
+      if (unknown && setting.key == detail::key_name(detail::kSlot)) setting.value.clear();
+    }
+  }
   return true;
 }
 
