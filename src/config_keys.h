@@ -153,9 +153,10 @@ inline constexpr std::int64_t kHourMs = 3600 * 1000;
 
 inline constexpr ConfigKey kConfigKeyRows[] = {
     {"cosid.namespace", "namespace", "NS", nullptr, "COSID_NAMESPACE", "cosid", ValueKind::kName, 1,
-     255, Scope::kAny, parser<&Options::namespace_name>(check_namespace), "namespace of the ids",
-     "The namespace of the ids: 1 to 255 bytes of printable ASCII without spaces. A state file and "
-     "a lease store keep the windows of one namespace apart from another's."},
+     255, Scope::kAny, parser<&Options::namespace_name>(check_namespace),
+     "namespace of the state files and leases (not in the ids)",
+     "The namespace: 1 to 255 bytes of printable ASCII without spaces. It is not in the ids: a "
+     "state file and a lease store keep the windows of one namespace apart from another's."},
     {"cosid.machine.static.slot", "slot", "N", nullptr, "COSID_SLOT", "none: required",
      ValueKind::kSlot, 0, 0, Scope::kStatic, kByCode, "the slot this process issues ids on",
      "The slot: a whole number below 2^slot-bits, without sign or leading zero. There is no "

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "fail.h"
+#include "state_record.h"
 #include "time_format.h"
 
 namespace cosid {
@@ -26,7 +27,11 @@ constexpr Preset kPresets[] = {
 
 using detail::fail;
 
-std::string describe(const Layout& layout) {
+}  // namespace
+
+namespace detail {
+
+std::string describe_layout(const Layout& layout) {
   char buf[128];
   std::snprintf(buf, sizeof buf, "%d/%d/%d bits in %s with epoch %lld", layout.timestamp_bits,
                 layout.slot_bits, layout.sequence_bits, to_string(layout.unit),
@@ -34,7 +39,15 @@ std::string describe(const Layout& layout) {
   return buf;
 }
 
-}  // namespace
+std::string hex64(std::uint64_t value) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(value));
+  return buf;
+}
+
+}  // namespace detail
+
+using detail::describe_layout;
 
 bool Layout::validate(Status& status) const noexcept {
   const char* empty_field = timestamp_bits < 1  ? "timestamp"
@@ -43,7 +56,7 @@ bool Layout::validate(Status& status) const noexcept {
                                                 : nullptr;
   if (empty_field != nullptr) {
     return fail(status, errc::layout_field_empty,
-                "layout " + describe(*this) + ": the " + empty_field +
+                "layout " + describe_layout(*this) + ": the " + empty_field +
                     " field needs at least 1 bit; give every field 1 bit or more");
   }
   // Each field is at least 1 bit here, so a sum above 63 also catches each field above 61: the
@@ -52,14 +65,15 @@ bool Layout::validate(Status& status) const noexcept {
   const std::int64_t total = std::int64_t{timestamp_bits} + slot_bits + sequence_bits;
   if (total > kMaxIdBits) {
     return fail(status, errc::layout_too_wide,
-                "layout " + describe(*this) + " uses " + std::to_string(total) +
+                "layout " + describe_layout(*this) + " uses " + std::to_string(total) +
                     " bits; an id has 63 (the sign bit stays 0): take " +
                     std::to_string(total - kMaxIdBits) + " bits from a field");
   }
   // Slots and sequences are 32-bit values in IdParts and the generator.
   if (slot_bits > 32 || sequence_bits > 32) {
     return fail(status, errc::layout_too_wide,
-                "layout " + describe(*this) + ": the " + (slot_bits > 32 ? "slot" : "sequence") +
+                "layout " + describe_layout(*this) + ": the " +
+                    (slot_bits > 32 ? "slot" : "sequence") +
                     " field has more than 32 bits; use at most 32 and give the rest to another "
                     "field");
   }
@@ -69,7 +83,7 @@ bool Layout::validate(Status& status) const noexcept {
   const std::int64_t max_ms = std::numeric_limits<std::int64_t>::max();
   if (epoch < 0 || epoch > max_ms / per_tick || max_timestamp() + 1 > max_ms / per_tick - epoch) {
     return fail(status, errc::layout_epoch_invalid,
-                "layout " + describe(*this) +
+                "layout " + describe_layout(*this) +
                     ": the epoch must be at or after 1970-01-01 (0) and the layout's last "
                     "timestamp must fit in 64-bit milliseconds; use an epoch in " +
                     to_string(unit) + " since 1970, such as " +
@@ -84,8 +98,9 @@ bool Layout::validate_at(std::int64_t now_unix_ms, Status& status) const noexcep
   if (!validate(status)) return false;
   if (epoch_ms() > now_unix_ms) {
     return fail(status, errc::layout_epoch_in_future,
-                "layout " + describe(*this) + " starts at " + detail::format_instant(epoch_ms()) +
-                    ", after the clock's now " + detail::format_instant(now_unix_ms) +
+                "layout " + describe_layout(*this) + " starts at " +
+                    detail::format_instant(epoch_ms()) + ", after the clock's now " +
+                    detail::format_instant(now_unix_ms) +
                     ": choose an epoch in the past (check the unit: ms or s)");
   }
   return true;

@@ -526,17 +526,27 @@ bool state_record_belongs_to(const StateRecord& record, const StateFileOwner& ow
                     ", configured slot is " + std::to_string(owner.slot) +
                     ": point each slot at its own file");
   }
-  if (record.layout_fingerprint != detail::layout_fingerprint(owner.layout)) {
+  const std::uint64_t fingerprint = detail::layout_fingerprint(owner.layout);
+  if (record.layout_fingerprint != fingerprint) {
     return fail(status, make_error_code(errc::state_file_mismatch),
-                "state file " + path +
-                    " was written for another layout (epoch, unit or bits differ): use the layout "
-                    "it was written with, or a new file whose not-before lies after every id "
-                    "issued with the old layout");
+                "state file " + path + " was written for another layout (fingerprint " +
+                    detail::hex64(record.layout_fingerprint) + ") than the configured " +
+                    detail::describe_layout(owner.layout) + " (fingerprint " +
+                    detail::hex64(fingerprint) +
+                    "): use the layout it was written with (`cosid state show " + path +
+                    "` with this configuration compares them), or a new file whose not-before lies "
+                    "after every "
+                    "id issued with the old layout");
   }
-  if (record.namespace_hash != detail::namespace_hash(owner.namespace_name)) {
+  const std::uint64_t hash = detail::namespace_hash(owner.namespace_name);
+  if (record.namespace_hash != hash) {
     return fail(status, make_error_code(errc::state_file_mismatch),
                 "state file " + path + " was written for another namespace than \"" +
-                    owner.namespace_name + "\": give each namespace its own file");
+                    owner.namespace_name + "\" (its namespace hash is " +
+                    detail::hex64(record.namespace_hash) + ", \"" + owner.namespace_name +
+                    "\" hashes to " + detail::hex64(hash) +
+                    "): configure the namespace it was written for, or give each namespace its "
+                    "own file");
   }
   status.clear();
   return true;

@@ -33,6 +33,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "cosid/layout.h"
@@ -54,7 +55,8 @@ enum class BlockStatus { kValid, kBadMagic, kBadVersion, kBadLength, kBadChecksu
 // `record.format_version` (tests and tools write format 1 to model old files).
 void encode_block(const StateRecord& record, unsigned char* block) noexcept;
 
-// Checks the kStateBlockSize bytes at `block` and, when it is valid, decodes its record into `record`.
+// Checks the kStateBlockSize bytes at `block` and, when it is valid, decodes its record into
+// `record`.
 BlockStatus decode_block(const unsigned char* block, StateRecord& record) noexcept;
 
 const char* to_string(BlockStatus status) noexcept;
@@ -77,6 +79,11 @@ struct StateImage {
 StateImage decode_image(const unsigned char* image) noexcept;
 
 std::uint64_t layout_fingerprint(const Layout& layout) noexcept;
+// "41/10/12 bits in ms with epoch 1735689600000": how a message names a layout, whose record
+// holds only its fingerprint (defined in layout.cc, whose own messages use it).
+std::string describe_layout(const Layout& layout);
+// "0x00000000000000ff": a fingerprint or a hash as a message and `cosid state show` print it.
+std::string hex64(std::uint64_t value);
 std::uint64_t namespace_hash(std::string_view name) noexcept;
 
 }  // namespace detail

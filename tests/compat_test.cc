@@ -46,7 +46,7 @@ std::string expected_radix62(std::uint64_t id) {
   const std::string alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
   std::string out(11, '0');
   for (int i = 10; i >= 0 && id != 0; --i, id /= 62)
-    out[static_cast<std::size_t>(i)] = alphabet[id % 62];
+    out[static_cast<std::size_t>(i)] = alphabet[static_cast<std::size_t>(id % 62)];
   return out;
 }
 

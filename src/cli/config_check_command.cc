@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/config_flags.h"
 #include "cli/layout_flags.h"
+#include "cli/output_format.h"
 #include "cli/store_registry.h"
 #include "cosid/lease/store_registry.h"
 #include "cosid/options.h"
@@ -27,18 +28,30 @@ constexpr const char* kDescription =
     "  KEY = VALUE   (ORIGIN)\n"
     "\n"
     "such as `cosid.machine.static.slot = 3   (flag --slot)`. A setting that is not valid is\n"
-    "reported on standard error with what to do, and the status is 1. Nothing is opened: the\n"
+    "reported on standard error with what to do, and the status is 2 (1 for a config file that\n"
+    "cannot be read). Nothing is opened: the\n"
     "state file and the lease store are not read. The keys of a store instance\n"
     "(cosid.stores.NAME.KEY) are printed as given, once the tool's store of that type\n"
     "(memory, file, zookeeper) has checked them as it does when it opens. When the config file\n"
     "names a range store for segment ids (cosid.segment.distributor.type), the keys of\n"
-    "cosid.segment follow, as `cosid segment next` resolves them.\n";
+    "cosid.segment follow, as `cosid segment next` resolves them.\n"
+    "\n"
+    "When no slot is configured, every other setting is printed all the same (the slot as not\n"
+    "given), then the missing slot is reported and the status is 2. With --json it prints one\n"
+    "JSON object instead, each key with its value and source, and whether it is complete:\n"
+    "\n"
+    "  {\"cosid.namespace\":{\"value\":\"cosid\",\"source\":\"default\"},...,\"ok\":B,\n"
+    "   \"error\":null|MESSAGE}\n"
+    "\n"
+    "Any other setting that is not valid stops the check before anything is printed.\n";
 
 int run_config_check(Invocation& invocation) {
   Options options;
   std::vector<Setting> settings;
   int exit_status = kExitOk;
-  if (!resolve_command_options(invocation, kName, options, &settings, exit_status)) {
+  Status missing_slot;  // printed after the settings, which are shown all the same
+  if (!resolve_command_options(invocation, kName, options, &settings, exit_status, nullptr,
+                               &missing_slot)) {
     return exit_status;
   }
   // The store type is only spelled right so far: the CLI's registry decides whether it exists,
@@ -72,10 +85,28 @@ int run_config_check(Invocation& invocation) {
     }
   }
   std::string text;
-  for (const Setting& setting : settings) {
-    text += setting.key + " = " + setting.value + "   (" + setting.origin + ")\n";
+  if (invocation.args.has("json")) {
+    Record record;
+    for (const Setting& setting : settings) {
+      record.add_json(setting.key.c_str(), Record()
+                                               .add_string("value", setting.value)
+                                               .add_string("source", setting.origin)
+                                               .to_json());
+    }
+    record.add_bool("ok", missing_slot.ok());
+    if (missing_slot.ok()) {
+      record.add_null("error");
+    } else {
+      record.add_string("error", missing_slot.message());
+    }
+    text = record.to_json_line();
+  } else {
+    for (const Setting& setting : settings) {
+      text += setting.key + " = " + setting.value + "   (" + setting.origin + ")\n";
+    }
   }
   std::fwrite(text.data(), 1, text.size(), invocation.out);
+  if (!missing_slot.ok()) return call_failed(invocation.err, kName, missing_slot);
   return kExitOk;
 }
 
@@ -85,18 +116,20 @@ const Command& config_check_command() {
   static const Command command{
       kName,
       "print the effective settings and where each comes from",
-      "cosid config check [config flags]",
+      "cosid config check [--json] [config flags]",
       kDescription,
       {
-          {"Options", {help_option()}},
+          {"Options",
+           {
+               {"json", '\0', nullptr, "print one JSON object instead of text"},
+               help_option(),
+           }},
           config_flags_group(),
           layout_flags_group(),
       },
       {
           {kExitOk, "the settings are valid and were printed"},
-          {kExitFailure,
-           "a setting is not valid or the config file cannot be read (see standard "
-           "error)"},
+          {kExitFailure, "the config file cannot be read (see standard error)"},
           usage_exit_status(),
       },
       run_config_check,

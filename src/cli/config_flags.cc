@@ -13,8 +13,8 @@ namespace cli {
 
 namespace {
 
-// "namespace of the ids (COSID_NAMESPACE; default cosid)": a row's summary with its variable and
-// its default, for --help.
+// "how far ahead the ceiling is written (COSID_AHEAD; default 10s)": a row's summary with its
+// variable and its default, for --help.
 std::string help_line(const detail::ConfigKey& row) {
   std::string extra = row.variable != nullptr ? row.variable : "";
   const std::string_view default_text = row.default_text;
@@ -74,7 +74,8 @@ bool option_sources_from_args(const ParsedArgs& args, OptionSources& sources, St
 }
 
 bool resolve_command_options(const Invocation& invocation, const char* name, Options& options,
-                             std::vector<Setting>* settings, int& status, const char* no_slot) {
+                             std::vector<Setting>* settings, int& status, const char* no_slot,
+                             Status* missing_slot) {
   const ParsedArgs& args = invocation.args;
   if (!args.positionals().empty()) {
     status = usage_error(
@@ -88,6 +89,13 @@ bool resolve_command_options(const Invocation& invocation, const char* name, Opt
     options = settings != nullptr ? resolve_options(sources, *settings, resolved)
                                   : resolve_options(sources, resolved);
   }
+  if (missing_slot != nullptr) missing_slot->clear();
+  if (missing_slot != nullptr && resolved.code() == errc::no_slot_configured) {
+    *missing_slot = resolved;
+    bool slot_given = false;
+    // A failure of the rest is in `resolved`, reported below.
+    (void)resolve_options_without_slot(sources, options, slot_given, resolved, settings);
+  }
   if (!resolved.ok() && no_slot != nullptr && resolved.code() == errc::no_slot_configured) {
     status = usage_error(invocation.err, name, std::string(name) + ": " + no_slot);
     return false;
@@ -99,22 +107,40 @@ bool resolve_command_options(const Invocation& invocation, const char* name, Opt
   return true;
 }
 
+bool resolve_options_without_slot(const OptionSources& sources, Options& options, bool& slot_given,
+                                  Status& status, std::vector<Setting>* settings) {
+  segment::SegmentOptions segment;
+  detail::RawSettings raw;
+  detail::RawInstances instances;
+  detail::RawSegment raw_segment;
+  std::string slot_origin;
+  if (!detail::resolve_sources(sources, /*need_slot=*/false, options, segment, raw, instances,
+                               raw_segment, slot_origin, status)) {
+    return false;
+  }
+  // With a store the origin says the slot is leased at start: none is known now.
+  slot_given = !slot_origin.empty() && !options.uses_store();
+  if (settings != nullptr) {
+    const bool unknown = !slot_given && !options.uses_store();
+    detail::describe_settings(options, raw, instances, unknown ? "not given" : slot_origin,
+                              *settings);
+    for (Setting& setting : *settings) {
+      if (unknown && setting.key == detail::key_name(detail::kSlot)) setting.value.clear();
+    }
+  }
+  return true;
+}
+
 bool resolve_command_layout(const Invocation& invocation, const char* name, Layout& layout,
                             int& status) {
   Status resolved;
   OptionSources sources;
-  if (option_sources_from_args(invocation.args, sources, resolved)) {
-    Options options;
-    segment::SegmentOptions segment;
-    detail::RawSettings raw;
-    detail::RawInstances instances;
-    detail::RawSegment raw_segment;
-    std::string slot_origin;
-    if (detail::resolve_sources(sources, /*need_slot=*/false, options, segment, raw, instances,
-                                raw_segment, slot_origin, resolved)) {
-      layout = options.layout;
-      return true;
-    }
+  Options options;
+  bool slot_given = false;
+  if (option_sources_from_args(invocation.args, sources, resolved) &&
+      resolve_options_without_slot(sources, options, slot_given, resolved)) {
+    layout = options.layout;
+    return true;
   }
   status = call_failed(invocation.err, name, resolved);
   return false;

@@ -44,9 +44,21 @@ OptionGroup config_flags_group();
 // source. `no_slot`, if not null, replaces the no-slot message: for a command that needs no slot
 // but something the missing slot stands for (a static configuration asks for a slot; `lease list`
 // wants a store).
+// `missing_slot`, if not null, takes a missing slot as no failure: the rest is resolved (a slot
+// setting of no value, "not given") and the no-slot error is left in *missing_slot, for a command
+// that shows what it can before it fails (`config check`).
 bool resolve_command_options(const Invocation& invocation, const char* name, Options& options,
                              std::vector<Setting>* settings, int& status,
-                             const char* no_slot = nullptr);
+                             const char* no_slot = nullptr, Status* missing_slot = nullptr);
+
+// Resolves `sources` as resolve_options() does, with the same checks, but needs no slot: for a
+// command that can do without one (a state file records its slot). `slot_given` says whether a
+// slot was configured; options.slot is then that slot. `settings`, if not null, receives every
+// setting with its source, the slot's "not given" when none was. On failure returns false with
+// `status`.
+[[nodiscard]] bool resolve_options_without_slot(const OptionSources& sources, Options& options,
+                                                bool& slot_given, Status& status,
+                                                std::vector<Setting>* settings = nullptr);
 
 // How a command that reads or describes ids (parse, not-before, layout) finds their layout: as
 // `next` resolves it, from the same sources (--config or COSID_CONFIG, the layout flags) through

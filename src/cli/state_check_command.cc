@@ -33,7 +33,8 @@ constexpr const char* kDescription =
     "ahead of the clock, so it can issue ids now. Meant for a readiness probe. The file is FILE,\n"
     "else the configured state file; the slot, the namespace and the layout are resolved as\n"
     "`cosid next` resolves them (flags, COSID_* variables, the config file), so a probe can run\n"
-    "the same configuration as the service. The file is read without locking or changing it.\n"
+    "the same configuration as the service; with no slot configured, the slot is the one the\n"
+    "file records. The file is read without locking or changing it.\n"
     "\n"
     "Ready means all of these hold:\n"
     "\n"
@@ -50,7 +51,12 @@ constexpr const char* kDescription =
     "lock may be held and the ceiling ahead.\n"
     "\n"
     "Prints one line: on standard output `ready: ...` and status 0, or on standard error\n"
-    "`cosid: state check: not ready: REASON` and status 1.\n";
+    "`cosid: state check: not ready: REASON` and status 1. With --json it prints instead, on\n"
+    "standard output and with the same status, one JSON object (null where the check did not\n"
+    "get that far):\n"
+    "\n"
+    "  {\"file\":FILE,\"slot\":S,\"held\":B,\"clean\":B,\"ceiling\":TIME,\"lead_ms\":MS,\"ok\":B,\n"
+    "   \"reason\":null|REASON}\n";
 
 // `ms` as "1500ms", "-250ms" for a lead that lies behind the clock.
 std::string signed_duration(std::int64_t ms) {
@@ -90,7 +96,58 @@ bool lock_is_held(const std::string& path, bool& held, std::string& why) {
   return true;
 }
 
-int not_ready(Invocation& invocation, const std::string& reason) {
+// What the check found, as far as it got: for --json, which prints it whether ready or not.
+struct Finding {
+  std::string path;
+  bool has_record = false;  // slot, clean and ceiling are known
+  std::uint32_t slot = 0;
+  bool clean = false;
+  std::int64_t ceiling_ms = 0;
+  bool has_lock = false;  // held is known
+  bool held = false;
+  bool has_lead = false;
+  std::int64_t lead_ms = 0;
+};
+
+std::string finding_json(const Finding& finding, const std::string& reason) {
+  Record record;
+  record.add_string("file", finding.path);
+  if (finding.has_record) {
+    record.add_number("slot", std::uint64_t{finding.slot});
+  } else {
+    record.add_null("slot");
+  }
+  if (finding.has_lock) {
+    record.add_bool("held", finding.held);
+  } else {
+    record.add_null("held");
+  }
+  if (finding.has_record) {
+    record.add_bool("clean", finding.clean).add_string("ceiling", instant(finding.ceiling_ms));
+  } else {
+    record.add_null("clean").add_null("ceiling");
+  }
+  if (finding.has_lead) {
+    record.add_number("lead_ms", finding.lead_ms);
+  } else {
+    record.add_null("lead_ms");
+  }
+  record.add_bool("ok", reason.empty());
+  if (reason.empty()) {
+    record.add_null("reason");
+  } else {
+    record.add_string("reason", reason);
+  }
+  return record.to_json_line();
+}
+
+// Not ready: the text form's one line on standard error, or --json's object on standard output.
+int not_ready(Invocation& invocation, const Finding& finding, const std::string& reason) {
+  if (invocation.args.has("json")) {
+    const std::string json = finding_json(finding, reason);
+    std::fwrite(json.data(), 1, json.size(), invocation.out);
+    return kExitFailure;
+  }
   return runtime_error(invocation.err, std::string(kName) + ": not ready: " + reason);
 }
 
@@ -118,16 +175,24 @@ int run_state_check(Invocation& invocation) {
   OptionSources sources;
   Status resolved;
   Options options;
+  // Without a configured slot, the file's own slot: it is the one a probe of FILE asks about.
+  bool slot_given = true;
   if (option_sources_from_args(args, sources, resolved)) {
     if (!args.positionals().empty()) {
       sources.flags.emplace_back("cosid.machine.static.state-file", args.positionals().front());
     }
     options = resolve_options(sources, resolved);
+    if (resolved.code() == errc::no_slot_configured) {
+      // A failure is in `resolved`, reported below as any other.
+      (void)resolve_options_without_slot(sources, options, slot_given, resolved);
+    }
   }
   if (!resolved.ok()) {
     // A malformed or missing setting is the probe's own mistake, not the service's state.
     if (is_usage_code(resolved.code())) return call_failed(invocation.err, kName, resolved);
-    return not_ready(invocation, resolved.message());
+    Finding unknown;
+    unknown.path = options.state_file;
+    return not_ready(invocation, unknown, resolved.message());
   }
   const std::string& path = options.state_file;
   if (path.empty()) {
@@ -136,44 +201,61 @@ int run_state_check(Invocation& invocation) {
         "the config file");
   }
 
+  Finding finding;
+  finding.path = path;
   StateFileView view;
   Status status;
   if (!read_state_file(posix_file_system(), path, view, status)) {
-    return not_ready(invocation, status.message());
+    return not_ready(invocation, finding, status.message());
   }
   if (view.current < 0) {
-    return not_ready(invocation, "state file " + path +
-                                     " has no valid block: see `cosid state show " + path + "`");
+    return not_ready(
+        invocation, finding,
+        "state file " + path + " has no valid block: see `cosid state show " + path + "`");
   }
   const StateRecord& record = view.records[view.current];
+  if (!slot_given) options.slot = record.slot;
+  finding.has_record = true;
+  finding.slot = record.slot;
+  finding.clean = record.clean_shutdown;
+  finding.ceiling_ms = record.ceiling_ms;
   const StateFileOwner owner{options.slot, options.layout, options.namespace_name};
   if (!state_record_belongs_to(record, owner, path, status)) {
-    return not_ready(invocation, status.message());
+    return not_ready(invocation, finding, status.message());
   }
   if (record.clean_shutdown) {
-    return not_ready(invocation, "state file " + path + " was closed by a clean shutdown at " +
-                                     instant(record.written_at_ms) +
-                                     ": no process issues ids on slot " +
-                                     std::to_string(options.slot) + " now");
+    return not_ready(invocation, finding,
+                     "state file " + path + " was closed by a clean shutdown at " +
+                         instant(record.written_at_ms) + ": no process issues ids on slot " +
+                         std::to_string(options.slot) + " now");
   }
   bool held = false;
   std::string why;
-  if (!lock_is_held(path, held, why)) return not_ready(invocation, why);
+  if (!lock_is_held(path, held, why)) return not_ready(invocation, finding, why);
+  finding.has_lock = true;
+  finding.held = held;
   if (!held) {
-    return not_ready(invocation, "no process holds state file " + path +
-                                     ": nothing issues ids on slot " +
-                                     std::to_string(options.slot) + " now");
+    return not_ready(invocation, finding,
+                     "no process holds state file " + path + ": nothing issues ids on slot " +
+                         std::to_string(options.slot) + " now");
   }
   SystemClock clock;
   const std::int64_t lead = record.ceiling_ms - clock.now_ms();
+  finding.has_lead = true;
+  finding.lead_ms = lead;
   if (lead <= 0 || lead < min_lead.count()) {
     return not_ready(
-        invocation,
+        invocation, finding,
         "the ceiling " + instant(record.ceiling_ms) + " of state file " + path + " lies " +
             signed_duration(lead) + " ahead of the clock" +
             (lead <= 0 ? "" : ", less than --min-lead " + detail::format_duration(min_lead)) +
             ": it is not being renewed; look at the service's warnings (disk full, "
             "file replaced) or a stuck process");
+  }
+  if (args.has("json")) {
+    const std::string json = finding_json(finding, "");
+    std::fwrite(json.data(), 1, json.size(), invocation.out);
+    return kExitOk;
   }
   std::fprintf(invocation.out,
                "ready: state file %s, slot %u, namespace %s, ceiling %s, %s ahead\n", path.c_str(),
@@ -188,13 +270,14 @@ const Command& state_check_command() {
   static const Command command{
       kName,
       "exit 0 if a state file is held and renewed (readiness probes)",
-      "cosid state check [FILE] [--min-lead DUR] [config flags]",
+      "cosid state check [FILE] [--min-lead DUR] [--json] [config flags]",
       kDescription,
       {
           {"Options",
            {
                {"min-lead", '\0', "DUR",
                 "the ceiling must lie at least DUR after the clock (default 0ms)"},
+               {"json", '\0', nullptr, "print one JSON object on standard output, ready or not"},
                help_option(),
            }},
           config_flags_group(),

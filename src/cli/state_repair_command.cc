@@ -69,7 +69,7 @@ const Command& state_repair_command() {
                {"slot", '\0', "N", "the slot the file is for (required)"},
                {"not-before", '\0', "TIME",
                 "the floor: Unix ms or RFC 3339, after the last id issued (required)"},
-               {"namespace", '\0', "NS", "the namespace of the ids (default cosid)"},
+               {"namespace", '\0', "NS", "the namespace of the state file, not in the ids (default cosid)"},
                help_option(),
            }},
           layout_flags_group(),
