@@ -535,8 +535,7 @@ bool state_record_belongs_to(const StateRecord& record, const StateFileOwner& ow
                     detail::hex64(fingerprint) +
                     "): use the layout it was written with (`cosid state show " + path +
                     "` with this configuration compares them), or a new file whose not-before lies "
-                    "after every "
-                    "id issued with the old layout");
+                    "after every id issued with the old layout");
   }
   const std::uint64_t hash = detail::namespace_hash(owner.namespace_name);
   if (record.namespace_hash != hash) {
