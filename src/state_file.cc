@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "fail.h"
+#include "parse_util.h"
 #include "state_record.h"
 #include "time_format.h"
 
@@ -296,7 +297,7 @@ bool StateFile::open_and_lock(const StateFileOpenOptions& options, Status& statu
                                             path_ + "`)";
     const std::string waited =
         options.lock_wait.count() > 0
-            ? " (waited " + std::to_string(options.lock_wait.count()) + " ms for it)"
+            ? " (waited " + detail::format_duration(options.lock_wait) + " for it)"
             : "";
     return fail(
         status, make_error_code(errc::state_file_locked),
