@@ -35,14 +35,16 @@ std::string failure_message(std::error_code ec) {
 }
 
 // The generators' options: the caller's, with max_step_back lowered to what the window covers
-// between renewals, so that ids borrowing ahead of a clock set back never reach the durable
-// ceiling before a renewal could raise it. A state file's ceiling is renewed to now + ahead once
-// it is less than ahead / 2 ahead of the clock; a lease's every ttl / 3, to about now + ttl.
-// Lowering it costs throughput at most, never uniqueness, which the ceiling alone keeps.
+// between renewals, and max_drift to half that, so that ids borrowing ahead of the clock (set back,
+// or under a burst) never reach the durable ceiling before a renewal could raise it. A state
+// file's ceiling is renewed to now + ahead once it is less than ahead / 2 ahead of the clock; a
+// lease's every ttl / 3, to about now + ttl. Lowering either costs throughput at most, never
+// uniqueness, which the ceiling alone keeps.
 GeneratorOptions generator_options(const Options& options, GeneratorOptions generator) {
   const std::chrono::milliseconds covered =
       options.uses_store() ? options.ttl / 4 : options.ahead / 2;
   generator.max_step_back = std::min(generator.max_step_back, covered);
+  generator.max_drift = std::min(generator.max_drift, covered / 2);
   return generator;
 }
 

@@ -18,7 +18,10 @@ using std::chrono::milliseconds;
 using OnSleep = ManualClock::OnSleep;
 
 using testing::kNow;
-constexpr GeneratorOptions kShortBounds{milliseconds(20), milliseconds(20), milliseconds(20)};
+// Short waits and no drift: most tests here are about when a call waits (drift has tests of its
+// own below, with max_drift set).
+constexpr GeneratorOptions kShortBounds{milliseconds(20), milliseconds(20), milliseconds(20),
+                                        milliseconds(0)};
 
 // A ceiling listener that records what generators asked for (the runtime's events are
 // test_util.h's RecordingListener).

@@ -51,7 +51,8 @@ constexpr const char* kDescription =
     "  ids_per_s              ids issued per second of wall time, all threads together\n"
     "  limit_per_s            the layout's sequence limit: 2^sequence_bits ids per tick\n"
     "                         (4096000 for the default layout)\n"
-    "  ratio                  ids_per_s / limit_per_s; above 1 only with --max-drift\n"
+    "  ratio                  ids_per_s / limit_per_s; above 1 by at most the ticks that\n"
+    "                         --max-drift lets the run borrow at its end (DUR / S)\n"
     "  cpu_s                  CPU seconds (user + system) the process used while measuring\n"
     "  cpu_s_per_million_ids  cpu_s per million ids: what waiting at the limit costs\n"
     "\n"
@@ -177,7 +178,7 @@ int run_bench(Invocation& invocation) {
   std::uint64_t threads = 1;
   std::uint64_t seconds = 1;
   std::uint64_t batch = 1;
-  std::chrono::milliseconds max_drift{0};
+  std::chrono::milliseconds max_drift = GeneratorOptions{}.max_drift;  // the runtime's default
   Layout layout;
   const auto usage = [&](const std::string& text) {
     return usage_error(invocation.err, kName, std::string(kName) + ": " + text);
@@ -357,7 +358,8 @@ const Command& bench_command() {
                {"batch", '\0', "K",
                 "take up to K ids a call with next_batch() (default 1: next())"},
                {"max-drift", '\0', "DUR",
-                "let a used-up tick borrow ticks up to DUR ahead, such as 5ms (default 0ms)"},
+                "let a used-up tick borrow ticks up to DUR ahead, such as 5ms (default 20ms, "
+                "the library's; 0ms: none)"},
                {"state-file", '\0', "PATH",
                 "state file for slot 0 (default: a temporary one, removed after)"},
                {"verify", '\0', nullptr, "keep every id and check that none was issued twice"},
