@@ -136,6 +136,7 @@ Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
                                                            : layout.epoch_ms() - 1),
       first_tick_(layout.tick_of(floor_ms_) + 1),
       max_drift_ms_(options.max_drift.count()),
+      catch_up_ticks_(options.max_catch_up.count() / unit_ms(layout.unit)),
       lead_bound_ms_(lead_bound(layout, first_tick_, clock.now_ms(), options)),
       unit_ms_(unit_ms(layout.unit)),
       end_offset_ms_(layout.tick_end_ms(0)),
@@ -269,7 +270,24 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint
     if (stamp != 0) {
       const auto last = static_cast<std::int64_t>(stamp - 1);
       if (now_tick > last) {
-        next_sequence = sequence >= reset_threshold_ ? 0 : sequence + 1;
+        // The clock has left the last tick. Ticks in between went unused: at a rate below the
+        // limit that is only the clock passing, but a generator at its limit (its last tick used
+        // up) missed them, its thread descheduled or outrun, and catches up on them, from the
+        // tick after the last one but never more than max_catch_up behind the clock, and goes on
+        // in each while its sequence lasts (catch_up_to_: up to the tick the clock was in when
+        // it last caught up). Every tick past the last is unused, so ids stay unique and
+        // increasing whichever tick this takes; only their time may lag the clock.
+        const std::int64_t lag = now_tick - last;
+        if (sequence >= sequence_mask_ && lag > 1 && catch_up_ticks_ > 0) {
+          tick = std::max(last + 1, now_tick - catch_up_ticks_);
+          next_sequence = 0;
+        } else if (sequence < sequence_mask_ && lag <= catch_up_ticks_ &&
+                   last < catch_up_to_.load(std::memory_order_relaxed)) {
+          tick = last;
+          next_sequence = sequence + 1;
+        } else {
+          next_sequence = sequence >= reset_threshold_ ? 0 : sequence + 1;
+        }
       } else if (sequence < sequence_mask_) {
         // Same tick, or the clock went back: go on in the last tick while its sequence lasts.
         tick = last;
@@ -340,6 +358,13 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint
           // Release, after the CAS: stats() reads this counter with acquire and then the word,
           // so a run it finds counted here is never also the run it reads off the word.
           counters_->ids_in_finished_runs.fetch_add(sequence + 1, std::memory_order_release);
+        }
+        if (tick < now_tick && catch_up_to_.load(std::memory_order_relaxed) < now_tick) {
+          // A tick caught up on: the ticks up to the clock's are to be caught up on too.
+          // Relaxed: the value only steers which unused tick a later call takes, never whether
+          // a tick is unused (the CAS on state_ decides that), so a stale or lost store costs
+          // ticks at most. Two callers racing here store about the same tick.
+          catch_up_to_.store(now_tick, std::memory_order_relaxed);
         }
         return layout_.compose(tick, binding_.slot(), static_cast<std::uint32_t>(next_sequence));
       }

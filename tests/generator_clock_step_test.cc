@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the generator does when the wall clock goes back while it runs, and when it starts at a
-// floor ahead of the clock (GeneratorOptions::max_step_back, max_drift, start_at_floor): which
-// ids come, whether a call waited (ManualClock::sleeps()), and which error a call fails with.
+// What the generator does when the wall clock goes back while it runs, when it starts at a floor
+// ahead of the clock, and when its thread missed ticks at the limit (GeneratorOptions::
+// max_step_back, max_drift, start_at_floor, max_catch_up): which ids come, whether a call waited
+// (ManualClock::sleeps()), and which error a call fails with.
 // Never how long anything takes.
 #include <gtest/gtest.h>
 
@@ -230,6 +231,57 @@ TEST(GeneratorClockStep, WithoutStartAtTheFloorTheGeneratorWaits) {
   Status status;
   EXPECT_EQ(generator->next(status), 0u);
   EXPECT_STATUS(status, errc::clock_behind_floor);
+}
+
+// A generator at its limit whose thread was away for 10 ms (the clock moved on with the last tick
+// used up): it catches up on the ticks it missed, each with its whole sequence, without a wait,
+// until it is back with the clock.
+TEST(GeneratorCatchUp, AGeneratorAtItsLimitCatchesUpOnTheTicksItMissed) {
+  ManualClock clock(kNow, OnSleep::kAdvanceMonotonic);
+  Binding binding(3, kNow - 1, kNow + 10000);
+  GeneratorOptions options = options_with(milliseconds(0));
+  options.max_catch_up = milliseconds(50);
+  auto generator = make(binding, clock, options);
+  std::uint64_t last = issue_increasing(*generator, 16, 0, kNow + 10000);  // tick kNow used up
+  clock.advance(milliseconds(10));
+  // Ticks kNow + 1 ... kNow + 9, 16 ids each, then the clock's own tick kNow + 10.
+  last = issue_increasing(*generator, 9 * 16, last, kNow + 10000);
+  EXPECT_EQ(ms_of(last), kNow + 9);
+  EXPECT_EQ(kSmall.parse(last).sequence, 15u);
+  last = issue_increasing(*generator, 16, last, kNow + 10000);
+  EXPECT_EQ(ms_of(last), kNow + 10);
+  EXPECT_EQ(clock.sleeps(), 0);
+  EXPECT_EQ(generator->stats().ids_issued, 16u * 11);
+}
+
+// It lags the clock by at most max_catch_up: after 200 ms away it starts 50 ms back.
+TEST(GeneratorCatchUp, TheLagIsBoundedByMaxCatchUp) {
+  ManualClock clock(kNow, OnSleep::kAdvanceMonotonic);
+  Binding binding(3, kNow - 1, kNow + 10000);
+  GeneratorOptions options = options_with(milliseconds(0));
+  options.max_catch_up = milliseconds(50);
+  auto generator = make(binding, clock, options);
+  const std::uint64_t last = issue_increasing(*generator, 16, 0, kNow + 10000);
+  clock.advance(milliseconds(200));
+  const std::uint64_t id = issue_increasing(*generator, 1, last, kNow + 10000);
+  EXPECT_EQ(ms_of(id), kNow + 200 - 50);
+}
+
+// Below the limit nothing is caught up on: a tick with sequences left is the clock passing, and
+// the next id takes the clock's tick, as does every id with max_catch_up 0.
+TEST(GeneratorCatchUp, BelowTheLimitOrWhenOffTheNextIdTakesTheClocksTick) {
+  for (const bool at_limit : {false, true}) {
+    SCOPED_TRACE(at_limit);
+    ManualClock clock(kNow, OnSleep::kAdvanceMonotonic);
+    Binding binding(3, kNow - 1, kNow + 10000);
+    GeneratorOptions options = options_with(milliseconds(0));
+    options.max_catch_up = at_limit ? milliseconds(0) : milliseconds(50);
+    auto generator = make(binding, clock, options);
+    const std::uint64_t last = issue_increasing(*generator, at_limit ? 16 : 8, 0, kNow + 10000);
+    clock.advance(milliseconds(10));
+    const std::uint64_t id = issue_increasing(*generator, 1, last, kNow + 10000);
+    EXPECT_EQ(ms_of(id), kNow + 10);
+  }
 }
 
 }  // namespace

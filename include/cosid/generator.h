@@ -17,6 +17,9 @@
 //                                            failure); a larger step waits for the clock, then
 //                                            errc::clock_backwards, which names the step (at
 //                                            once when no wait within the bound could do)
+//   the clock moved on past unused ticks     at the limit (the last tick used up): catch up on
+//                                            them, up to max_catch_up behind the clock; else
+//                                            take the clock's tick
 //   the clock stands still                   errc::clock_stalled past the bound
 //   t <= floor                               errc::clock_behind_floor past the bound
 //   t > ceiling                              ask the binding for more, errc::ceiling_reached past
@@ -74,6 +77,15 @@ struct COSID_EXPORT GeneratorOptions {
   // kept 0.81 (tests/bench/README.md). So ids' time may lead the clock by up to max_drift under
   // a sustained rate at the limit. 0 turns it off.
   std::chrono::milliseconds max_drift{20};
+  // Catching up, the other half of keeping the limit on a busy machine: when a generator at its
+  // limit (the last tick's sequence used up) finds that the clock has moved on by more than a
+  // tick, its thread was descheduled or outrun for longer than max_drift covers, and it issues
+  // from the ticks it missed, from the one after its last, never more than max_catch_up behind
+  // the clock, until it is back with the clock. Every tick after the last is unused, so ids stay
+  // unique and increasing; their time lags the clock by up to max_catch_up, only then. Below the
+  // limit it never happens (a tick whose sequence was not used up is left as it is). 0 turns it
+  // off; a second-unit layout catches up whole ticks only (0 below 1 s).
+  std::chrono::milliseconds max_catch_up{50};
   // A clock set back by up to this while running costs nothing: the generator's time stays at
   // max(clock, last tick), and a used-up tick moves on to the next one while that starts no more
   // than max_step_back ahead of the clock, within the durable ceiling. So ids' time runs ahead of
@@ -196,6 +208,7 @@ class COSID_EXPORT Generator {
   // no more than that ahead of it (a lead of the generator's own), lead_bound_ms_ beyond (a lead
   // the clock made by going back, or the start at the floor).
   const std::int64_t max_drift_ms_;
+  const std::int64_t catch_up_ticks_;  // max_catch_up in ticks
   const std::int64_t lead_bound_ms_;
   const std::int64_t unit_ms_;           // ms per tick
   const std::int64_t end_offset_ms_;     // tick_end_ms(t) == t * unit_ms_ + end_offset_ms_
@@ -211,6 +224,10 @@ class COSID_EXPORT Generator {
   // On a cache line of its own: every CAS takes the line exclusively, and the read-mostly fields
   // above must not be evicted from the other cores with it (false sharing).
   alignas(64) std::atomic<std::uint64_t> state_{0};
+  // The clock's tick when the generator last caught up on ticks it missed (max_catch_up): ticks
+  // before it are caught up on while their sequence lasts. Read and written by reserve() only,
+  // never on the fast path; on a line of its own too, off state_'s.
+  alignas(64) std::atomic<std::int64_t> catch_up_to_{0};
 };
 
 }  // namespace cosid
