@@ -65,6 +65,9 @@ struct COSID_EXPORT GeneratorOptions {
   // ceiling) still lies past every borrowed tick. It turns bursts above 2^sequence_bits per tick
   // into a short lead over the clock instead of a wait.
   std::chrono::milliseconds max_drift{0};
+  // PLACEHOLDER of the integrator's contract (main replaces it): when create() finds the clock
+  // behind the binding's first tick past the floor, issue from that tick at once.
+  bool start_at_floor = false;
 };
 
 // Counters of one generator since it was made. Every field only grows.
