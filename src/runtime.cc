@@ -69,7 +69,8 @@ class COSID_NO_EXPORT Runtime::Impl final {
     const detail::FloorWait wait = [this](std::int64_t& floor, std::uint32_t slot,
                                           Status& failure) {
       floor = std::max(floor, options_.layout.epoch_ms() - 1);
-      return check_floor(floor, slot, failure) && wait_for_floor(floor, slot, failure);
+      return check_floor(floor, slot, failure) &&
+             (borrow_floor(floor) || wait_for_floor(floor, slot, failure));
     };
     // On failure close() (from the destructor) records nothing that could roll a window back:
     // nothing was issued.
@@ -226,8 +227,12 @@ class COSID_NO_EXPORT Runtime::Impl final {
       status.clear();
       return generator_.get();
     }
+    GeneratorOptions generator_options = environment_.generator;
+    // A start that borrowed (borrow_floor()) has its generator issue from the first tick past the
+    // floor while the clock is still behind it, instead of waiting for the clock.
+    if (borrowed_) generator_options.start_at_floor = true;
     std::unique_ptr<Generator> made =
-        Generator::create(options_.layout, *current, clock_, environment_.generator, status);
+        Generator::create(options_.layout, *current, clock_, generator_options, status);
     if (!made) return nullptr;
     if (generator_) retired_.emplace_back(generator_binding_, std::move(generator_));
     generator_ = std::move(made);
@@ -266,6 +271,34 @@ class COSID_NO_EXPORT Runtime::Impl final {
                             "the lease store's ceiling");
   }
 
+  // Start mode borrow (options.h StartMode): true, and nothing to wait for, when the first tick
+  // past the floor lies ahead of the clock by at most `ahead`. The keeper then makes the first
+  // ceiling, max(floor, now) + ahead = floor + ahead, durable before any id (as always), and the
+  // generator issues from that first tick at once: its ids' time leads the clock by at most the
+  // gap, under the durable ceiling, and every id lies past the floor, which bounds every id of the
+  // run before. False when the clock has passed the floor (nothing to borrow), in wait mode, with
+  // a store (refused by validate_options), and for a larger gap (a not-before, a clock set far
+  // back), which waits as in wait mode: so many ids so far ahead of the clock are not lent.
+  bool borrow_floor(std::int64_t floor) {
+    if (options_.start != StartMode::kBorrow || options_.uses_store()) return false;
+    const Layout& layout = options_.layout;
+    const std::int64_t usable_ms = layout.tick_start_ms(layout.tick_of(floor) + 1);
+    const std::int64_t now = clock_.now_ms();
+    if (now >= usable_ms || usable_ms - now > options_.ahead.count()) return false;
+    borrowed_ = true;  // start() runs before any generator() call: no other thread reads it yet
+    detail::emit_event(environment_.listener,
+                       Event{EventKind::kBorrowingAhead,
+                             {},
+                             "start borrow: the clock " + detail::format_instant(now) + " is " +
+                                 detail::format_gap(usable_ms - now) +
+                                 " short of the first tick after the floor " +
+                                 detail::format_instant(floor) +
+                                 "; issuing from it at once, ids ahead of the clock by at most " +
+                                 detail::format_gap(usable_ms - now),
+                             floor});
+    return true;
+  }
+
   bool wait_for_floor(std::int64_t floor, std::uint32_t slot, Status& status) {
     const std::int64_t start = clock_.monotonic_ns();
     const std::int64_t bound_ns = detail::to_nanos(options_.start_wait);
@@ -295,7 +328,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
                      ? std::string("wait until then and start again")
                      : "use another slot (with its own state file), or wait until then and "
                        "start again") +
-                ", and check the clock if it should not be behind");
+                ", and check the clock if it should not be behind" + borrow_note(usable_ms - now));
       }
       if (!reported) {
         detail::emit_event(environment_.listener,
@@ -304,12 +337,21 @@ class COSID_NO_EXPORT Runtime::Impl final {
                                  "the clock " + detail::format_instant(now) + " is " +
                                      detail::format_gap(usable_ms - now) +
                                      " short of the first tick after the floor " +
-                                     detail::format_instant(floor) + "; waiting for it"});
+                                     detail::format_instant(floor) + "; waiting for it" +
+                                     borrow_note(usable_ms - now)});
         reported = true;
       }
       clock_.sleep_for(milliseconds(1));
     }
     return true;
+  }
+
+  // Why start borrow did not apply to a wait for the floor: the gap is larger than ahead. Empty in
+  // wait mode.
+  std::string borrow_note(std::int64_t gap_ms) const {
+    if (options_.start != StartMode::kBorrow) return std::string();
+    return " (start borrow lends at most ahead, " + detail::format_gap(options_.ahead.count()) +
+           ", not " + detail::format_gap(gap_ms) + ": it waits as start wait does)";
   }
 
   const Options options_;
@@ -318,6 +360,8 @@ class COSID_NO_EXPORT Runtime::Impl final {
   Clock& clock_;
   FileSystem& fs_;
   detail::ForkGuard fork_guard_;
+  // Set by start() when start borrow applied (borrow_floor()); read by generator_locked() after.
+  bool borrowed_ = false;
   // Declared before the keeper, which wakes it, and stopped by close() before the keeper closes.
   detail::KeeperLoop loop_;
   std::unique_ptr<detail::WindowKeeper> keeper_;
