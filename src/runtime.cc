@@ -286,16 +286,16 @@ class COSID_NO_EXPORT Runtime::Impl final {
     const std::int64_t now = clock_.now_ms();
     if (now >= usable_ms || usable_ms - now > options_.ahead.count()) return false;
     borrowed_ = true;  // start() runs before any generator() call: no other thread reads it yet
-    detail::emit_event(environment_.listener,
-                       Event{EventKind::kBorrowingAhead,
-                             {},
-                             "start borrow: the clock " + detail::format_instant(now) + " is " +
-                                 detail::format_gap(usable_ms - now) +
-                                 " short of the first tick after the floor " +
-                                 detail::format_instant(floor) +
-                                 "; issuing from it at once, ids ahead of the clock by at most " +
-                                 detail::format_gap(usable_ms - now),
-                             floor});
+    detail::emit_event(
+        environment_.listener,
+        Event{EventKind::kBorrowingAhead,
+              {},
+              "start borrow: the clock " + detail::format_instant(now) + " is " +
+                  detail::format_gap(usable_ms - now) +
+                  " short of the first tick after the floor " + detail::format_instant(floor) +
+                  "; issuing from it at once, ids ahead of the clock by at most " +
+                  detail::format_gap(usable_ms - now),
+              floor});
     return true;
   }
 
@@ -331,14 +331,14 @@ class COSID_NO_EXPORT Runtime::Impl final {
                 ", and check the clock if it should not be behind" + borrow_note(usable_ms - now));
       }
       if (!reported) {
-        detail::emit_event(environment_.listener,
-                           Event{EventKind::kWaitingForFloor,
-                                 {},
-                                 "the clock " + detail::format_instant(now) + " is " +
-                                     detail::format_gap(usable_ms - now) +
-                                     " short of the first tick after the floor " +
-                                     detail::format_instant(floor) + "; waiting for it" +
-                                     borrow_note(usable_ms - now)});
+        detail::emit_event(
+            environment_.listener,
+            Event{EventKind::kWaitingForFloor,
+                  {},
+                  "the clock " + detail::format_instant(now) + " is " +
+                      detail::format_gap(usable_ms - now) +
+                      " short of the first tick after the floor " + detail::format_instant(floor) +
+                      "; waiting for it" + borrow_note(usable_ms - now)});
         reported = true;
       }
       clock_.sleep_for(milliseconds(1));

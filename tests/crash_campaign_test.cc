@@ -6,8 +6,8 @@
 // Every failure message names the crash point k, the crash mode and the seed, which reproduce it
 // exactly: the runs are deterministic (inline runtime, manual clock, seeded CrashFs).
 // COSID_CRASH_SEEDS sets the number of seeds per (k, mode) (default 10, never below 3), split
-// over the two start modes (options.h StartMode): CrashModes/CrashCampaignModes.*/wait and /borrow run
-// half the seeds each (never below 3), and a borrowing restart issues from floor + 1 before the
+// over the two start modes (options.h StartMode): CrashModes/CrashCampaignModes.*/wait and /borrow
+// run half the seeds each (never below 3), and a borrowing restart issues from floor + 1 before the
 // manual clock reaches the floor.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -191,8 +191,8 @@ TEST_P(CrashCampaignModes, C01CrashAtEveryCallEveryModeNeverDuplicates) {
     for (const CrashMode mode : CrashFs::kAllCrashModes) {
       for (int seed = 1; seed <= seeds; ++seed) {
         World w(true, start());
-        w.context = "C-01 start" + this->mode() + " k=" + std::to_string(k) + " mode=" + CrashFs::to_string(mode) +
-                    " seed=" + std::to_string(seed);
+        w.context = "C-01 start" + this->mode() + " k=" + std::to_string(k) +
+                    " mode=" + CrashFs::to_string(mode) + " seed=" + std::to_string(seed);
         w.fs.crash_at(k);
         c01_workload(w);
         if (!w.fs.crash_point_hit()) failures.push_back(w.context + ": crash point not reached");

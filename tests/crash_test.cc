@@ -11,9 +11,10 @@
 // sets the clock back by more than the start can wait, where it must fail with
 // errc::clock_behind_floor and issue nothing.
 //
-// Scenarios (each of the first three in both start modes, options.h StartMode: StartModes/CrashTest.*/wait
-// and /borrow, half the cycles each; in borrow mode a restart within ahead of the file's ceiling
-// issues from floor + 1 at once, and with the clock set back further it waits as wait mode does):
+// Scenarios (each of the first three in both start modes, options.h StartMode:
+// StartModes/CrashTest.*/wait and /borrow, half the cycles each; in borrow mode a restart within
+// ahead of the file's ceiling issues from floor + 1 at once, and with the clock set back further it
+// waits as wait mode does):
 //   CrashTest.SigkillAtRandomMomentsNeverRepeatsAnId    C-02: real file, 1 to 4 issuing threads
 //   CrashTest.BufferedUntilSyncSigkillNeverRepeatsAnId  C-03: the buffer-until-fsync shim, each
 //                                                       child's clock 0 to ahead back (so a lost
@@ -341,15 +342,18 @@ void kill_loop(int cycles, bool shim, bool jitter, StartMode start_mode, const s
   std::printf(
       "%s: %d kills (threads 1/2/3/4: %d/%d/%d/%d), %zu ids, %zu duplicates, %zu restarts "
       "out of order: %s; %.1f s\n",
-      name.c_str(), cycles, per_threads[1], per_threads[2], per_threads[3], per_threads[4], history.ids(),
-      history.duplicates_, history.out_of_order_, history.wait_figures().c_str(), seconds);
+      name.c_str(), cycles, per_threads[1], per_threads[2], per_threads[3], per_threads[4],
+      history.ids(), history.duplicates_, history.out_of_order_, history.wait_figures().c_str(),
+      seconds);
 }
 
 // The start mode of a test: each runs in both, with half the cycles in each.
 class CrashTest : public ::testing::TestWithParam<StartMode> {
  protected:
   StartMode start_mode() const { return GetParam(); }
-  std::string mode() const { return start_mode() == StartMode::kBorrow ? "start borrow" : "start wait"; }
+  std::string mode() const {
+    return start_mode() == StartMode::kBorrow ? "start borrow" : "start wait";
+  }
   static int half(int cycles) { return std::max(1, cycles / 2); }
 };
 

@@ -78,7 +78,8 @@ struct COSID_EXPORT StoreConfig {
 };
 
 // What the start of a static slot does when its state file's ceiling lies ahead of the clock (the
-// file of an unclean stop: a crash, SIGKILL, a power cut), so that ids up to that ceiling may exist.
+// file of an unclean stop: a crash, SIGKILL, a power cut), so that ids up to that ceiling may
+// exist.
 enum class StartMode {
   // Wait until the clock has passed the floor (up to start_wait), then issue: ids' time is the
   // clock's from the first id. The wait is up to `ahead` (10 s by default) after a crash.
