@@ -51,6 +51,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "buffering_fs.h"
@@ -433,7 +434,9 @@ INSTANTIATE_TEST_SUITE_P(StartModes, CrashTest,
 // K-02: the clock set back by `step` between two runs, after a crash and after a clean
 // stop. A step the start can wait out (start_wait 2 s: the gap is at most step + ahead) gives a
 // restart whose ids lie after the earlier ones; a larger one must fail with clock_behind_floor and
-// issue nothing, and the start after the clock is right again must succeed.
+// issue nothing, and the start after the clock is right again must succeed. After the SIGKILL in
+// both start modes: with borrow, a gap within ahead is lent (no wait), a larger one waits or fails
+// as in wait mode, by the same rule. (After SIGTERM nothing is borrowed: wait mode only.)
 struct ClockStep {
   const char* name;
   std::int64_t step_ms;
@@ -446,8 +449,12 @@ constexpr milliseconds kClockTestStartWait{2000};
 TEST_P(ClockBackTest, RestartWithTheClockSetBackNeverRepeatsAnId) {
   const ClockStep step = GetParam();
   const bool waitable = step.step_ms + kAhead.count() < kClockTestStartWait.count();
-  for (const Stop stop : {Stop::kKill, Stop::kTerm}) {
-    const char* how = stop == Stop::kKill ? "after SIGKILL" : "after SIGTERM";
+  for (const auto& [stop, start_mode] :
+       {std::pair{Stop::kKill, StartMode::kWait}, std::pair{Stop::kKill, StartMode::kBorrow},
+        std::pair{Stop::kTerm, StartMode::kWait}}) {
+    const char* how = stop == Stop::kTerm              ? "after SIGTERM"
+                      : start_mode == StartMode::kWait ? "after SIGKILL, start wait"
+                                                       : "after SIGKILL, start borrow";
     SCOPED_TRACE(std::string("clock back ") + step.name + " " + how);
     TempDir dir("crash_test");
     ASSERT_FALSE(dir.path().empty());
@@ -457,6 +464,7 @@ TEST_P(ClockBackTest, RestartWithTheClockSetBackNeverRepeatsAnId) {
     config.path = dir.path() + "/state";
     config.threads = 2;
     config.start_wait = kClockTestStartWait;
+    config.start = start_mode;
     const Incarnation first = run_incarnation(
         config, milliseconds(std::uniform_int_distribution<int>(0, 50)(random)), stop);
     ASSERT_FALSE(first.ids.empty()) << describe(first.status);
