@@ -173,8 +173,9 @@ inline constexpr ConfigKey kConfigKeyRows[] = {
     {"cosid.machine.static.state-file", "state-file", "PATH", nullptr, "COSID_STATE_FILE", "none",
      ValueKind::kPath, 1, 4095, Scope::kStatic, parser<&Options::state_file>(check_state_file),
      "state file that keeps the window across restarts",
-     "A path (relative ones are relative to the working directory), no control bytes. Without "
-     "one, nothing protects the ids from a clock set back across a restart."},
+     "A path, no control bytes. A relative one given in a config file is relative to the config "
+     "file's directory; given as a flag or variable, to the working directory. Without one, "
+     "nothing protects the ids from a clock set back across a restart."},
     {"cosid.machine.static.ahead", "ahead", "DUR", nullptr, "COSID_AHEAD", "10s",
      ValueKind::kDuration, 10, 24 * kHourMs, Scope::kStatic, parser<&Options::ahead>(check_ahead),
      "how far ahead the ceiling is written",
@@ -241,7 +242,7 @@ inline constexpr ConfigKey kConfigKeyRows[] = {
      ValueKind::kPath, 1, 4095, Scope::kStore,
      parser<&Options::store_directory>(check_store_directory_key), "the file store's directory",
      "The file store's directory, shared by every process of the namespace: required by type "
-     "file, refused by memory; checked like state-file."},
+     "file, refused by memory; checked, and a relative one resolved, like state-file."},
     {"cosid.layout.preset", "layout", "NAME", nullptr, nullptr, "default", ValueKind::kChoice, 0, 0,
      Scope::kAny, kByCode, "preset: default (the default), seconds, js-safe or js-safe-seconds",
      "A layout preset: default, seconds, js-safe or js-safe-seconds. The keys below override its "
@@ -335,7 +336,8 @@ inline constexpr SegmentKeyRow kSegmentKeyRows[] = {
     {"cosid.segment.distributor.file.directory", "store", "file:DIR", "none", ValueKind::kPath, 1,
      4095, "the file range store's directory",
      "The file range store's directory, shared by every process of the host that issues ids of "
-     "the same keys: required by type file, refused by memory; checked like state-file."},
+     "the same keys: required by type file, refused by memory; checked, and a relative one "
+     "resolved, like state-file."},
     {"cosid.segment.share.offset", nullptr, "N", "0", ValueKind::kWhole, 0, kMaxSegmentOffset,
      "where every key starts: its first id is offset + 1",
      "A whole number from 0 to 2^62: a new key's first id is offset + 1, and a key below it jumps "

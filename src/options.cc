@@ -136,6 +136,37 @@ bool add_segment_key(const std::string& path, std::string value, std::string ori
   return true;
 }
 
+// Whether `key` (a full dotted key of the config file) holds a path: a row of either table whose
+// value is ValueKind::kPath.
+bool is_path_key(std::string_view key) {
+  const Key row = detail::find_key(key);
+  if (row != detail::kKeyCount) return detail::kConfigKeyRows[row].kind == detail::ValueKind::kPath;
+  std::string_view provider;
+  const detail::SegmentKey segment_row = detail::find_segment_key(key, provider);
+  return segment_row != detail::kSegmentKeyCount &&
+         detail::kSegmentKeyRows[segment_row].kind == detail::ValueKind::kPath;
+}
+
+// The directory of the config file `file` as a prefix for the relative paths it gives: "DIR/",
+// "/" for a file in the root, or "" for a file named without a directory (the working directory
+// is its directory, and a relative path stays as it is).
+std::string directory_prefix(std::string_view file) {
+  const std::size_t slash = file.rfind('/');
+  return slash == std::string_view::npos ? std::string() : std::string(file.substr(0, slash + 1));
+}
+
+// Resolves a relative path `value` that the config file gave against the file's directory
+// (`prefix`, directory_prefix()): the file's author wrote it next to the file, wherever the
+// process runs, while a flag or variable is typed where the command runs and stays relative to
+// the working directory. The text is joined, not made absolute: no getcwd(), which can fail, and
+// a relative config file gives a path relative to the same working directory. An empty value stays
+// empty (refused by its check), and `origin` says what the file wrote.
+void resolve_config_path(const std::string& prefix, std::string& value, std::string& origin) {
+  if (prefix.empty() || value.empty() || value.front() == '/') return;
+  origin += ", where " + detail::quote(value) + " is relative to the config file's directory";
+  value = prefix + value;
+}
+
 // Layers the config file, then the COSID_* variables, then the flags into `raw`, `instances` and
 // `segment` (which no variable reaches).
 bool gather(const OptionSources& sources, const EnvLookup& env, RawSettings& raw,
@@ -160,11 +191,16 @@ bool gather(const OptionSources& sources, const EnvLookup& env, RawSettings& raw
     entries = detail::read_config_file(path, env, status);
   }
   if (!status.ok()) return false;
+  // A text given instead of a file lies in the directory of the file it stands for, if it names
+  // one (options.h, OptionSources::config_text); "config", the name of a text without one, has
+  // none.
+  const std::string prefix = directory_prefix(path);
   for (detail::ConfigEntry& entry : entries) {
     std::string origin = "file " + path + ":" + std::to_string(entry.line);
     if (!entry.emptied_from.empty()) {
       origin += ", where " + entry.emptied_from + " gave an empty value (a variable set to \"\")";
     }
+    if (is_path_key(entry.key)) resolve_config_path(prefix, entry.value, origin);
     const Key key = detail::find_key(entry.key);
     if (key != detail::kKeyCount) {
       raw[key] = {true, std::move(entry.value), std::move(origin)};

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Introspection with the real `cosid`: `state show` names the namespace and layout a file was
 // written for and compares them with the configuration, the mismatch error names both sides,
-// `state check FILE` takes the file's slot when none is configured, and `state check --json`.
+// `state check FILE` takes the file's slot when none is configured, `state check --json`, and
+// `config check` with a relative state-file of a config file in another directory.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <string>
@@ -175,6 +178,70 @@ TEST(CliInspectConfig, ConfigCheckPrintsEverythingThenRefusesAMissingSlot) {
   const Outcome bad = run(dir, {"config", "check", "--json", "--slot", "x"});
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(bad.out, "");
+}
+
+// The working directory of this process, and so of the `cosid` it spawns, changed for a scope.
+class InDirectory {
+ public:
+  explicit InDirectory(const std::string& path) {
+    char buf[4096];
+    if (getcwd(buf, sizeof buf) != nullptr) previous_ = buf;
+    EXPECT_EQ(chdir(path.c_str()), 0) << path;
+  }
+  ~InDirectory() { EXPECT_EQ(chdir(previous_.c_str()), 0) << previous_; }
+  InDirectory(const InDirectory&) = delete;
+  InDirectory& operator=(const InDirectory&) = delete;
+
+ private:
+  std::string previous_;
+};
+
+bool exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+// A relative state-file in a config file lies next to the config file, whatever the working
+// directory; one given as a flag or variable lies in the working directory; an absolute one is
+// where it says. Run from another directory than the config file's, with the config file named
+// relative to the working directory as an operator types it.
+TEST(CliInspectConfig, ARelativeStateFileOfAConfigFileLiesNextToIt) {
+  const TempDir dir("cli_inspect");
+  ASSERT_FALSE(dir.path().empty());
+  ASSERT_EQ(mkdir(dir.file("conf").c_str(), 0700), 0);
+  ASSERT_EQ(mkdir(dir.file("run").c_str(), 0700), 0);
+  std::ofstream(dir.file("conf/cosid.yaml"))
+      << "cosid:\n  machine:\n    static:\n      slot: 5\n      state-file: cosid.state\n";
+  std::ofstream(dir.file("conf/absolute.yaml"))
+      << "cosid:\n  machine:\n    static:\n      slot: 5\n      state-file: "
+      << dir.file("absolute.state") << "\n";
+  const InDirectory in_run(dir.file("run"));
+
+  const Outcome check = run(dir, {"config", "check", "--config", "../conf/cosid.yaml"});
+  EXPECT_EQ(check.code, 0) << check.err;
+  expect_has(check.out,
+             "cosid.machine.static.state-file = ../conf/cosid.state   (file "
+             "../conf/cosid.yaml:5, where \"cosid.state\" is relative to the config file's "
+             "directory)\n");
+  const Outcome next = run(dir, {"next", "-n", "1", "--config", "../conf/cosid.yaml"});
+  EXPECT_EQ(next.code, 0) << next.err;
+  EXPECT_TRUE(exists(dir.file("conf/cosid.state")));
+  EXPECT_FALSE(exists(dir.file("run/cosid.state")));
+
+  const Outcome flag =
+      run(dir, {"next", "-n", "1", "--config", "../conf/cosid.yaml", "--state-file", "flag.state"});
+  EXPECT_EQ(flag.code, 0) << flag.err;
+  EXPECT_TRUE(exists(dir.file("run/flag.state")));
+  const Outcome env = run(dir, {"next", "-n", "1", "--config", "../conf/cosid.yaml"},
+                          {"COSID_STATE_FILE=env.state"});
+  EXPECT_EQ(env.code, 0) << env.err;
+  EXPECT_TRUE(exists(dir.file("run/env.state")));
+  EXPECT_FALSE(exists(dir.file("conf/env.state")));
+
+  const Outcome absolute = run(dir, {"config", "check", "--config", "../conf/absolute.yaml"});
+  EXPECT_EQ(absolute.code, 0) << absolute.err;
+  expect_has(absolute.out, "cosid.machine.static.state-file = " + dir.file("absolute.state") +
+                               "   (file ../conf/absolute.yaml:5)\n");
 }
 
 }  // namespace

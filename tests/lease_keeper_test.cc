@@ -327,6 +327,12 @@ TEST_F(KeeperTest, SkewAboveHalfTheToleranceRaisesAnEvent) {
   auto keeper = start(options(), &local);
   EXPECT_EQ(events_.count(EventKind::kClockSkew), 1);
   EXPECT_EQ(events_.last(EventKind::kClockSkew).skew_ms, -501);
+  // The gaps in the units a reader thinks in (format_gap), as every message gives them.
+  const std::string message = events_.last(EventKind::kClockSkew).message;
+  EXPECT_NE(message.find(" is at least 501 ms behind the local clock (the call took 0 ms), more "
+                         "than half the tolerance (1 s): "),
+            std::string::npos)
+      << message;
   local.set_ms(clock_.now_ms() + 500);  // exactly half: no event
   local.advance(kTtl / 3);
   clock_.advance(kTtl / 3);

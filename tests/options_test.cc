@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "cosid/segment/options.h"
 #include "options_fixture.h"
 #include "test_util.h"
 
@@ -137,6 +138,89 @@ TEST(Options, ConfigFileFromCosidConfigOrFlag) {
   message = refused(f, errc::invalid_value);
   EXPECT_TRUE(contains(message, "COSID_CONFIG is set but empty")) << message;
   ::unlink(path);
+}
+
+// A relative path the config file gives lies in the file's directory, joined as text; a flag's
+// or a variable's stays relative to the working directory, and an absolute one is unchanged.
+TEST(Options, RelativePathsOfTheConfigFileResolveAgainstItsDirectory) {
+  const std::string key = "cosid.machine.static.state-file";
+  const std::string text =
+      "cosid:\n  machine:\n    static:\n      slot: 1\n      state-file: cosid.state\n";
+  const struct {
+    const char* config_file;
+    const char* resolved;
+  } cases[] = {
+      {"conf/cosid.yaml", "conf/cosid.state"},
+      {"../conf/cosid.yaml", "../conf/cosid.state"},
+      {"/etc/cosid/cosid.yaml", "/etc/cosid/cosid.state"},
+      {"/cosid.yaml", "/cosid.state"},
+      {"cosid.yaml", "cosid.state"},  // the working directory is the file's
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.config_file);
+    Fixture f;
+    f.config(text);
+    f.sources.config_file = c.config_file;
+    const Result r = resolve(f);
+    ASSERT_TRUE(r.ok) << r.message;
+    EXPECT_EQ(r.options.state_file, c.resolved);
+    EXPECT_EQ(r.setting(key).value, c.resolved);
+    const std::string origin = std::string("file ") + c.config_file + ":5";
+    EXPECT_EQ(r.setting(key).origin,
+              std::string(c.resolved) == "cosid.state"
+                  ? origin
+                  : origin + ", where \"cosid.state\" is relative to the config file's directory");
+  }
+
+  {
+    Fixture f;
+    f.config(text);
+    f.sources.config_file = "conf/cosid.yaml";
+    f.env.set("COSID_STATE_FILE", "env.state");
+    Result r = resolve(f);
+    ASSERT_TRUE(r.ok) << r.message;
+    EXPECT_EQ(r.options.state_file, "env.state");
+    EXPECT_EQ(r.setting(key).origin, "env COSID_STATE_FILE");
+    f.flag("state-file", "flag.state");
+    r = resolve(f);
+    ASSERT_TRUE(r.ok) << r.message;
+    EXPECT_EQ(r.options.state_file, "flag.state");
+  }
+  {  // absolute, interpolated, and a text without a file to stand for
+    Fixture f;
+    f.config("cosid:\n  machine:\n    static:\n      slot: 1\n      state-file: /var/lib/s\n");
+    f.sources.config_file = "conf/cosid.yaml";
+    Result r = resolve(f);
+    ASSERT_TRUE(r.ok) << r.message;
+    EXPECT_EQ(r.options.state_file, "/var/lib/s");
+    EXPECT_EQ(r.setting(key).origin, "file conf/cosid.yaml:5");
+    f.config("cosid:\n  machine:\n    static:\n      slot: 1\n      state-file: ${STATE:-s}\n");
+    f.sources.config_file = "conf/cosid.yaml";
+    f.env.set("STATE", "from-env");
+    r = resolve(f);
+    ASSERT_TRUE(r.ok) << r.message;
+    EXPECT_EQ(r.options.state_file, "conf/from-env");
+    f.sources.config_file.clear();
+    r = resolve(f);
+    ASSERT_TRUE(r.ok) << r.message;
+    EXPECT_EQ(r.options.state_file, "from-env");
+    EXPECT_EQ(r.setting(key).origin, "file config:5");
+  }
+  {  // the other path keys: the file stores' directories
+    Fixture f;
+    f.config(
+        "cosid:\n  machine:\n    distributor:\n      type: file\n      file:\n"
+        "        directory: leases\n  segment:\n    distributor:\n      type: file\n"
+        "      file:\n        directory: ranges\n");
+    f.sources.config_file = "/srv/app/cosid.yaml";
+    const Result r = resolve(f);
+    ASSERT_TRUE(r.ok) << r.message;
+    EXPECT_EQ(r.options.store_directory, "/srv/app/leases");
+    Status status;
+    const segment::SegmentOptions segment = segment::resolve_segment_options(f.sources, status);
+    ASSERT_TRUE(status.ok()) << status.message();
+    EXPECT_EQ(segment.store_directory, "/srv/app/ranges");
+  }
 }
 
 TEST(Options, PodOrdinalInterpolation) {

@@ -80,8 +80,14 @@ TEST(TimeFormat, GapsReadAsTheirLargestUnits) {
   EXPECT_EQ(format_gap(86400000), "1 day");
   EXPECT_EQ(format_gap(86400000 + 6 * 3600000), "1 day 6 h");
   EXPECT_EQ(format_gap(2 * 86400000LL), "2 days");
+  EXPECT_EQ(format_gap(10 * 86400000LL - 1), "9 days 23 h");
+  EXPECT_EQ(format_gap(10 * 86400000LL), "10 days");
   EXPECT_EQ(format_gap(10 * 86400000LL + 3600000), "10 days");
   EXPECT_EQ(format_gap(365 * 86400000LL + 10000), "365 days");
+  // A not-before years ahead (issue 16): whole days, never the milliseconds.
+  EXPECT_EQ(format_gap(412 * 86400000LL + 23 * 3600000LL + 59 * 60000 + 999), "412 days");
+  EXPECT_EQ(format_gap(-412 * 86400000LL), "-412 days");
+  EXPECT_EQ(format_gap(10000 * 86400000LL), "10000 days");
   EXPECT_EQ(format_gap(-60000), "-1 min");
   EXPECT_EQ(format_gap(-12500), "-12.5 s");
   EXPECT_EQ(format_gap(std::numeric_limits<std::int64_t>::min()), "-106751991167 days");

@@ -8,6 +8,17 @@
 // there is no default path. It is a small YAML subset (see "Config file" below) whose values may
 // say ${VAR} or ${VAR:-DEFAULT}; flags and COSID_* values are taken literally.
 //
+// Relative paths: a relative path that the config file gives (cosid.machine.static.state-file,
+// cosid.machine.distributor.file.directory, cosid.segment.distributor.file.directory; after
+// ${VAR} interpolation) is relative to the config file's directory: "state-file: cosid.state" in
+// conf/cosid.yaml is conf/cosid.state, wherever the process runs. The directory is joined to the
+// path as text ("conf/" + "cosid.state"), not made absolute, so a config file named relative to
+// the working directory gives a path relative to it too. Flags and COSID_* variables are typed
+// where the command runs and stay relative to the working directory; an absolute path is
+// unchanged everywhere. A config_text (below) resolves against the directory of config_file when
+// that names one, else stays relative to the working directory. Setting::value shows the resolved
+// path and Setting::origin what the file wrote.
+//
 // The keys, with their flag, variable, default and rule, are listed by `cosid help --man`
 // (CONFIGURATION), in README.md's configuration table, and by `cosid config check` with their
 // effective values. Values are parsed strictly; anything else is refused with errc::invalid_value
@@ -132,7 +143,9 @@ struct COSID_EXPORT Options {
 struct COSID_EXPORT OptionSources {
   // The config file given with --config. Empty: the one COSID_CONFIG names, else none.
   std::string config_file;
-  // When set, read instead of a file (tests, fuzzing); config_file names it in messages.
+  // When set, read instead of a file (tests, fuzzing); config_file names it in messages, and its
+  // directory, if it has one, is the one the text's relative paths resolve against (as if the
+  // text were that file's).
   std::optional<std::string> config_text;
   // Flags as canonical keys and raw values, in command-line order; a later one wins.
   std::vector<KeyValue> flags;
@@ -176,6 +189,8 @@ struct COSID_EXPORT Setting {
 // A config file that resolves to `options` again (with an explicit slot, and the layout spelled
 // out field by field). Keys at their default are written too, except an empty state-file, an
 // empty owner-key, an unset preferred-slot, and the keys of the distributor that is not used.
+// Relative paths are written as they are: read from a file in another directory than the working
+// directory, they would resolve against that directory (above).
 COSID_EXPORT std::string to_config_text(const Options& options);
 
 #if COSID_HAS_EXCEPTIONS

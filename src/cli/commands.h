@@ -26,7 +26,7 @@ const Command& segment_next_command();  // cosid segment next: segment ids of a 
 const Command& segment_show_command();  // cosid segment show: a key's record in a range store
 const Command& version_command();       // cosid version: the tool's version
 
-// "0.5.0", from cosid/version.h; and the line `cosid version` and `cosid --version` print.
+// "0.6.0", from cosid/version.h; and the line `cosid version` and `cosid --version` print.
 std::string version_number();
 std::string version_line();
 

@@ -37,7 +37,7 @@ const Command& version_command() {
       kName,
       "print the version of the tool (as --version)",
       "cosid version",
-      "Prints `cosid VERSION`, such as `cosid 0.5.0`, the version of the tool and of the library\n"
+      "Prints `cosid VERSION`, such as `cosid 0.6.0`, the version of the tool and of the library\n"
       "it was built with.\n",
       {{"Options", {help_option()}}},
       {

@@ -390,11 +390,11 @@ class LeaseKeeper::Impl {
     if (std::llabs(skew) * 2 <= options_.terms.tolerance.count()) return;
     emit(EventKind::kClockSkew, {},
          "the store's clock " + detail::format_instant(store_now) + " is at least " +
-             std::to_string(std::llabs(skew)) + " ms " + (skew > 0 ? "ahead of" : "behind") +
-             " the local clock (the call took " + std::to_string(latest - earliest) +
-             " ms), more than half the tolerance (" +
-             std::to_string(options_.terms.tolerance.count()) +
-             " ms): ids stay unique, but the generators may wait at the ceiling or the floor; "
+             detail::format_gap(std::llabs(skew)) + (skew > 0 ? " ahead of" : " behind") +
+             " the local clock (the call took " + detail::format_gap(latest - earliest) +
+             "), more than half the tolerance (" +
+             detail::format_gap(options_.terms.tolerance.count()) +
+             "): ids stay unique, but the generators may wait at the ceiling or the floor; "
              "synchronise the clocks (NTP)",
          lease_.slot, 0, skew);
   }
