@@ -26,6 +26,15 @@ std::string format(const char* pattern, Args... args) {
   return std::string(buf, std::min(static_cast<std::size_t>(n), sizeof buf - 1));
 }
 
+// How far ids may lead the clock once it went back (GeneratorOptions::max_step_back), raised to
+// cover the gap to the first tick past the floor when the generator starts there.
+std::int64_t lead_bound(const Layout& layout, std::int64_t first_tick, std::int64_t now_ms,
+                        const GeneratorOptions& options) noexcept {
+  std::int64_t bound = std::max(options.max_step_back.count(), options.max_drift.count());
+  if (options.start_at_floor) bound = std::max(bound, layout.tick_start_ms(first_tick) - now_ms);
+  return bound;
+}
+
 // Why next() is waiting.
 enum class Wait { kNone, kClockBackwards, kClockStalled, kBehindFloor, kCeiling };
 
@@ -126,6 +135,8 @@ Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
       floor_ms_(binding.floor_ms() > layout.epoch_ms() - 1 ? binding.floor_ms()
                                                            : layout.epoch_ms() - 1),
       first_tick_(layout.tick_of(floor_ms_) + 1),
+      max_drift_ms_(options.max_drift.count()),
+      lead_bound_ms_(lead_bound(layout, first_tick_, clock.now_ms(), options)),
       unit_ms_(unit_ms(layout.unit)),
       end_offset_ms_(layout.tick_end_ms(0)),
       id_tick_shift_(layout.slot_bits + layout.sequence_bits),
@@ -263,20 +274,37 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint
         // Same tick, or the clock went back: go on in the last tick while its sequence lasts.
         tick = last;
         next_sequence = sequence + 1;
-      } else if (options_.max_drift.count() > 0 &&
-                 layout_.tick_start_ms(last + 1) - now <= options_.max_drift.count() &&
-                 layout_.tick_end_ms(last + 1) <= binding_.ceiling_ms()) {
-        // Bounded drift: borrow the next tick, within max_drift of the clock and the durable
-        // ceiling (checked again below with the floor and the layout's end).
-        tick = last + 1;
-        next_sequence = 0;
       } else {
-        // Behind the last tick by no more than the drift allows: the generator ran ahead on
-        // purpose and waits for the clock to catch up, which is not a clock set back.
-        const bool drifted = layout_.tick_start_ms(last) - now <= options_.max_drift.count();
-        wait = now_tick == last || drifted ? Wait::kClockStalled : Wait::kClockBackwards;
-        reference_ms = layout_.tick_start_ms(last);
+        // The last tick is used up and the clock is not past it. A lead within max_drift is the
+        // generator's own (borrowed ticks); a larger one the clock made by going back (or the
+        // start at the floor), and the generator keeps its time at the last tick and moves on
+        // within lead_bound_ms_, so that such a step costs no wait.
+        const std::int64_t lead_ms = layout_.tick_start_ms(last) - now;
+        const std::int64_t next_lead_ms = layout_.tick_start_ms(last + 1) - now;
+        const bool stepped = lead_ms > max_drift_ms_;
+        const std::int64_t bound_ms = stepped ? lead_bound_ms_ : max_drift_ms_;
+        if (next_lead_ms <= bound_ms && layout_.tick_end_ms(last + 1) <= binding_.ceiling_ms()) {
+          // Borrow the next tick: within the bound of the clock and the durable ceiling (checked
+          // again below with the floor and the layout's end).
+          tick = last + 1;
+          next_sequence = 0;
+        } else {
+          // Waits for the clock: a lead within the bounds ends within a tick, unless the clock
+          // stands still; one beyond them is a step back larger than the generator absorbs.
+          const bool beyond = stepped && lead_ms > lead_bound_ms_;
+          wait = beyond ? Wait::kClockBackwards : Wait::kClockStalled;
+          reference_ms = layout_.tick_start_ms(last);
+          if (beyond && next_lead_ms - bound_ms > options_.clock_backwards.count()) {
+            // No wait within the bound could bring the clock back near enough: fail now.
+            return refuse({errc::clock_backwards, now, reference_ms}, ec, message);
+          }
+        }
       }
+    } else if (now_tick < first_tick_ && options_.start_at_floor &&
+               layout_.tick_start_ms(first_tick_) - now <= lead_bound_ms_) {
+      // The first id of a generator started at the floor: the first tick past it, ahead of the
+      // clock by the gap that lead_bound_ms_ was made to cover.
+      tick = first_tick_;
     }
 
     if (wait == Wait::kNone) {
@@ -423,19 +451,28 @@ std::uint64_t Generator::refuse(const Failure& failure, std::error_code& ec,
           "no longer protect a restart; stop the process, undo the change, and restart",
           binding_.slot());
       break;
-    case errc::clock_backwards:
-      // The call fails; so does every later one until the clock is back past the last id, which a
-      // caller that gives up at the first failure (`cosid next`) never sees.
+    case errc::clock_backwards: {
+      // The call fails; so does every later one until the clock is back near the last id, which
+      // a caller that gives up at the first failure (`cosid next`) never sees. Borrowing resumes
+      // once the tick after the last one starts within lead_bound_ms_ of the clock.
+      const std::int64_t resume_ms = failure.reference_ms + unit_ms_ - lead_bound_ms_;
+      const std::string waited =
+          failure.waited_ms > 0
+              ? "it did not come back within " + detail::format_gap(failure.waited_ms)
+              : "no wait within the " + detail::format_gap(options_.clock_backwards.count()) +
+                    " allowed could bring it back";
       *message = "the clock moved back by " +
                  detail::format_gap(failure.reference_ms - failure.now_ms) +
                  " while running (now " + detail::format_instant(failure.now_ms) + ", last id at " +
-                 detail::format_instant(failure.reference_ms) + ") and did not return within " +
-                 detail::format_gap(failure.waited_ms) +
+                 detail::format_instant(failure.reference_ms) + "), more than the " +
+                 detail::format_gap(lead_bound_ms_) +
+                 " a generator absorbs (GeneratorOptions::max_step_back), and " + waited +
                  ": this call issued no id, and every call fails the same way until the clock "
                  "passes " +
-                 detail::format_instant(failure.reference_ms) +
-                 " again; check what steps the clock (NTP in step mode, a manual set)";
+                 detail::format_instant(resume_ms) +
+                 "; check what steps the clock (NTP in step mode, a manual set)";
       break;
+    }
     case errc::clock_stalled:
       *message = "the clock stayed at " + detail::format_instant(failure.now_ms) +
                  format(

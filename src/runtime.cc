@@ -34,6 +34,20 @@ std::string failure_message(std::error_code ec) {
   return ec.message();
 }
 
+// The generators' options: the caller's, with max_step_back lowered to what the window covers
+// between renewals, and max_drift to half that, so that ids borrowing ahead of the clock (set back,
+// or under a burst) never reach the durable ceiling before a renewal could raise it. A state
+// file's ceiling is renewed to now + ahead once it is less than ahead / 2 ahead of the clock; a
+// lease's every ttl / 3, to about now + ttl. Lowering either costs throughput at most, never
+// uniqueness, which the ceiling alone keeps.
+GeneratorOptions generator_options(const Options& options, GeneratorOptions generator) {
+  const std::chrono::milliseconds covered =
+      options.uses_store() ? options.ttl / 4 : options.ahead / 2;
+  generator.max_step_back = std::min(generator.max_step_back, covered);
+  generator.max_drift = std::min(generator.max_drift, covered / 2);
+  return generator;
+}
+
 }  // namespace
 
 // The Runtime: one keeper (the state file's or the lease store's, window_keeper.h), the generator
@@ -43,6 +57,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
   Impl(const Options& options, const RuntimeEnvironment& environment)
       : options_(options),
         environment_(environment),
+        generator_options_(generator_options(options, environment.generator)),
         clock_(environment.clock != nullptr ? *environment.clock : system_clock_),
         fs_(environment.fs != nullptr ? *environment.fs : posix_file_system()) {}
 
@@ -227,12 +242,12 @@ class COSID_NO_EXPORT Runtime::Impl final {
       status.clear();
       return generator_.get();
     }
-    GeneratorOptions generator_options = environment_.generator;
+    GeneratorOptions wanted = generator_options_;
     // A start that borrowed (borrow_floor()) has its generator issue from the first tick past the
     // floor while the clock is still behind it, instead of waiting for the clock.
-    if (borrowed_) generator_options.start_at_floor = true;
+    if (borrowed_) wanted.start_at_floor = true;
     std::unique_ptr<Generator> made =
-        Generator::create(options_.layout, *current, clock_, generator_options, status);
+        Generator::create(options_.layout, *current, clock_, wanted, status);
     if (!made) return nullptr;
     if (generator_) retired_.emplace_back(generator_binding_, std::move(generator_));
     generator_ = std::move(made);
@@ -356,6 +371,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
 
   const Options options_;
   const RuntimeEnvironment environment_;
+  const GeneratorOptions generator_options_;
   SystemClock system_clock_;
   Clock& clock_;
   FileSystem& fs_;

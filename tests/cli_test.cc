@@ -905,10 +905,12 @@ TEST(CliBench, PrintsOneJsonLineAndVerifies) {
 TEST(CliBench, BatchDriftAndAGivenStateFile) {
   const TempDir dir("cli_test");
   const RunResult result = run_cosid({"bench", "--seconds", "1", "--batch", "64", "--max-drift",
-                                      "5ms", "--state-file", dir.file("state"), "--verify"},
+                                      "5ms", "--state-file", dir.file("state"), "--verify",
+                                      "--busy-loops", "1"},
                                      Environment().envp());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out.rfind("{\"threads\":1,\"seconds\":1,", 0), 0u) << result.out;
+  EXPECT_NE(result.out.find(",\"busy_loops\":1,\"busy_cpu_s\":"), std::string::npos) << result.out;
   EXPECT_EQ(access(dir.file("state").c_str(), F_OK), 0);  // a given state file is kept
 }
 
@@ -920,11 +922,14 @@ TEST(CliBench, UsageErrors) {
   EXPECT_EQ(run_cosid({"bench", "--threads", "x"}).exit_code, 2);
   EXPECT_EQ(run_cosid({"bench", "--batch", "0"}).exit_code, 2);
   EXPECT_EQ(run_cosid({"bench", "--max-drift", "5"}).exit_code, 2);
+  expect_usage_error({"bench", "--busy-loops", "65"},
+                     "bench: --busy-loops: \"65\" is too large: give at most 64", "bench");
   EXPECT_EQ(run_cosid({"bench", "extra"}).exit_code, 2);
   const RunResult help = run_cosid({"bench", "--help"});
   EXPECT_EQ(help.exit_code, 0);
   for (const std::string word : {"Usage: cosid bench", "--threads", "--seconds", "--batch",
-                                 "--max-drift", "--state-file", "--verify", "limit_per_s"}) {
+                                 "--max-drift", "--busy-loops", "--state-file", "--verify",
+                                 "limit_per_s", "busy_cpu_s"}) {
     EXPECT_NE(help.out.find(word), std::string::npos) << word;
   }
 }

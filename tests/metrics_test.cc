@@ -139,6 +139,7 @@ TEST_F(RuntimeMetricsTest, WritesFailingAtTheCeilingCountAGeneratorFailure) {
 }
 
 TEST_F(RuntimeMetricsTest, SequenceWaitsComeFromTheGenerator) {
+  environment_.generator.max_drift = milliseconds(0);  // a used-up tick waits instead of borrowing
   auto runtime = open();
   ASSERT_TRUE(runtime) << status_.message();
   // One tick holds 4,096 sequences: the 4,097th id waits for the next tick (the manual clock
@@ -156,13 +157,15 @@ TEST_F(RuntimeMetricsTest, AWaitForAClockSetBackComesFromTheGenerator) {
   auto runtime = open();
   ASSERT_TRUE(runtime) << status_.message();
   ASSERT_EQ(issue(*runtime, 4096), 4096) << status_.message();  // the tick's every sequence
-  // Behind the last tick, whose sequence is used up: the call waits for the clock to come back.
-  clock_.step_ms(-5);
+  // Behind the last tick, whose sequence is used up, by more than the runtime absorbs (ahead / 2,
+  // 50 ms here) but by less than that plus the wait (20 ms): the call waits for the clock.
+  clock_.step_ms(-60);
   ASSERT_EQ(issue(*runtime, 1), 1) << status_.message();
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.ids_issued, 4097u);
   EXPECT_EQ(metrics.clock_backwards, 1u);
-  // Back at the last tick, the clock finds its sequence used up: that is a wait for a new tick.
+  // Back within the bound, the tick after the last one is still a millisecond out of reach: that
+  // last millisecond is a wait for a new tick.
   EXPECT_EQ(metrics.sequence_waits, 1u);
   EXPECT_EQ(metrics.generator_failures, 0u);
 }

@@ -10,8 +10,13 @@
 //
 //   the sequence of the tick is used up      wait for the next tick (short spin, then short
 //                                            sleeps), or borrow it if max_drift allows
-//   the clock went back while running        keep issuing from the last tick while its sequence
-//                                            lasts, then wait; errc::clock_backwards past the bound
+//   the clock went back while running        keep the time at the last tick: issue from it while
+//                                            its sequence lasts, then from the ticks after it,
+//                                            within the durable ceiling, while they start at most
+//                                            max_step_back ahead of the clock (no wait, no
+//                                            failure); a larger step waits for the clock, then
+//                                            errc::clock_backwards, which names the step (at
+//                                            once when no wait within the bound could do)
 //   the clock stands still                   errc::clock_stalled past the bound
 //   t <= floor                               errc::clock_behind_floor past the bound
 //   t > ceiling                              ask the binding for more, errc::ceiling_reached past
@@ -59,14 +64,31 @@ struct COSID_EXPORT GeneratorOptions {
   std::chrono::milliseconds behind_floor{1000};
   // for the ceiling to be raised past the tick the clock has reached.
   std::chrono::milliseconds ceiling{1000};
-  // Bounded drift, off at 0: when a tick's sequence is used up, go on in the next tick before the
-  // clock reaches it, but never to a tick that starts later than now + max_drift and never past
-  // the durable ceiling. Ids stay unique and increasing, and a restart's floor (the durable
-  // ceiling) still lies past every borrowed tick. It turns bursts above 2^sequence_bits per tick
-  // into a short lead over the clock instead of a wait.
-  std::chrono::milliseconds max_drift{0};
-  // PLACEHOLDER of the integrator's contract (main replaces it): when create() finds the clock
-  // behind the binding's first tick past the floor, issue from that tick at once.
+  // Bounded drift: when a tick's sequence is used up, go on in the next tick before the clock
+  // reaches it, but never to a tick that starts later than now + max_drift and never past the
+  // durable ceiling. Ids stay unique and increasing, and a restart's floor (the durable ceiling)
+  // still lies past every borrowed tick. It turns bursts above 2^sequence_bits per tick into a
+  // short lead over the clock instead of a wait, and lets a thread that was descheduled for up
+  // to max_drift make up the ticks it missed: with 20 ms, one thread on a 2-core machine with two
+  // busy loops beside it kept 0.99 of the sequence limit over whole runs, where without drift it
+  // kept 0.81 (tests/bench/README.md). So ids' time may lead the clock by up to max_drift under
+  // a sustained rate at the limit. 0 turns it off.
+  std::chrono::milliseconds max_drift{20};
+  // A clock set back by up to this while running costs nothing: the generator's time stays at
+  // max(clock, last tick), and a used-up tick moves on to the next one while that starts no more
+  // than max_step_back ahead of the clock, within the durable ceiling. So ids' time runs ahead of
+  // the clock by at most max(max_step_back, max_drift), and only after the clock went back (or
+  // within max_drift, under a burst). A Runtime lowers it to half its window (ahead / 2 for a
+  // state file, ttl / 4 for a lease), which a step back of the clock cannot outrun before the
+  // next renewal, and max_drift to half that. 0: a step back waits for the clock, as a used-up
+  // tick does.
+  std::chrono::milliseconds max_step_back{5000};
+  // Starts at the floor instead of waiting for the clock to pass it: when create() finds the
+  // first tick past the binding's floor ahead of the clock, the first id takes that tick at once,
+  // and ids' time leads the clock by at most that gap (the generator lets its ids lead the clock
+  // by up to max(max_step_back, gap) for its life), always within the durable ceiling. Off: the
+  // generator waits for the clock, up to `behind_floor`, then fails with clock_behind_floor. The
+  // Runtime sets it for `start: borrow` (options.h).
   bool start_at_floor = false;
 };
 
@@ -170,6 +192,11 @@ class COSID_EXPORT Generator {
   const std::uint32_t reset_threshold_;  // a new tick restarts the sequence from here on
   const std::int64_t floor_ms_;          // max(binding floor, the last ms before the epoch)
   const std::int64_t first_tick_;        // the first tick that lies wholly after floor_ms_
+  // How far a used-up tick may move on ahead of the clock: max_drift_ms_ while the last tick is
+  // no more than that ahead of it (a lead of the generator's own), lead_bound_ms_ beyond (a lead
+  // the clock made by going back, or the start at the floor).
+  const std::int64_t max_drift_ms_;
+  const std::int64_t lead_bound_ms_;
   const std::int64_t unit_ms_;           // ms per tick
   const std::int64_t end_offset_ms_;     // tick_end_ms(t) == t * unit_ms_ + end_offset_ms_
   const int id_tick_shift_;              // where the timestamp starts in an id

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +27,7 @@
 #include "cli/layout_flags.h"
 #include "cli/output_format.h"
 #include "cli/warning_printer.h"
+#include "cosid/clock.h"
 #include "cosid/generator.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
@@ -46,14 +48,27 @@ constexpr const char* kDescription =
     "  "
     "{\"threads\":N,\"seconds\":S,\"ids\":...,\"ids_per_s\":...,\"limit_per_s\":...,\"ratio\":...,"
     "\n"
-    "   \"cpu_s\":...,\"cpu_s_per_million_ids\":...}\n"
+    "   \"cpu_s\":...,\"cpu_s_per_million_ids\":...,\"end_lead_ms\":...,\"busy_loops\":K,"
+    "\"busy_cpu_s\":...}\n"
     "\n"
     "  ids_per_s              ids issued per second of wall time, all threads together\n"
     "  limit_per_s            the layout's sequence limit: 2^sequence_bits ids per tick\n"
     "                         (4096000 for the default layout)\n"
-    "  ratio                  ids_per_s / limit_per_s; above 1 only with --max-drift\n"
-    "  cpu_s                  CPU seconds (user + system) the process used while measuring\n"
+    "  ratio                  ids_per_s / limit_per_s; above 1 by at most the ticks that\n"
+    "                         --max-drift lets the run borrow at its end (see end_lead_ms)\n"
+    "  cpu_s                  CPU seconds (user + system) the process used while measuring,\n"
+    "                         less what the busy loops used\n"
     "  cpu_s_per_million_ids  cpu_s per million ids: what waiting at the limit costs\n"
+    "  end_lead_ms            the last id's time minus the clock at the end, in ms: above 0,\n"
+    "                         ticks not yet come were borrowed; ratio counts their ids, so\n"
+    "                         over the run the clock's own share is about\n"
+    "                         ratio - end_lead_ms / (1000 * S)\n"
+    "  busy_loops             K of --busy-loops (0 without it)\n"
+    "  busy_cpu_s             CPU seconds the busy loops got\n"
+    "\n"
+    "--busy-loops K runs the measurement under load: K more threads of this process spin on a\n"
+    "counter from before the first id until after the last, competing with the generator's\n"
+    "threads for the cores, as other work on a shared machine does.\n"
     "\n"
     "--verify keeps every id and checks afterwards that none was issued twice. A failed next()\n"
     "or a duplicate is reported and the exit status is 1. The figures depend on the machine and\n"
@@ -63,6 +78,7 @@ constexpr const char* kDescription =
 constexpr std::uint64_t kMaxThreads = 1024;
 constexpr std::uint64_t kMaxSeconds = 3600;
 constexpr std::uint64_t kMaxBatch = 1u << 20;
+constexpr std::uint64_t kMaxBusyLoops = 64;
 // --verify reserves room for the ids up front, estimating no more than this many ids per second
 // and thread when the layout's limit is higher (a wide sequence); the vectors grow past it if
 // they must.
@@ -137,6 +153,24 @@ struct Worker {
   std::vector<std::uint64_t> kept;  // with --verify
 };
 
+// The CPU time of the calling thread, in seconds (0 if it cannot be read).
+double thread_cpu_seconds() {
+  struct timespec now {};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) != 0) return 0;
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
+}
+
+// --busy-loops: load beside the measurement. Spins on a volatile counter (a store the compiler
+// must keep, so the loop is not optimised away) until `stop`, then reports the CPU time it got,
+// which the process's cpu_s then leaves out. Relaxed on `stop`: it publishes nothing, the loop
+// only has to see it eventually.
+void run_busy_loop(const std::atomic<bool>& stop, double& cpu_s) {
+  const double before = thread_cpu_seconds();
+  volatile std::uint64_t counter = 0;
+  while (!stop.load(std::memory_order_relaxed)) counter = counter + 1;
+  cpu_s = thread_cpu_seconds() - before;
+}
+
 void run_worker(Generator& generator, std::uint64_t batch, bool verify, std::atomic<int>& ready,
                 const std::atomic<bool>& go, const std::atomic<bool>& stop, FirstError& first_error,
                 std::atomic<bool>& failed, Worker& worker) {
@@ -177,7 +211,8 @@ int run_bench(Invocation& invocation) {
   std::uint64_t threads = 1;
   std::uint64_t seconds = 1;
   std::uint64_t batch = 1;
-  std::chrono::milliseconds max_drift{0};
+  std::uint64_t busy_loops = 0;
+  std::chrono::milliseconds max_drift = GeneratorOptions{}.max_drift;  // the runtime's default
   Layout layout;
   const auto usage = [&](const std::string& text) {
     return usage_error(invocation.err, kName, std::string(kName) + ": " + text);
@@ -187,7 +222,10 @@ int run_bench(Invocation& invocation) {
       (args.has("seconds") && !parse_option_number("seconds", args.value_or("seconds", ""),
                                                    kMaxSeconds, seconds, error)) ||
       (args.has("batch") &&
-       !parse_option_number("batch", args.value_or("batch", ""), kMaxBatch, batch, error))) {
+       !parse_option_number("batch", args.value_or("batch", ""), kMaxBatch, batch, error)) ||
+      (args.has("busy-loops") && !parse_option_number("busy-loops",
+                                                      args.value_or("busy-loops", ""),
+                                                      kMaxBusyLoops, busy_loops, error))) {
     return usage(error);
   }
   if (threads == 0) return usage("--threads: give at least 1 thread");
@@ -261,6 +299,15 @@ int run_bench(Invocation& invocation) {
     for (Worker& worker : workers) worker.kept.reserve(each);
   }
 
+  // The load first, so that every id of the measurement is issued beside it.
+  std::atomic<bool> stop_busy{false};
+  std::vector<double> busy_cpu(static_cast<std::size_t>(busy_loops), 0.0);
+  std::vector<std::thread> busy;
+  busy.reserve(busy_cpu.size());
+  for (double& cpu : busy_cpu) {
+    busy.emplace_back(run_busy_loop, std::cref(stop_busy), std::ref(cpu));
+  }
+
   std::atomic<int> ready{0};
   std::atomic<bool> go{false};
   std::atomic<bool> stop{false};
@@ -286,7 +333,20 @@ int run_bench(Invocation& invocation) {
   stop.store(true, std::memory_order_relaxed);
   const auto end = std::chrono::steady_clock::now();
   for (std::thread& thread : pool) thread.join();
-  const double cpu_s = cpu_seconds() - cpu_before;
+  const double process_cpu_s = cpu_seconds() - cpu_before;
+  // How far the last id's time lies ahead of the clock (ticks borrowed with --max-drift or by the
+  // generator's own catching up): those ids count in `ratio` although their ticks had not come
+  // yet. close() returns the last timestamp issued; the runtime's close() below closes it again,
+  // which is a no-op.
+  SystemClock clock;
+  const std::int64_t end_lead_ms = generator->close() - clock.now_ms();
+  stop_busy.store(true, std::memory_order_relaxed);
+  for (std::thread& thread : busy) thread.join();
+  // The busy loops ran a little before cpu_before and after the reading above, so what they used
+  // is a little more than their share of process_cpu_s; never below 0.
+  double busy_cpu_s = 0;
+  for (const double cpu : busy_cpu) busy_cpu_s += cpu;
+  const double cpu_s = std::max(0.0, process_cpu_s - busy_cpu_s);
 
   Status closing;
   if (!runtime->close(closing)) {
@@ -335,7 +395,10 @@ int run_bench(Invocation& invocation) {
       .add_number("ratio", fixed(ids_per_s / limit_per_s, 4))
       .add_number("cpu_s", fixed(cpu_s, 3))
       .add_number("cpu_s_per_million_ids",
-                  fixed(ids == 0 ? 0.0 : cpu_s * 1e6 / static_cast<double>(ids), 4));
+                  fixed(ids == 0 ? 0.0 : cpu_s * 1e6 / static_cast<double>(ids), 4))
+      .add_number("end_lead_ms", end_lead_ms)
+      .add_number("busy_loops", busy_loops)
+      .add_number("busy_cpu_s", fixed(busy_cpu_s, 3));
   const std::string line = record.to_json_line();
   std::fwrite(line.data(), 1, line.size(), invocation.out);
   return finish_output(kExitOk, invocation.out, invocation.err);
@@ -347,7 +410,8 @@ const Command& bench_command() {
   static const Command command{
       kName,
       "measure ids per second against the layout's sequence limit",
-      "cosid bench [--threads N] [--seconds S] [--batch K] [--max-drift DUR] [OPTION]...",
+      "cosid bench [--threads N] [--seconds S] [--batch K] [--max-drift DUR] [--busy-loops K] "
+      "[OPTION]...",
       kDescription,
       {
           {"Options",
@@ -357,7 +421,10 @@ const Command& bench_command() {
                {"batch", '\0', "K",
                 "take up to K ids a call with next_batch() (default 1: next())"},
                {"max-drift", '\0', "DUR",
-                "let a used-up tick borrow ticks up to DUR ahead, such as 5ms (default 0ms)"},
+                "let a used-up tick borrow ticks up to DUR ahead, such as 5ms (default 20ms, "
+                "the library's; 0ms: none)"},
+               {"busy-loops", '\0', "K",
+                "run K threads that spin beside the measurement, 0 to 64 (default 0: no load)"},
                {"state-file", '\0', "PATH",
                 "state file for slot 0 (default: a temporary one, removed after)"},
                {"verify", '\0', nullptr, "keep every id and check that none was issued twice"},

@@ -8,7 +8,8 @@
 #   exports    shared only: the library exports cosid's API and nothing else (no std::
 #              templates, no cosid::detail), counted from nm -D
 #   find_package   tests/package/find_package builds consumer.cc against the prefix and runs it;
-#              asking for a version of another major must fail (SameMajorVersion)
+#              asking for a version of another major must fail (SameMajorVersion); a shared
+#              consumer loads libcosid.so.0.MINOR (before 1.0 each minor is an ABI of its own)
 #   pkg-config consumer.cc compiled and linked with `pkg-config --cflags --libs cosid`, and run
 #   zookeeper  when the ZooKeeper C client is installed, both builds have the store
 #              (-DCOSID_WITH_ZOOKEEPER=ON): its library, header, export set and
@@ -82,6 +83,11 @@ check_zookeeper_api() {
   done
   echo "exports: $1 exports $([[ $2 == yes ]] && echo all || echo none) of the store's entry points"
 }
+
+# The version, from the header CMakeLists.txt reads it from; the soname carries the minor before 1.0.
+major="$(sed -n 's/^#define COSID_VERSION_MAJOR \([0-9]*\).*/\1/p' "$ROOT/include/cosid/version.h")"
+minor="$(sed -n 's/^#define COSID_VERSION_MINOR \([0-9]*\).*/\1/p' "$ROOT/include/cosid/version.h")"
+if [[ $major == 0 ]]; then soversion="0.$minor"; else soversion="$major"; fi
 
 # Whether the ZooKeeper C client is installed, as cmake/FindZooKeeperC.cmake looks for it: the
 # header and libzookeeper_mt in the compiler's search path.
@@ -240,8 +246,8 @@ for kind in static shared; do
   # (ldd's output is read whole before grep: with pipefail, `ldd | grep -q` fails whenever grep
   # exits at its match before ldd has written everything, and ldd dies of SIGPIPE.)
   for exe in "$WORK/$kind/find_package/consumer" "$WORK/$kind/pkg_config_consumer"; do
-    if [[ $kind == shared ]] && ! grep -q "libcosid.so.0 => $libdir/" <<<"$(ldd "$exe")"; then
-      fail "$exe does not load $libdir/libcosid.so.0"
+    if [[ $kind == shared ]] && ! grep -q "libcosid.so.$soversion => $libdir/" <<<"$(ldd "$exe")"; then
+      fail "$exe does not load $libdir/libcosid.so.$soversion"
     fi
   done
 done
