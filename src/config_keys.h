@@ -205,8 +205,9 @@ inline constexpr ConfigKey kConfigKeyRows[] = {
      "when that gap is at most ahead, the first id comes at once, from the first tick past the "
      "ceiling, once the new ceiling is durable; ids' time then leads the clock by at most the gap "
      "until the clock catches up: within the gap below the sequence limit, as long as a sustained "
-     "saturation lasts at it. A larger gap (not-before, a clock set far back) waits as with "
-     "wait."},
+     "saturation lasts at it. A larger gap (not-before, a clock set far back, a borrowing run "
+     "that crashed before the clock caught up) is waited for until the clock is within ahead, "
+     "and the rest is borrowed."},
     {"cosid.machine.distributor.type", "store", "TYPE[:TARGET]", nullptr, nullptr, "static",
      ValueKind::kName, 1, 64, Scope::kAny, kByCode,
      "lease the slot: memory, file:DIR, zookeeper:CONNECT (a build with ZooKeeper), or an instance",

@@ -84,8 +84,9 @@ class COSID_NO_EXPORT Runtime::Impl final {
     const detail::FloorWait wait = [this](std::int64_t& floor, std::uint32_t slot,
                                           Status& failure) {
       floor = std::max(floor, options_.layout.epoch_ms() - 1);
-      return check_floor(floor, slot, failure) &&
-             (borrow_floor(floor) || wait_for_floor(floor, slot, failure));
+      if (!check_floor(floor, slot, failure) || !wait_for_floor(floor, slot, failure)) return false;
+      borrow_floor(floor);
+      return true;
     };
     // On failure close() (from the destructor) records nothing that could roll a window back:
     // nothing was issued.
@@ -286,20 +287,28 @@ class COSID_NO_EXPORT Runtime::Impl final {
                             "the lease store's ceiling");
   }
 
-  // Start mode borrow (options.h StartMode): true, and nothing to wait for, when the first tick
-  // past the floor lies ahead of the clock by at most `ahead`. The keeper then makes the first
-  // ceiling, max(floor, now) + ahead = floor + ahead, durable before any id (as always), and the
-  // generator issues from that first tick at once: its ids' time leads the clock by at most the
-  // gap, under the durable ceiling, and every id lies past the floor, which bounds every id of the
-  // run before. False when the clock has passed the floor (nothing to borrow), in wait mode, with
-  // a store (refused by validate_options), and for a larger gap (a not-before, a clock set far
-  // back), which waits as in wait mode: so many ids so far ahead of the clock are not lent.
-  bool borrow_floor(std::int64_t floor) {
-    if (options_.start != StartMode::kBorrow || options_.uses_store()) return false;
+  // How far ahead of the clock the start may issue: `ahead` in start mode borrow (options.h
+  // StartMode), else 0. A store's start never borrows (validate_options refuses it).
+  std::int64_t lent_ms() const {
+    return options_.start == StartMode::kBorrow && !options_.uses_store() ? options_.ahead.count()
+                                                                          : 0;
+  }
+
+  // Start mode borrow, after wait_for_floor() brought the clock within `ahead` of the first tick
+  // past the floor: when the clock is still short of that tick, the generator is to issue from it
+  // at once (borrowed_). The keeper then makes the first ceiling, max(floor, now) + ahead = floor +
+  // ahead, durable before any id (as always): ids' time leads the clock by at most the gap, at
+  // most ahead, under the durable ceiling, and every id lies past the floor, which bounds every id
+  // of the run before. A run that borrowed and crashed before the clock caught up leaves a
+  // ceiling up to 2 x ahead ahead of the clock; the restart then waits for the part beyond ahead
+  // (at most ahead, within the start wait of ahead + 1s) and borrows the rest, where a whole wait
+  // would not fit the start wait.
+  void borrow_floor(std::int64_t floor) {
+    if (lent_ms() == 0) return;
     const Layout& layout = options_.layout;
     const std::int64_t usable_ms = layout.tick_start_ms(layout.tick_of(floor) + 1);
     const std::int64_t now = clock_.now_ms();
-    if (now >= usable_ms || usable_ms - now > options_.ahead.count()) return false;
+    if (now >= usable_ms) return;  // nothing to borrow
     borrowed_ = true;  // start() runs before any generator() call: no other thread reads it yet
     detail::emit_event(
         environment_.listener,
@@ -311,7 +320,6 @@ class COSID_NO_EXPORT Runtime::Impl final {
                   "; issuing from it at once, ids ahead of the clock by at most " +
                   detail::format_gap(usable_ms - now),
               floor});
-    return true;
   }
 
   bool wait_for_floor(std::int64_t floor, std::uint32_t slot, Status& status) {
@@ -322,13 +330,15 @@ class COSID_NO_EXPORT Runtime::Impl final {
     // that can be up to a second after the floor itself).
     const Layout& layout = options_.layout;
     const std::int64_t usable_ms = layout.tick_start_ms(layout.tick_of(floor) + 1);
-    while (clock_.now_ms() < usable_ms) {
+    // In start mode borrow the clock need only come within `ahead` of it (borrow_floor()).
+    const std::int64_t wanted_ms = usable_ms - lent_ms();
+    while (clock_.now_ms() < wanted_ms) {
       const std::int64_t now = clock_.now_ms();
       const std::int64_t waited_ns = clock_.monotonic_ns() - start;
       // A clock running at its rate cannot close a gap larger than the wait left, so that is
       // known at once: fail now rather than at the end of the wait.
       const std::int64_t left_ms = (bound_ns - std::min(waited_ns, bound_ns)) / 1000000;
-      if (usable_ms - now > left_ms) {
+      if (wanted_ms - now > left_ms) {
         return detail::fail(
             status, make_error_code(errc::clock_behind_floor),
             "the clock " + detail::format_instant(now) + " is " +
@@ -338,7 +348,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
                           : ", more than the start wait of " +
                                 detail::format_gap(options_.start_wait.count())) +
                 ": ids up to the floor may exist, so none can be issued before " +
-                detail::format_instant(usable_ms) + "; " +
+                detail::format_instant(wanted_ms) + "; " +
                 (options_.uses_store()
                      ? std::string("wait until then and start again")
                      : "use another slot (with its own state file), or wait until then and "
@@ -361,12 +371,11 @@ class COSID_NO_EXPORT Runtime::Impl final {
     return true;
   }
 
-  // Why start borrow did not apply to a wait for the floor: the gap is larger than ahead. Empty in
-  // wait mode.
+  // Why start borrow waits at all: the gap is larger than the ahead it lends. Empty in wait mode.
   std::string borrow_note(std::int64_t gap_ms) const {
-    if (options_.start != StartMode::kBorrow) return std::string();
-    return " (start borrow lends at most ahead, " + detail::format_gap(options_.ahead.count()) +
-           ", not " + detail::format_gap(gap_ms) + ": it waits as start wait does)";
+    if (lent_ms() == 0) return std::string();
+    return " (start borrow lends at most ahead, " + detail::format_gap(lent_ms()) + ", of the " +
+           detail::format_gap(gap_ms) + ": it waits for the rest)";
   }
 
   const Options options_;

@@ -14,7 +14,7 @@
 // Scenarios (each of the first three in both start modes, options.h StartMode:
 // StartModes/CrashTest.*/wait and /borrow, half the cycles each; in borrow mode a restart within
 // ahead of the file's ceiling issues from floor + 1 at once, and with the clock set back further it
-// waits as wait mode does):
+// waits until the clock is within ahead and borrows the rest):
 //   CrashTest.SigkillAtRandomMomentsNeverRepeatsAnId    C-02: real file, 1 to 4 issuing threads
 //   CrashTest.BufferedUntilSyncSigkillNeverRepeatsAnId  C-03: the buffer-until-fsync shim, each
 //                                                       child's clock 0 to ahead back (so a lost

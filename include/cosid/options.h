@@ -100,7 +100,10 @@ enum class StartMode {
   // time then leads the clock by at most that gap (never more than `ahead`, always under the
   // durable ceiling) until the clock catches up: within the gap at rates below the sequence limit,
   // for as long as the saturation lasts at the limit. A larger gap (a not-before, a clock set far
-  // back) waits as kWait does. A clean stop's file needs neither: its floor is the exact last id.
+  // back, or a run that borrowed and crashed before the clock caught up: up to 2 x ahead) is
+  // waited for until the clock is within `ahead` (within start_wait, else the start fails as
+  // kWait's does), and the rest is borrowed. A clean stop's file needs neither: its floor is the
+  // exact last id.
   kBorrow,
 };
 
