@@ -87,12 +87,15 @@ bool read_value(Key key, const RawValue& raw, const Options& options, std::int64
 bool read_value(Key key, const RawValue& raw, const Options& options, bool& value, Status& status);
 bool read_value(Key key, const RawValue& raw, const Options& options,
                 std::optional<std::uint32_t>& value, Status& status);
+bool read_value(Key key, const RawValue& raw, const Options& options, StartMode& value,
+                Status& status);
 // A field's value as a config file would say it.
 std::string value_text(const std::string& value);
 std::string value_text(std::chrono::milliseconds value);
 std::string value_text(std::int64_t value);
 std::string value_text(bool value);
 std::string value_text(const std::optional<std::uint32_t>& value);
+std::string value_text(StartMode value);
 
 // A row's parser: reads the key's text, when given, into the field `Field` of Options.
 template <auto Field>
@@ -194,6 +197,17 @@ inline constexpr ConfigKey kConfigKeyRows[] = {
      "A duration (0, 500ms, 10s, 1m) up to 1h. While another process holds the state file's lock "
      "the start tries again until lock-wait has passed, then fails as with 0 (at once): for "
      "shell loops that run short processes on one slot one after another."},
+    {"cosid.machine.static.start", "start", "MODE", nullptr, "COSID_START", "wait",
+     ValueKind::kChoice, 0, 0, Scope::kStatic, parser<&Options::start>(),
+     "after a crash: wait for the clock to pass the file's ceiling, or borrow up to ahead",
+     "wait | borrow. After an unclean stop (a crash, SIGKILL) the state file's ceiling lies ahead "
+     "of the clock. wait: the start waits until the clock has passed it (up to ahead). borrow: "
+     "when that gap is at most ahead, the first id comes at once, from the first tick past the "
+     "ceiling, once the new ceiling is durable; ids' time then leads the clock by at most the gap "
+     "until the clock catches up: within the gap below the sequence limit, as long as a sustained "
+     "saturation lasts at it. A larger gap (not-before, a clock set far back, a borrowing run "
+     "that crashed before the clock caught up) is waited for until the clock is within ahead, "
+     "and the rest is borrowed."},
     {"cosid.machine.distributor.type", "store", "TYPE[:TARGET]", nullptr, nullptr, "static",
      ValueKind::kName, 1, 64, Scope::kAny, kByCode,
      "lease the slot: memory, file:DIR, zookeeper:CONNECT (a build with ZooKeeper), or an instance",
@@ -273,6 +287,7 @@ inline constexpr Key kAhead = key_of("cosid.machine.static.ahead");
 inline constexpr Key kNotBefore = key_of("cosid.machine.static.not-before");
 inline constexpr Key kRequireStateFile = key_of("cosid.machine.static.require-state-file");
 inline constexpr Key kLockWait = key_of("cosid.machine.static.lock-wait");
+inline constexpr Key kStart = key_of("cosid.machine.static.start");
 inline constexpr Key kStoreType = key_of("cosid.machine.distributor.type");
 inline constexpr Key kTtl = key_of("cosid.machine.distributor.ttl");
 inline constexpr Key kTolerance = key_of("cosid.machine.distributor.tolerance");

@@ -375,6 +375,12 @@ bool build_distributor(const RawSettings& raw, const RawInstances& instances,
                             " are ambiguous: a static slot and a slot leased from a store "
                             "exclude each other; give only one of them");
   }
+  if (options.start != StartMode::kWait) {
+    return detail::fail(status, errc::invalid_value,
+                        "Options::store_type is " + detail::quote(options.store_type) +
+                            " but Options::start is borrow: a leased slot's start waits for its "
+                            "floor (the store's ceiling); set start to StartMode::kWait");
+  }
   if (!detail::check_store_slot_bits(options.layout, status) ||
       !apply_rows(raw, /*store_rows=*/true, options, status)) {
     return false;
@@ -436,6 +442,12 @@ bool validate_store_options(const Options& options, Status& status) {
                         "Options::store_type is " + detail::quote(options.store_type) +
                             " but a state file is set as well: a leased slot keeps its window in "
                             "the store; clear Options::state_file and require_state_file");
+  }
+  if (options.start != StartMode::kWait) {
+    return detail::fail(status, errc::invalid_value,
+                        "Options::store_type is " + detail::quote(options.store_type) +
+                            " but Options::start is borrow: a leased slot's start waits for its "
+                            "floor (the store's ceiling); set start to StartMode::kWait");
   }
   if (!detail::check_store_slot_bits(options.layout, status) ||
       !detail::check_ttl(options, shown(detail::format_duration(options.ttl)), status) ||

@@ -153,12 +153,25 @@ bool read_value(Key key, const RawValue& raw, const Options& options,
   return true;
 }
 
+bool read_value(Key key, const RawValue& raw, const Options&, StartMode& value, Status& status) {
+  if (raw.text == "wait" || raw.text == "borrow") {
+    value = raw.text == "wait" ? StartMode::kWait : StartMode::kBorrow;
+    return true;
+  }
+  return fail_value(errc::invalid_value, key, raw,
+                    "not a start mode: use wait (wait for the clock to pass the state file's "
+                    "ceiling after a crash) or borrow (issue at once, ids ahead of the clock by "
+                    "at most ahead)",
+                    status);
+}
+
 std::string value_text(const std::string& value) { return value; }
 std::string value_text(std::chrono::milliseconds value) { return format_duration(value); }
 std::string value_text(std::int64_t unix_ms) {
   return unix_ms == 0 ? std::string("0") : format_instant(unix_ms);
 }
 std::string value_text(bool value) { return value ? "true" : "false"; }
+std::string value_text(StartMode value) { return value == StartMode::kBorrow ? "borrow" : "wait"; }
 std::string value_text(const std::optional<std::uint32_t>& value) {
   return value ? std::to_string(*value) : std::string();
 }

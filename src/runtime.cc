@@ -84,7 +84,9 @@ class COSID_NO_EXPORT Runtime::Impl final {
     const detail::FloorWait wait = [this](std::int64_t& floor, std::uint32_t slot,
                                           Status& failure) {
       floor = std::max(floor, options_.layout.epoch_ms() - 1);
-      return check_floor(floor, slot, failure) && wait_for_floor(floor, slot, failure);
+      if (!check_floor(floor, slot, failure) || !wait_for_floor(floor, slot, failure)) return false;
+      borrow_floor(floor);
+      return true;
     };
     // On failure close() (from the destructor) records nothing that could roll a window back:
     // nothing was issued.
@@ -241,8 +243,12 @@ class COSID_NO_EXPORT Runtime::Impl final {
       status.clear();
       return generator_.get();
     }
+    GeneratorOptions wanted = generator_options_;
+    // A start that borrowed (borrow_floor()) has its generator issue from the first tick past the
+    // floor while the clock is still behind it, instead of waiting for the clock.
+    if (borrowed_) wanted.start_at_floor = true;
     std::unique_ptr<Generator> made =
-        Generator::create(options_.layout, *current, clock_, generator_options_, status);
+        Generator::create(options_.layout, *current, clock_, wanted, status);
     if (!made) return nullptr;
     if (generator_) retired_.emplace_back(generator_binding_, std::move(generator_));
     generator_ = std::move(made);
@@ -281,6 +287,41 @@ class COSID_NO_EXPORT Runtime::Impl final {
                             "the lease store's ceiling");
   }
 
+  // How far ahead of the clock the start may issue: `ahead` in start mode borrow (options.h
+  // StartMode), else 0. A store's start never borrows (validate_options refuses it).
+  std::int64_t lent_ms() const {
+    return options_.start == StartMode::kBorrow && !options_.uses_store() ? options_.ahead.count()
+                                                                          : 0;
+  }
+
+  // Start mode borrow, after wait_for_floor() brought the clock within `ahead` of the first tick
+  // past the floor: when the clock is still short of that tick, the generator is to issue from it
+  // at once (borrowed_). The keeper then makes the first ceiling, max(floor, now) + ahead = floor +
+  // ahead, durable before any id (as always): ids' time leads the clock by at most the gap, at
+  // most ahead, under the durable ceiling, and every id lies past the floor, which bounds every id
+  // of the run before. A run that borrowed and crashed before the clock caught up leaves a
+  // ceiling up to 2 x ahead ahead of the clock; the restart then waits for the part beyond ahead
+  // (at most ahead, within the start wait of ahead + 1s) and borrows the rest, where a whole wait
+  // would not fit the start wait.
+  void borrow_floor(std::int64_t floor) {
+    if (lent_ms() == 0) return;
+    const Layout& layout = options_.layout;
+    const std::int64_t usable_ms = layout.tick_start_ms(layout.tick_of(floor) + 1);
+    const std::int64_t now = clock_.now_ms();
+    if (now >= usable_ms) return;  // nothing to borrow
+    borrowed_ = true;  // start() runs before any generator() call: no other thread reads it yet
+    detail::emit_event(
+        environment_.listener,
+        Event{EventKind::kBorrowingAhead,
+              {},
+              "start borrow: the clock " + detail::format_instant(now) + " is " +
+                  detail::format_gap(usable_ms - now) +
+                  " short of the first tick after the floor " + detail::format_instant(floor) +
+                  "; issuing from it at once, ids ahead of the clock by at most " +
+                  detail::format_gap(usable_ms - now),
+              floor});
+  }
+
   bool wait_for_floor(std::int64_t floor, std::uint32_t slot, Status& status) {
     const std::int64_t start = clock_.monotonic_ns();
     const std::int64_t bound_ns = detail::to_nanos(options_.start_wait);
@@ -289,13 +330,15 @@ class COSID_NO_EXPORT Runtime::Impl final {
     // that can be up to a second after the floor itself).
     const Layout& layout = options_.layout;
     const std::int64_t usable_ms = layout.tick_start_ms(layout.tick_of(floor) + 1);
-    while (clock_.now_ms() < usable_ms) {
+    // In start mode borrow the clock need only come within `ahead` of it (borrow_floor()).
+    const std::int64_t wanted_ms = usable_ms - lent_ms();
+    while (clock_.now_ms() < wanted_ms) {
       const std::int64_t now = clock_.now_ms();
       const std::int64_t waited_ns = clock_.monotonic_ns() - start;
       // A clock running at its rate cannot close a gap larger than the wait left, so that is
       // known at once: fail now rather than at the end of the wait.
       const std::int64_t left_ms = (bound_ns - std::min(waited_ns, bound_ns)) / 1000000;
-      if (usable_ms - now > left_ms) {
+      if (wanted_ms - now > left_ms) {
         return detail::fail(
             status, make_error_code(errc::clock_behind_floor),
             "the clock " + detail::format_instant(now) + " is " +
@@ -305,26 +348,34 @@ class COSID_NO_EXPORT Runtime::Impl final {
                           : ", more than the start wait of " +
                                 detail::format_gap(options_.start_wait.count())) +
                 ": ids up to the floor may exist, so none can be issued before " +
-                detail::format_instant(usable_ms) + "; " +
+                detail::format_instant(wanted_ms) + "; " +
                 (options_.uses_store()
                      ? std::string("wait until then and start again")
                      : "use another slot (with its own state file), or wait until then and "
                        "start again") +
-                ", and check the clock if it should not be behind");
+                ", and check the clock if it should not be behind" + borrow_note(usable_ms - now));
       }
       if (!reported) {
-        detail::emit_event(environment_.listener,
-                           Event{EventKind::kWaitingForFloor,
-                                 {},
-                                 "the clock " + detail::format_instant(now) + " is " +
-                                     detail::format_gap(usable_ms - now) +
-                                     " short of the first tick after the floor " +
-                                     detail::format_instant(floor) + "; waiting for it"});
+        detail::emit_event(
+            environment_.listener,
+            Event{EventKind::kWaitingForFloor,
+                  {},
+                  "the clock " + detail::format_instant(now) + " is " +
+                      detail::format_gap(usable_ms - now) +
+                      " short of the first tick after the floor " + detail::format_instant(floor) +
+                      "; waiting for it" + borrow_note(usable_ms - now)});
         reported = true;
       }
       clock_.sleep_for(milliseconds(1));
     }
     return true;
+  }
+
+  // Why start borrow waits at all: the gap is larger than the ahead it lends. Empty in wait mode.
+  std::string borrow_note(std::int64_t gap_ms) const {
+    if (lent_ms() == 0) return std::string();
+    return " (start borrow lends at most ahead, " + detail::format_gap(lent_ms()) + ", of the " +
+           detail::format_gap(gap_ms) + ": it waits for the rest)";
   }
 
   const Options options_;
@@ -334,6 +385,8 @@ class COSID_NO_EXPORT Runtime::Impl final {
   Clock& clock_;
   FileSystem& fs_;
   detail::ForkGuard fork_guard_;
+  // Set by start() when start borrow applied (borrow_floor()); read by generator_locked() after.
+  bool borrowed_ = false;
   // Declared before the keeper, which wakes it, and stopped by close() before the keeper closes.
   detail::KeeperLoop loop_;
   std::unique_ptr<detail::WindowKeeper> keeper_;

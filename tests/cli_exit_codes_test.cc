@@ -78,6 +78,7 @@ const std::map<std::string, std::string> kMalformed = {
     {"DUR", "10sec"},
     {"TIME", "yesterday"},
     {"FORMAT", "hex"},
+    {"MODE", "now"},
     {"NAME", "js"},
     {"UNIT", "min"},
     {"ID", "12#4"},

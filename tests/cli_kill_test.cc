@@ -263,6 +263,42 @@ TEST(CliKill, CleanSigtermThenRestartIssuesAfterTheLastId) {
               again.ms_to_end());
 }
 
+// C-02 on the real binary in both start modes (--start wait, --start borrow): cycles of streaming
+// and SIGKILL on one state file, each restart's ids above every id before, none repeated. In borrow
+// mode each restart comes within ahead of the file's ceiling and issues from it at once.
+TEST(CliKill, SigkillCyclesInBothStartModesNeverRepeatAnId) {
+  TempDir dir("cli_kill");
+  ASSERT_FALSE(dir.path().empty());
+  constexpr int kCyclesPerMode = 4;
+  for (const std::string mode : {"wait", "borrow"}) {
+    SCOPED_TRACE("--start " + mode);
+    const std::string state = dir.path() + "/state-" + mode;
+    std::vector<std::string> args = next_args(state);
+    args.insert(args.end(), {"--start", mode});
+    std::set<std::uint64_t> seen;
+    std::uint64_t max_id = 0;
+    std::vector<double> first_ms;
+    for (int cycle = 0; cycle < kCyclesPerMode; ++cycle) {
+      Cli run(dir, args);
+      const std::vector<std::uint64_t> ids = to_ids(run.lines(1000));
+      first_ms.push_back(run.ms_since_start());
+      ASSERT_EQ(ids.size(), 1000u) << "cycle " << cycle << ": " << run.err();
+      run.signal(SIGKILL);
+      const std::vector<std::uint64_t> more = to_ids(run.rest());
+      EXPECT_EQ(run.wait(), 128 + SIGKILL);
+      expect_after(ids, max_id, "a restart after SIGKILL");
+      expect_after(more, max_of(ids, max_id), "a restart after SIGKILL, after the kill");
+      for (const std::uint64_t id : ids) EXPECT_TRUE(seen.insert(id).second) << id;
+      for (const std::uint64_t id : more) EXPECT_TRUE(seen.insert(id).second) << id;
+      max_id = max_of(more, max_of(ids, max_id));
+    }
+    std::string figures;
+    for (const double ms : first_ms) figures += " " + std::to_string(static_cast<int>(ms));
+    std::printf("--start %s: %d runs killed, %zu ids, 0 repeats; start to 1000th id (ms):%s\n",
+                mode.c_str(), kCyclesPerMode, seen.size(), figures.c_str());
+  }
+}
+
 // a second process on the same state file is refused with state_file_locked while the
 // first streams, and the first goes on.
 TEST(CliKill, SecondProcessOnTheSameStateFileIsRefused) {

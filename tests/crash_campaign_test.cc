@@ -5,7 +5,10 @@
 //
 // Every failure message names the crash point k, the crash mode and the seed, which reproduce it
 // exactly: the runs are deterministic (inline runtime, manual clock, seeded CrashFs).
-// COSID_CRASH_SEEDS sets the number of seeds per (k, mode) (default 10, never below 3).
+// COSID_CRASH_SEEDS sets the number of seeds per (k, mode) (default 10, never below 3), split
+// over the two start modes (options.h StartMode): CrashModes/CrashCampaignModes.*/wait and /borrow
+// run half the seeds each (never below 3), and a borrowing restart issues from floor + 1 before the
+// manual clock reaches the floor.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -51,9 +54,11 @@ std::int64_t time_of(std::uint64_t id) {
 struct World {
   // `direct`: whether the file system reads past the page cache (O_DIRECT); false models tmpfs,
   // where the state file falls back to the confirm write.
-  explicit World(bool direct = true) : auditor(fs, kPath, layouts::kDefault) {
+  explicit World(bool direct = true, StartMode start = StartMode::kWait)
+      : auditor(fs, kPath, layouts::kDefault) {
     fs.set_direct_reads(direct);
     options = testing::small_runtime_options(kPath);
+    options.start = start;
     environment = testing::inline_environment(clock, fs);
   }
 
@@ -159,10 +164,18 @@ void c01_workload(World& w) {
   (void)runtime->close(w.status);
 }
 
-TEST(CrashCampaign, C01CrashAtEveryCallEveryModeNeverDuplicates) {
+// The start mode of a campaign, and its share of the seeds.
+class CrashCampaignModes : public ::testing::TestWithParam<StartMode> {
+ protected:
+  StartMode start() const { return GetParam(); }
+  static int seeds() { return std::max(crash_seeds() / 2, 3); }
+  std::string mode() const { return start() == StartMode::kBorrow ? " borrow" : " wait"; }
+};
+
+TEST_P(CrashCampaignModes, C01CrashAtEveryCallEveryModeNeverDuplicates) {
   int total_calls = 0;
   {
-    World w;
+    World w(true, start());
     w.context = "no crash";
     c01_workload(w);
     ASSERT_EQ(w.ids.size(), 2000u) << w.status.message();
@@ -170,16 +183,16 @@ TEST(CrashCampaign, C01CrashAtEveryCallEveryModeNeverDuplicates) {
     total_calls = w.fs.total_calls();
   }
   ASSERT_GT(total_calls, 30);
-  const int seeds = crash_seeds();
+  const int seeds = this->seeds();
   std::vector<std::string> failures;
   std::vector<std::string> audit;
   int runs = 0;
   for (int k = 1; k <= total_calls; ++k) {
     for (const CrashMode mode : CrashFs::kAllCrashModes) {
       for (int seed = 1; seed <= seeds; ++seed) {
-        World w;
-        w.context = "C-01 k=" + std::to_string(k) + " mode=" + CrashFs::to_string(mode) +
-                    " seed=" + std::to_string(seed);
+        World w(true, start());
+        w.context = "C-01 start" + this->mode() + " k=" + std::to_string(k) +
+                    " mode=" + CrashFs::to_string(mode) + " seed=" + std::to_string(seed);
         w.fs.crash_at(k);
         c01_workload(w);
         if (!w.fs.crash_point_hit()) failures.push_back(w.context + ": crash point not reached");
@@ -190,7 +203,8 @@ TEST(CrashCampaign, C01CrashAtEveryCallEveryModeNeverDuplicates) {
       }
     }
   }
-  std::printf("C-01: %d crash points x 5 modes x %d seeds = %d runs\n", total_calls, seeds, runs);
+  std::printf("C-01 start%s: %d crash points x 5 modes x %d seeds = %d runs\n", mode().c_str(),
+              total_calls, seeds, runs);
   report(failures);
   EXPECT_TRUE(audit.empty()) << audit.size() << " auditor violations, the first: " << audit[0];
 }
@@ -241,8 +255,8 @@ void c04_restart_workload(World& w) {
   (void)runtime->close(w.status);
 }
 
-TEST(CrashCampaign, C04FailedSyncThenRestartWithoutRebootThenCrashAtEveryLaterCall) {
-  const int seeds = crash_seeds();
+TEST_P(CrashCampaignModes, C04FailedSyncThenRestartWithoutRebootThenCrashAtEveryLaterCall) {
+  const int seeds = this->seeds();
   std::vector<std::string> failures;
   std::vector<std::string> audit;
   std::vector<std::string> known;
@@ -251,7 +265,7 @@ TEST(CrashCampaign, C04FailedSyncThenRestartWithoutRebootThenCrashAtEveryLaterCa
   for (const bool direct : {true, false}) {
     for (const bool keep_new : {true, false}) {
       for (int seed = 1; seed <= seeds; ++seed) {
-        const std::string base = std::string("C-04 ") + (direct ? "direct" : "buffered") +
+        const std::string base = "C-04 start" + mode() + " " + (direct ? "direct" : "buffered") +
                                  " cache=" + (keep_new ? "new" : "old") +
                                  " seed=" + std::to_string(seed);
         // Without a crash: count the calls of the restart workload, and check that the confirm
@@ -259,7 +273,7 @@ TEST(CrashCampaign, C04FailedSyncThenRestartWithoutRebootThenCrashAtEveryLaterCa
         int points = 0;
         int confirm_sync = 0;  // the index of the confirm write's sync among the later calls
         {
-          World w(direct);
+          World w(direct, start());
           w.context = base + " no crash";
           c04_failed_sync_then_process_crash(w, keep_new, static_cast<std::uint64_t>(seed),
                                              failures);
@@ -310,7 +324,7 @@ TEST(CrashCampaign, C04FailedSyncThenRestartWithoutRebootThenCrashAtEveryLaterCa
         max_points = std::max(max_points, points);
         for (int j = 1; j <= points; ++j) {
           for (const CrashMode mode : CrashFs::kAllCrashModes) {
-            World w(direct);
+            World w(direct, start());
             w.context = base + " j=" + std::to_string(j) + " mode=" + CrashFs::to_string(mode);
             c04_failed_sync_then_process_crash(w, keep_new, static_cast<std::uint64_t>(seed),
                                                failures);
@@ -335,9 +349,9 @@ TEST(CrashCampaign, C04FailedSyncThenRestartWithoutRebootThenCrashAtEveryLaterCa
     }
   }
   std::printf(
-      "C-04: 2 reads x 2 cache behaviours x %d seeds x up to %d later calls x 5 modes = %d "
-      "runs\n",
-      seeds, max_points, runs);
+      "C-04 start%s: 2 reads x 2 cache behaviours x %d seeds x up to %d later calls x 5 modes = "
+      "%d runs\n",
+      mode().c_str(), seeds, max_points, runs);
   std::printf(
       "C-04: %zu violations of the buffered fallback's known limitation (garbage during "
       "the confirm write)\n",
@@ -346,6 +360,13 @@ TEST(CrashCampaign, C04FailedSyncThenRestartWithoutRebootThenCrashAtEveryLaterCa
   report(failures);
   EXPECT_TRUE(audit.empty()) << audit.size() << " auditor violations, the first: " << audit[0];
 }
+
+INSTANTIATE_TEST_SUITE_P(CrashModes, CrashCampaignModes,
+                         ::testing::Values(StartMode::kWait, StartMode::kBorrow),
+                         [](const ::testing::TestParamInfo<StartMode>& param) {
+                           return std::string(param.param == StartMode::kBorrow ? "borrow"
+                                                                                : "wait");
+                         });
 
 // Found by C-01 (crash points 4 to 7: a crash during creation after the temporary file was
 // created). After the reboot the leftover temporary held the name the next creator picked (same

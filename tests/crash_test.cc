@@ -11,7 +11,10 @@
 // sets the clock back by more than the start can wait, where it must fail with
 // errc::clock_behind_floor and issue nothing.
 //
-// Scenarios:
+// Scenarios (each of the first three in both start modes, options.h StartMode:
+// StartModes/CrashTest.*/wait and /borrow, half the cycles each; in borrow mode a restart within
+// ahead of the file's ceiling issues from floor + 1 at once, and with the clock set back further it
+// waits until the clock is within ahead and borrows the rest):
 //   CrashTest.SigkillAtRandomMomentsNeverRepeatsAnId    C-02: real file, 1 to 4 issuing threads
 //   CrashTest.BufferedUntilSyncSigkillNeverRepeatsAnId  C-03: the buffer-until-fsync shim, each
 //                                                       child's clock 0 to ahead back (so a lost
@@ -25,8 +28,9 @@
 // Figures (cycles, ids, restart-to-first-id p50/max against ahead) are printed, never asserted.
 //
 // Knobs (environment):
-//   COSID_CRASH_CYCLES  kill cycles of the C-02 loop; the shim kill loop runs a fifth as many,
-//                       the kill-inside-sync loop a tenth (each of its cycles is two children).
+//   COSID_CRASH_CYCLES  kill cycles of the C-02 loop over both start modes (half in each); the
+//                       shim kill loop runs a fifth as many, the kill-inside-sync loop a tenth
+//                       (each of its cycles is two children).
 //                       Default 500, or 50 in a sanitizer build (COSID_TEST_SANITIZED, set by
 //                       tests/CMakeLists.txt from COSID_SANITIZE). 10,000 before a release.
 //   COSID_CRASH_SEED    the seed of every random choice (default 12345); printed on failure.
@@ -47,6 +51,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "buffering_fs.h"
@@ -107,6 +112,7 @@ struct ChildConfig {
   int threads = 1;
   std::int64_t clock_offset_ms = 0;
   milliseconds start_wait{5000};
+  StartMode start = StartMode::kWait;
   bool shim = false;     // run over the buffer-until-fsync file system
   int kill_at_sync = 0;  // with the shim: die inside this sync (0: never)
   testing_fs::BufferingFileSystem::TearMode tear =
@@ -132,6 +138,7 @@ extern "C" void on_child_term(int) { g_child_stop.store(1, std::memory_order_rel
   options.state_file = config.path;
   options.ahead = kAhead;
   options.start_wait = config.start_wait;
+  options.start = config.start;
   OffsetClock clock(config.clock_offset_ms);
   testing_fs::BufferingFileSystem shim(config.kill_at_sync, config.tear, config.seed);
   RuntimeEnvironment environment;
@@ -302,7 +309,7 @@ std::int64_t up_to_ahead_back(std::mt19937& random) {
 // With `jitter`, each child's clock is also set back by a uniform 0 to ahead: with a correct clock
 // a restart issues after the previous ids whatever the file says, so only a clock behind the
 // previous run's ids shows whether the durable ceiling really survived the kill.
-void kill_loop(int cycles, bool shim, bool jitter, const char* name) {
+void kill_loop(int cycles, bool shim, bool jitter, StartMode start_mode, const std::string& name) {
   TempDir dir("crash_test");
   ASSERT_FALSE(dir.path().empty());
   const std::uint32_t seed = crash_seed();
@@ -316,12 +323,13 @@ void kill_loop(int cycles, bool shim, bool jitter, const char* name) {
     config.path = dir.path() + "/state";
     config.threads = std::uniform_int_distribution<int>(1, 4)(random);
     config.shim = shim;
+    config.start = start_mode;
     config.seed = random();
     if (jitter) config.clock_offset_ms = up_to_ahead_back(random);
     ++per_threads[config.threads];
     const milliseconds run_for(std::uniform_int_distribution<int>(0, 50)(random));
     const Incarnation run = run_incarnation(config, run_for, Stop::kKill);
-    const std::string where = std::string(name) + " cycle " + std::to_string(cycle) + " (" +
+    const std::string where = name + " cycle " + std::to_string(cycle) + " (" +
                               std::to_string(config.threads) + " threads)";
     ASSERT_FALSE(run.ids.empty()) << where << ": the restart issued nothing, "
                                   << describe(run.status);
@@ -335,17 +343,28 @@ void kill_loop(int cycles, bool shim, bool jitter, const char* name) {
   std::printf(
       "%s: %d kills (threads 1/2/3/4: %d/%d/%d/%d), %zu ids, %zu duplicates, %zu restarts "
       "out of order: %s; %.1f s\n",
-      name, cycles, per_threads[1], per_threads[2], per_threads[3], per_threads[4], history.ids(),
-      history.duplicates_, history.out_of_order_, history.wait_figures().c_str(), seconds);
+      name.c_str(), cycles, per_threads[1], per_threads[2], per_threads[3], per_threads[4],
+      history.ids(), history.duplicates_, history.out_of_order_, history.wait_figures().c_str(),
+      seconds);
 }
 
-TEST(CrashTest, SigkillAtRandomMomentsNeverRepeatsAnId) {
-  kill_loop(crash_cycles(), false, false, "C-02 real file");
+// The start mode of a test: each runs in both, with half the cycles in each.
+class CrashTest : public ::testing::TestWithParam<StartMode> {
+ protected:
+  StartMode start_mode() const { return GetParam(); }
+  std::string mode() const {
+    return start_mode() == StartMode::kBorrow ? "start borrow" : "start wait";
+  }
+  static int half(int cycles) { return std::max(1, cycles / 2); }
+};
+
+TEST_P(CrashTest, SigkillAtRandomMomentsNeverRepeatsAnId) {
+  kill_loop(half(crash_cycles()), false, false, start_mode(), "C-02 real file, " + mode());
 }
 
-TEST(CrashTest, BufferedUntilSyncSigkillNeverRepeatsAnId) {
-  kill_loop(std::max(1, crash_cycles() / 5), true, true,
-            "C-03 buffer-until-fsync shim, clock back 0 to ahead");
+TEST_P(CrashTest, BufferedUntilSyncSigkillNeverRepeatsAnId) {
+  kill_loop(half(std::max(1, crash_cycles() / 5)), true, true, start_mode(),
+            "C-03 buffer-until-fsync shim, clock back 0 to ahead, " + mode());
 }
 
 // C-03, kill inside a sync: each child runs over the shim told to die inside its k-th sync (k
@@ -353,14 +372,14 @@ TEST(CrashTest, BufferedUntilSyncSigkillNeverRepeatsAnId) {
 // refreshes), with a random subset of the pending writes, or of their 512-byte sectors, applied.
 // Some children die before their first id; the next one must start all the same. Every child's
 // clock is set back by a uniform 0 to ahead, as in the shim's kill loop.
-TEST(CrashTest, KillInsideSyncNeverRepeatsAnId) {
+TEST_P(CrashTest, KillInsideSyncNeverRepeatsAnId) {
   TempDir dir("crash_test");
   ASSERT_FALSE(dir.path().empty());
   const std::uint32_t seed = crash_seed();
   SCOPED_TRACE("COSID_CRASH_SEED=" + std::to_string(seed));
   std::mt19937 random(seed);
   History history;
-  const int cycles = std::max(1, crash_cycles() / 10);
+  const int cycles = half(std::max(1, crash_cycles() / 10));
   int before_first_id = 0;
   int torn_sectors = 0;
   const Steady::time_point start = Steady::now();
@@ -369,6 +388,7 @@ TEST(CrashTest, KillInsideSyncNeverRepeatsAnId) {
     config.path = dir.path() + "/state";
     config.threads = std::uniform_int_distribution<int>(1, 4)(random);
     config.shim = true;
+    config.start = start_mode();
     config.kill_at_sync = std::uniform_int_distribution<int>(1, 8)(random);
     const bool sectors = random() % 2 == 0;
     torn_sectors += sectors ? 1 : 0;
@@ -397,17 +417,26 @@ TEST(CrashTest, KillInsideSyncNeverRepeatsAnId) {
   history.expect_no_duplicate();
   const double seconds = std::chrono::duration<double>(Steady::now() - start).count();
   std::printf(
-      "C-03 kill inside sync: %d self-kills (%d torn by sector, %d before the first id) "
+      "C-03 kill inside sync, %s: %d self-kills (%d torn by sector, %d before the first id) "
       "each followed by a start and a SIGKILL, %zu ids, %zu duplicates, %zu restarts out of "
       "order: %s; %.1f s\n",
-      cycles, torn_sectors, before_first_id, history.ids(), history.duplicates_,
+      mode().c_str(), cycles, torn_sectors, before_first_id, history.ids(), history.duplicates_,
       history.out_of_order_, history.wait_figures().c_str(), seconds);
 }
+
+INSTANTIATE_TEST_SUITE_P(StartModes, CrashTest,
+                         ::testing::Values(StartMode::kWait, StartMode::kBorrow),
+                         [](const ::testing::TestParamInfo<StartMode>& param) {
+                           return std::string(param.param == StartMode::kBorrow ? "borrow"
+                                                                                : "wait");
+                         });
 
 // K-02: the clock set back by `step` between two runs, after a crash and after a clean
 // stop. A step the start can wait out (start_wait 2 s: the gap is at most step + ahead) gives a
 // restart whose ids lie after the earlier ones; a larger one must fail with clock_behind_floor and
-// issue nothing, and the start after the clock is right again must succeed.
+// issue nothing, and the start after the clock is right again must succeed. After the SIGKILL in
+// both start modes: with borrow, a gap within ahead is lent (no wait), a larger one waits or fails
+// as in wait mode, by the same rule. (After SIGTERM nothing is borrowed: wait mode only.)
 struct ClockStep {
   const char* name;
   std::int64_t step_ms;
@@ -420,8 +449,12 @@ constexpr milliseconds kClockTestStartWait{2000};
 TEST_P(ClockBackTest, RestartWithTheClockSetBackNeverRepeatsAnId) {
   const ClockStep step = GetParam();
   const bool waitable = step.step_ms + kAhead.count() < kClockTestStartWait.count();
-  for (const Stop stop : {Stop::kKill, Stop::kTerm}) {
-    const char* how = stop == Stop::kKill ? "after SIGKILL" : "after SIGTERM";
+  for (const auto& [stop, start_mode] :
+       {std::pair{Stop::kKill, StartMode::kWait}, std::pair{Stop::kKill, StartMode::kBorrow},
+        std::pair{Stop::kTerm, StartMode::kWait}}) {
+    const char* how = stop == Stop::kTerm              ? "after SIGTERM"
+                      : start_mode == StartMode::kWait ? "after SIGKILL, start wait"
+                                                       : "after SIGKILL, start borrow";
     SCOPED_TRACE(std::string("clock back ") + step.name + " " + how);
     TempDir dir("crash_test");
     ASSERT_FALSE(dir.path().empty());
@@ -431,6 +464,7 @@ TEST_P(ClockBackTest, RestartWithTheClockSetBackNeverRepeatsAnId) {
     config.path = dir.path() + "/state";
     config.threads = 2;
     config.start_wait = kClockTestStartWait;
+    config.start = start_mode;
     const Incarnation first = run_incarnation(
         config, milliseconds(std::uniform_int_distribution<int>(0, 50)(random)), stop);
     ASSERT_FALSE(first.ids.empty()) << describe(first.status);

@@ -9,7 +9,8 @@ set(_line "SPDX-License-Identifier: Apache-2.0")
 file(GLOB_RECURSE _files LIST_DIRECTORIES false RELATIVE "${ROOT}"
      "${ROOT}/include/*.h" "${ROOT}/src/*.h" "${ROOT}/src/*.cc" "${ROOT}/src/*.c"
      "${ROOT}/tests/*.h" "${ROOT}/tests/*.cc" "${ROOT}/tests/*.c" "${ROOT}/tests/*.pml"
-     "${ROOT}/tests/*.sh" "${ROOT}/tests/*.cmake" "${ROOT}/examples/*.h" "${ROOT}/examples/*.cc"
+     "${ROOT}/tests/*.sh" "${ROOT}/tests/*.py" "${ROOT}/tests/*.cmake" "${ROOT}/examples/*.h"
+     "${ROOT}/examples/*.cc"
      "${ROOT}/examples/*.c" "${ROOT}/fuzz/*.h" "${ROOT}/fuzz/*.cc" "${ROOT}/fuzz/*.py"
      "${ROOT}/cmake/*.cmake" "${ROOT}/cmake/*.in" "${ROOT}/*CMakeLists.txt")
 list(APPEND _files ".ci/run")

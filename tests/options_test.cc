@@ -483,6 +483,42 @@ TEST(Options, AheadAndStartWait) {
   EXPECT_TRUE(resolve(f).ok);
 }
 
+// The start mode: wait by default, borrow from a flag, a variable or the file, any other word
+// refused with the key, the value, its origin and the two words; a static slot's key, ambiguous
+// with a store.
+TEST(Options, StartMode) {
+  Fixture f;
+  f.flag("slot", "1");
+  Result r = resolve(f);
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(r.options.start, StartMode::kWait);
+  EXPECT_EQ(r.setting("cosid.machine.static.start").value, "wait");
+  EXPECT_EQ(r.setting("cosid.machine.static.start").origin, "default");
+  f.config("cosid:\n  machine:\n    static:\n      start: borrow\n");
+  r = resolve(f);
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(r.options.start, StartMode::kBorrow);
+  EXPECT_EQ(r.setting("cosid.machine.static.start").origin, "file cosid.yaml:4");
+  f.env.set("COSID_START", "wait");
+  r = resolve(f);
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(r.options.start, StartMode::kWait);
+  f.flag("start", "borrow");
+  r = resolve(f);
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(r.options.start, StartMode::kBorrow);
+  EXPECT_EQ(r.setting("cosid.machine.static.start").origin, "flag --start");
+  f.flag("start", "Borrow");
+  EXPECT_EQ(refused(f, errc::invalid_value),
+            "cosid.machine.static.start = \"Borrow\" (flag --start): not a start mode: use wait "
+            "(wait for the clock to pass the state file's ceiling after a crash) or borrow (issue "
+            "at once, ids ahead of the clock by at most ahead)");
+  Fixture store;
+  store.flag("store", "memory");
+  store.flag("start", "borrow");
+  EXPECT_TRUE(contains(refused(store, errc::invalid_value), "are ambiguous"));
+}
+
 TEST(Options, LayoutFromKeys) {
   Fixture f;
   f.flag("slot", "1");
@@ -574,6 +610,7 @@ TEST(Options, ConfigTextRoundTrips) {
   a.flag("not-before", "2026-11-30T07:52:58.123+05:30");
   a.flag("layout", "js-safe-seconds");
   a.flag("require-state-file");
+  a.flag("start", "borrow");
   Fixture b;
   b.flag("slot", "1");
   b.flag("unit", "s");
@@ -593,6 +630,7 @@ TEST(Options, ConfigTextRoundTrips) {
     EXPECT_EQ(second.options.not_before_ms, first.options.not_before_ms);
     EXPECT_EQ(second.options.require_state_file, first.options.require_state_file);
     EXPECT_EQ(second.options.start_wait, first.options.start_wait);
+    EXPECT_EQ(second.options.start, first.options.start);
     for (std::size_t i = 0; i < first.settings.size(); ++i) {
       if (first.settings[i].key == "cosid.machine.static.slot-source" ||
           first.settings[i].key == "cosid.layout.preset") {

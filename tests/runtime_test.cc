@@ -189,6 +189,177 @@ TEST_F(RuntimeTest, FloorWithinTheStartWaitIsWaitedFor) {
       << status_.message();
 }
 
+// Start borrow (options.h StartMode). A crashed run leaves the durable ceiling kNow + 100 (ahead
+// 100 ms) with the clock at kNow: the restart's floor lies 101 ms ahead of the first usable tick,
+// within ahead. The wall clock stands still at every sleep, so a start that waited for the floor
+// would fail: each borrowing test below gets its ids without the clock moving past the floor.
+class RuntimeBorrowTest : public RuntimeTest {
+ protected:
+  RuntimeBorrowTest() {
+    options_.start = StartMode::kBorrow;
+    clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceMonotonic);
+  }
+
+  // Run A: opens, issues `count` ids a millisecond apart, and crashes; returns its ids.
+  std::vector<std::uint64_t> crashed_run(int count) {
+    auto runtime = open();
+    EXPECT_TRUE(runtime) << status_.message();
+    if (!runtime) return {};
+    std::vector<std::uint64_t> ids = issue(*runtime, count, milliseconds(1));
+    fs_.crash();  // power loss: no clean shutdown
+    return ids;
+  }
+};
+
+TEST_F(RuntimeBorrowTest, CrashedRestartIssuesAtOnceAboveTheOldCeilingUnderTheNewOne) {
+  const std::vector<std::uint64_t> before = crashed_run(20);
+  ASSERT_EQ(before.size(), 20u);
+  const std::int64_t old_ceiling = durable_ceiling(fs_);
+  clock_.set_ms(kNow + 20);  // the restart comes right after: the clock is behind the floor
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << status_.message();
+  EXPECT_EQ(runtime->floor_ms(), old_ceiling);
+  EXPECT_EQ(listener_.count(EventKind::kWaitingForFloor), 0);
+  ASSERT_EQ(listener_.count(EventKind::kBorrowingAhead), 1);
+  EXPECT_NE(listener_.last(EventKind::kBorrowingAhead)
+                .message.find("issuing from it at once, ids ahead of the clock by at most 81 ms"),
+            std::string::npos)
+      << listener_.last(EventKind::kBorrowingAhead).message;
+  // The first ceiling, floor + ahead, was durable when open() returned, before any id.
+  const std::int64_t new_ceiling = durable_ceiling(fs_);
+  EXPECT_EQ(new_ceiling, old_ceiling + 100);
+  EXPECT_EQ(runtime->ceiling_ms(), new_ceiling);
+  EXPECT_EQ(clock_.sleeps(), 0);  // nothing waited for the clock
+  // Ids at once while the clock stays behind the floor, and then as it catches up.
+  std::vector<std::uint64_t> after = issue(*runtime, 3000);
+  ASSERT_EQ(after.size(), 3000u) << status_.message();
+  // A millisecond apart: the clock passes the floor (kNow + 100) and catches up with the ids.
+  const std::vector<std::uint64_t> later = issue(*runtime, 100, milliseconds(1));
+  ASSERT_EQ(later.size(), 100u) << status_.message();
+  EXPECT_GT(clock_.now_ms(), old_ceiling);
+  after.insert(after.end(), later.begin(), later.end());
+  EXPECT_GT(after.front(), before.back());
+  std::set<std::uint64_t> unique(before.begin(), before.end());
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    EXPECT_GT(time_of(after[i]), old_ceiling) << i;
+    EXPECT_LE(time_of(after[i]), new_ceiling) << i;
+    if (i > 0) {
+      EXPECT_GT(after[i], after[i - 1]) << i;
+    }
+    EXPECT_TRUE(unique.insert(after[i]).second) << i;
+  }
+}
+
+// Wait mode is unchanged: the same crash and restart waits, and here the wall clock never gets
+// there.
+TEST_F(RuntimeBorrowTest, WaitModeStillWaitsForTheFloor) {
+  options_.start = StartMode::kWait;
+  ASSERT_EQ(crashed_run(5).size(), 5u);
+  EXPECT_FALSE(open());
+  EXPECT_STATUS(status_, errc::clock_behind_floor);
+  EXPECT_EQ(listener_.count(EventKind::kWaitingForFloor), 1);
+  EXPECT_EQ(listener_.count(EventKind::kBorrowingAhead), 0);
+  EXPECT_GT(clock_.sleeps(), 0);
+  EXPECT_EQ(status_.message().find("start borrow"), std::string::npos) << status_.message();
+}
+
+// A gap larger than ahead (a not-before, a clock set far back) is lent only in part: the start
+// waits until the clock is within ahead of the floor, says why, and borrows the rest.
+TEST_F(RuntimeBorrowTest, GapLargerThanAheadIsWaitedForDownToAheadThenBorrowed) {
+  ASSERT_EQ(crashed_run(5).size(), 5u);
+  const std::int64_t ceiling = durable_ceiling(fs_);
+  clock_.set_ms(ceiling - 140);  // 141 ms short of the first tick past the floor: more than ahead
+  clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceBoth);
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << status_.message();
+  ASSERT_EQ(listener_.count(EventKind::kWaitingForFloor), 1);
+  EXPECT_NE(listener_.last(EventKind::kWaitingForFloor)
+                .message.find("; waiting for it (start borrow lends at most ahead, 100 ms, of "
+                              "the 141 ms: it waits for the rest)"),
+            std::string::npos)
+      << listener_.last(EventKind::kWaitingForFloor).message;
+  EXPECT_EQ(listener_.count(EventKind::kBorrowingAhead), 1);
+  EXPECT_EQ(clock_.now_ms(), ceiling + 1 - 100);  // waited until the gap was ahead, no longer
+  const auto after = issue(*runtime, 1);
+  ASSERT_EQ(after.size(), 1u) << status_.message();
+  EXPECT_GT(time_of(after[0]), ceiling);
+  EXPECT_LE(time_of(after[0]) - clock_.now_ms(), 100);
+}
+
+// A run that borrowed and crashed again before the clock caught up leaves a ceiling up to twice
+// ahead ahead of the clock: the next start waits for the part beyond ahead (within its start wait
+// of 150 ms, where the whole gap would not fit) and borrows the rest; no id repeats.
+TEST_F(RuntimeBorrowTest, SecondCrashWhileBorrowingRestartsAfterWaitingForThePartBeyondAhead) {
+  std::vector<std::uint64_t> ids = crashed_run(5);
+  ASSERT_EQ(ids.size(), 5u);
+  {
+    auto runtime = open();  // borrows: clock kNow + 5, floor kNow + 100
+    ASSERT_TRUE(runtime) << status_.message();
+    const auto borrowed = issue(*runtime, 10);
+    ASSERT_EQ(borrowed.size(), 10u) << status_.message();
+    ids.insert(ids.end(), borrowed.begin(), borrowed.end());
+    fs_.crash();
+  }
+  const std::int64_t ceiling = durable_ceiling(fs_);
+  EXPECT_EQ(ceiling, kNow + 200);
+  EXPECT_GT(ceiling + 1 - clock_.now_ms(), 150);  // more than the start wait
+  clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceBoth);
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << status_.message();
+  EXPECT_EQ(listener_.count(EventKind::kBorrowingAhead), 2);
+  EXPECT_EQ(listener_.count(EventKind::kWaitingForFloor), 1);
+  const auto after = issue(*runtime, 10);
+  ASSERT_EQ(after.size(), 10u) << status_.message();
+  std::set<std::uint64_t> unique(ids.begin(), ids.end());
+  for (const std::uint64_t id : after) {
+    EXPECT_GT(id, ids.back());
+    EXPECT_GT(time_of(id), ceiling);
+    EXPECT_TRUE(unique.insert(id).second) << id;
+  }
+}
+
+TEST_F(RuntimeBorrowTest, GapBeyondTheStartWaitFailsNamingWhyBorrowDidNotApply) {
+  ASSERT_EQ(crashed_run(5).size(), 5u);
+  clock_.set_ms(kNow - 3600000);  // an hour back
+  EXPECT_FALSE(open());
+  EXPECT_STATUS(status_, errc::clock_behind_floor);
+  EXPECT_EQ(clock_.sleeps(), 0);
+  EXPECT_NE(status_.message().find("(start borrow lends at most ahead, 100 ms, of the 1 h"),
+            std::string::npos)
+      << status_.message();
+}
+
+// A clean stop's file holds the exact last timestamp: nothing to borrow, nothing to wait for.
+TEST_F(RuntimeBorrowTest, CleanRestartBorrowsNothing) {
+  std::vector<std::uint64_t> before;
+  {
+    auto runtime = open();
+    ASSERT_TRUE(runtime) << status_.message();
+    before = issue(*runtime, 5, milliseconds(1));
+    ASSERT_TRUE(runtime->close(status_)) << status_.message();
+  }
+  clock_.advance(milliseconds(1));
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << status_.message();
+  EXPECT_EQ(listener_.count(EventKind::kBorrowingAhead), 0);
+  EXPECT_EQ(listener_.count(EventKind::kWaitingForFloor), 0);
+  const auto after = issue(*runtime, 1);
+  ASSERT_EQ(after.size(), 1u) << status_.message();
+  EXPECT_GT(after[0], before.back());
+}
+
+// Borrow is a static slot's: Options built in code with a store are refused.
+TEST(RuntimeBorrowOptions, AStoreRefusesBorrow) {
+  Options options;
+  options.store_type = "memory";
+  options.start = StartMode::kBorrow;
+  Status status;
+  EXPECT_FALSE(validate_options(options, status));
+  EXPECT_STATUS(status, errc::invalid_value);
+  EXPECT_NE(status.message().find("Options::start is borrow"), std::string::npos)
+      << status.message();
+}
+
 // One Status reused across calls: each call that succeeds leaves it ok, whatever an earlier call
 // put there (error.h), so a caller may test status.ok() after any call.
 TEST_F(RuntimeTest, EveryCallThatSucceedsLeavesAReusedStatusOk) {
@@ -224,7 +395,8 @@ TEST_F(RuntimeTest, ThrowingCloseCarriesTheMessageOfTheFailedWrite) {
     FAIL() << "close() did not throw";
   } catch (const Error& error) {
     EXPECT_EQ(error.code(), std::error_code(EIO, std::generic_category()));
-    EXPECT_NE(std::string(error.what()).find(testing::kStatePath), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find(testing::kStatePath), std::string::npos)
+        << error.what();
   }
   EXPECT_EQ(runtime->generator("default", status_), nullptr);
   EXPECT_STATUS(status_, errc::closed);

@@ -30,6 +30,8 @@ Described describe(cosid::EventKind kind) {
       return {"debug", "ceiling_advanced"};  // every ahead/2: routine
     case cosid::EventKind::kWaitingForFloor:
       return {"info", "waiting_for_floor"};  // normal after a crash: waits at most about ahead
+    case cosid::EventKind::kBorrowingAhead:
+      return {"info", "borrowing_ahead"};  // start borrow after a crash: ids lead the clock a while
     case cosid::EventKind::kStateWriteRecovered:
       return {"info", "state_write_recovered"};
     case cosid::EventKind::kStateFileCreated:

@@ -37,6 +37,10 @@ enum class EventKind {
   kLeaseLost,              // the lease is gone: its generator fails with slot_lost (warning)
   kLeaseReleased,          // the lease was given back at close
   kStoreLog,               // a line a store's client library logged (ZooKeeper's C client)
+  // Start mode borrow (options.h StartMode): start-up issues from the first tick past the floor
+  // at once, ids' time ahead of the clock by at most the gap the message names (ceiling_ms: the
+  // floor). Last, so that the values above stay what they were.
+  kBorrowingAhead,
 };
 
 struct COSID_EXPORT Event {

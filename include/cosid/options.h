@@ -88,6 +88,25 @@ struct COSID_EXPORT StoreConfig {
   std::vector<StoreSetting> settings;  // every other key below NAME, in the order given
 };
 
+// What the start of a static slot does when its state file's ceiling lies ahead of the clock (the
+// file of an unclean stop: a crash, SIGKILL, a power cut), so that ids up to that ceiling may
+// exist.
+enum class StartMode {
+  // Wait until the clock has passed the floor (up to start_wait), then issue: ids' time is the
+  // clock's from the first id. The wait is up to `ahead` (10 s by default) after a crash.
+  kWait,
+  // Issue at once, from the first tick past the floor, when the floor lies at most `ahead` ahead
+  // of the clock: the first ceiling (floor + ahead) is made durable first, as always, and ids'
+  // time then leads the clock by at most that gap (never more than `ahead`, always under the
+  // durable ceiling) until the clock catches up: within the gap at rates below the sequence limit,
+  // for as long as the saturation lasts at the limit. A larger gap (a not-before, a clock set far
+  // back, or a run that borrowed and crashed before the clock caught up: up to 2 x ahead) is
+  // waited for until the clock is within `ahead` (within start_wait, else the start fails as
+  // kWait's does), and the rest is borrowed. A clean stop's file needs neither: its floor is the
+  // exact last id.
+  kBorrow,
+};
+
 struct COSID_EXPORT Options {
   std::string namespace_name = "cosid";
   Layout layout = layouts::kDefault;
@@ -100,6 +119,10 @@ struct COSID_EXPORT Options {
   // How long the start waits for the state file's lock while another process holds it, retrying;
   // 0: it fails at once (0 to 1h).
   std::chrono::milliseconds lock_wait{0};
+  // After an unclean stop: wait for the clock to pass the floor, or issue at once with ids' time
+  // ahead of the clock by at most the gap (StartMode above). A static slot's setting: a lease
+  // store refuses kBorrow.
+  StartMode start = StartMode::kWait;
   // How long the start may wait for the clock to pass the floor. resolve_options() sets it to
   // ahead + 1s (static) or ttl + tolerance (a store); set it afterwards to change it (no flag,
   // variable or key sets it).

@@ -4,15 +4,18 @@
 //
 // Runtime::open() resolves the window for the slot: with a state file, floor = max(ceiling in
 // the file, not-before), then it waits (within Options::start_wait) for the clock to pass the
-// floor, makes ceiling = max(floor, now) + ahead durable, and only then hands out generators. A
-// background thread writes the next ceiling whenever less than ahead/2 remains, and at once when
-// a generator waits at the ceiling; a failed write keeps the old ceiling and is retried whole
-// with back-off. Before every write, and about once a second besides, the writer checks that the
-// file is still the one at its path: once it was removed, renamed, replaced, linked or resized, no
-// ceiling is written any more (a restart would not read it) and every generator fails with
-// errc::state_file_replaced, also below the durable ceiling; a stat that fails (EIO) is retried
-// like a failed write. Without a state file the window is (not-before, end of layout]: nothing
-// then protects against a clock set back across a restart, and a warning event says so.
+// floor, makes ceiling = max(floor, now) + ahead durable, and only then hands out generators (with
+// Options::start = StartMode::kBorrow and a floor at most ahead ahead of the clock it does not
+// wait: the generator issues from the first tick past the floor, ids' time ahead of the clock by at
+// most that gap; event kBorrowingAhead). A background thread writes the next ceiling whenever less
+// than ahead/2 remains, and at once when a generator waits at the ceiling; a failed write keeps
+// the old ceiling and is retried whole with back-off. Before every write, and about once a second
+// besides, the writer checks that the file is still the one at its path: once it was removed,
+// renamed, replaced, linked or resized, no ceiling is written any more (a restart would not read
+// it) and every generator fails with errc::state_file_replaced, also below the durable ceiling; a
+// stat that fails (EIO) is retried like a failed write. Without a state file the window is
+// (not-before, end of layout]: nothing then protects against a clock set back across a restart, and
+// a warning event says so.
 //
 // close() is ordered: every generator is closed and reports its exact last timestamp, the
 // background thread stops (after the write in progress, if any), the largest timestamp is written

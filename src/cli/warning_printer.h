@@ -28,6 +28,7 @@ class WarningPrinter final : public EventListener {
       case EventKind::kStateFileReplaced:
       case EventKind::kStateFileDamaged:
       case EventKind::kWaitingForFloor:
+      case EventKind::kBorrowingAhead:  // --start borrow: the ids lead the clock for a while
       case EventKind::kLeaseWaiting:
       case EventKind::kDuplicateOwnerKey:
       case EventKind::kClockSkew:
