@@ -30,7 +30,7 @@ std::string format(const char* pattern, Args... args) {
 // cover the gap to the first tick past the floor when the generator starts there.
 std::int64_t lead_bound(const Layout& layout, std::int64_t first_tick, std::int64_t now_ms,
                         const GeneratorOptions& options) noexcept {
-  std::int64_t bound = std::max(options.max_step_back.count(), options.max_drift.count());
+  std::int64_t bound = options.max_step_back.count();
   if (options.start_at_floor) bound = std::max(bound, layout.tick_start_ms(first_tick) - now_ms);
   return bound;
 }
@@ -143,9 +143,51 @@ Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
       id_tick_shift_(layout.slot_bits + layout.sequence_bits),
       id_slot_field_(std::uint64_t{binding.slot()} << layout.sequence_bits),
       fork_guard_(std::make_unique<detail::ForkGuard>()),
-      counters_(std::make_unique<Counters>()) {}
+      counters_(std::make_unique<Counters>()) {
+  // A generator started at the floor absorbs the gap to it as it would a clock set back by the
+  // gap: its ids go on from the floor at the pace of time, and the lead fades as a step does.
+  const std::int64_t now = clock.now_ms();
+  const std::int64_t gap =
+      options.start_at_floor ? std::max<std::int64_t>(0, layout.tick_start_ms(first_tick_) - now)
+                             : 0;
+  clock_anchor_.store(clock_lead(now) + gap, std::memory_order_relaxed);
+}
 
 Generator::~Generator() = default;
+
+// How far the wall clock leads the monotonic one, in ms, plus one ms for every second of
+// monotonic time: the largest value of it seen is the anchor (clock_anchor_), and the anchor less
+// the value now is how far the wall clock went back since, less 1 ms a second. That decay is
+// twice the fastest NTP slews the clock (500 ppm), so a slewed clock never passes for one set
+// back, and an absorbed step fades: at the limit the ids' lead then shrinks by 1 ms a second.
+std::int64_t Generator::clock_lead(std::int64_t wall_ms) noexcept {
+  const std::int64_t monotonic_ms = clock_.monotonic_ns() / 1000000;
+  return wall_ms - monotonic_ms + monotonic_ms / 1000;
+}
+
+void Generator::note_clock(std::int64_t wall_ms) noexcept {
+  // Relaxed: the anchor steers how far ahead a tick may be taken, never whether it is unused
+  // (the CAS on state_ decides that), and it is kept below lead_bound_ms_ of the clock.
+  const std::int64_t lead = clock_lead(wall_ms);
+  std::int64_t anchor = clock_anchor_.load(std::memory_order_relaxed);
+  while (anchor < lead &&
+         !clock_anchor_.compare_exchange_weak(anchor, lead, std::memory_order_relaxed)) {
+  }
+}
+
+std::int64_t Generator::step_allowance(std::int64_t& now) noexcept {
+  // The wall clock first, then the monotonic one (in clock_lead()): a thread descheduled between
+  // the two sees a smaller lead, which is not kept, so a late reading can make the allowance
+  // larger for this call alone, never for later ones.
+  now = clock_.now_ms();
+  const std::int64_t lead = clock_lead(now);
+  const std::int64_t anchor = clock_anchor_.load(std::memory_order_relaxed);
+  if (anchor <= lead) {
+    note_clock(now);
+    return 0;
+  }
+  return std::min(anchor - lead, lead_bound_ms_);
+}
 
 // Inlined into both next() overloads, so that next(ec) stays the few instructions it is.
 [[gnu::always_inline]] inline std::uint64_t Generator::issue(std::error_code& ec,
@@ -277,6 +319,7 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint
         // in each while its sequence lasts (catch_up_to_: up to the tick the clock was in when
         // it last caught up). Every tick past the last is unused, so ids stay unique and
         // increasing whichever tick this takes; only their time may lag the clock.
+        note_clock(now);
         const std::int64_t lag = now_tick - last;
         if (sequence >= sequence_mask_ && lag > 1 && catch_up_ticks_ > 0) {
           tick = std::max(last + 1, now_tick - catch_up_ticks_);
@@ -293,23 +336,24 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint
         tick = last;
         next_sequence = sequence + 1;
       } else {
-        // The last tick is used up and the clock is not past it. A lead within max_drift is the
-        // generator's own (borrowed ticks); a larger one the clock made by going back (or the
-        // start at the floor), and the generator keeps its time at the last tick and moves on
-        // within lead_bound_ms_, so that such a step costs no wait.
+        // The last tick is used up and the clock is not past it. The generator may move on ahead
+        // of the clock by max_drift (a lead of its own, under a burst) plus the step back the
+        // clock made that it still absorbs (step_allowance(): measured on the monotonic clock,
+        // so a thread that read the wall clock late cannot pass for a clock set back), so that
+        // such a step costs no wait: its ids go on at the pace of time, not of the wall clock.
+        const std::int64_t allowance_ms = step_allowance(now);  // `now` read again, with it
         const std::int64_t lead_ms = layout_.tick_start_ms(last) - now;
         const std::int64_t next_lead_ms = layout_.tick_start_ms(last + 1) - now;
-        const bool stepped = lead_ms > max_drift_ms_;
-        const std::int64_t bound_ms = stepped ? lead_bound_ms_ : max_drift_ms_;
+        const std::int64_t bound_ms = max_drift_ms_ + allowance_ms;
         if (next_lead_ms <= bound_ms && layout_.tick_end_ms(last + 1) <= binding_.ceiling_ms()) {
           // Borrow the next tick: within the bound of the clock and the durable ceiling (checked
           // again below with the floor and the layout's end).
           tick = last + 1;
           next_sequence = 0;
         } else {
-          // Waits for the clock: a lead within the bounds ends within a tick, unless the clock
-          // stands still; one beyond them is a step back larger than the generator absorbs.
-          const bool beyond = stepped && lead_ms > lead_bound_ms_;
+          // Waits for the clock: a lead within the bound ends within a tick, unless the clock
+          // stands still; one beyond it is a step back larger than the generator absorbs.
+          const bool beyond = lead_ms > bound_ms;
           wait = beyond ? Wait::kClockBackwards : Wait::kClockStalled;
           reference_ms = layout_.tick_start_ms(last);
           if (beyond && next_lead_ms - bound_ms > options_.clock_backwards.count()) {
@@ -479,8 +523,9 @@ std::uint64_t Generator::refuse(const Failure& failure, std::error_code& ec,
     case errc::clock_backwards: {
       // The call fails; so does every later one until the clock is back near the last id, which
       // a caller that gives up at the first failure (`cosid next`) never sees. Borrowing resumes
-      // once the tick after the last one starts within lead_bound_ms_ of the clock.
-      const std::int64_t resume_ms = failure.reference_ms + unit_ms_ - lead_bound_ms_;
+      // once the tick after the last one starts within what the generator absorbs of the clock.
+      const std::int64_t absorbed_ms = lead_bound_ms_ + max_drift_ms_;
+      const std::int64_t resume_ms = failure.reference_ms + unit_ms_ - absorbed_ms;
       const std::string waited =
           failure.waited_ms > 0
               ? "it did not come back within " + detail::format_gap(failure.waited_ms)
@@ -490,8 +535,9 @@ std::uint64_t Generator::refuse(const Failure& failure, std::error_code& ec,
                  detail::format_gap(failure.reference_ms - failure.now_ms) +
                  " while running (now " + detail::format_instant(failure.now_ms) + ", last id at " +
                  detail::format_instant(failure.reference_ms) + "), more than the " +
-                 detail::format_gap(lead_bound_ms_) +
-                 " a generator absorbs (GeneratorOptions::max_step_back), and " + waited +
+                 detail::format_gap(absorbed_ms) +
+                 " a generator absorbs (GeneratorOptions::max_step_back and max_drift), and " +
+                 waited +
                  ": this call issued no id, and every call fails the same way until the clock "
                  "passes " +
                  detail::format_instant(resume_ms) +

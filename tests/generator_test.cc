@@ -18,10 +18,16 @@ using std::chrono::milliseconds;
 using OnSleep = ManualClock::OnSleep;
 
 using testing::kNow;
-// Short waits and no drift: most tests here are about when a call waits (drift has tests of its
-// own below, with max_drift set).
-constexpr GeneratorOptions kShortBounds{milliseconds(20), milliseconds(20), milliseconds(20),
-                                        milliseconds(0)};
+// Short waits, no drift and no step absorbed: most tests here are about when a call waits (drift
+// has tests of its own below, a clock set back generator_clock_step_test.cc).
+GeneratorOptions short_bounds() {
+  GeneratorOptions options;
+  options.clock_backwards = options.behind_floor = options.ceiling = milliseconds(20);
+  options.max_drift = milliseconds(0);
+  options.max_step_back = milliseconds(0);
+  return options;
+}
+const GeneratorOptions kShortBounds = short_bounds();
 
 // A ceiling listener that records what generators asked for (the runtime's events are
 // test_util.h's RecordingListener).
@@ -485,6 +491,8 @@ TEST(Generator, DriftBorrowsTicksWithinTheBoundAndTheCeiling) {
   Binding binding(3, kNow - 1, kNow + 2);
   GeneratorOptions options = kShortBounds;
   options.max_drift = milliseconds(5);
+  // A wall clock that stands still while time passes is one going back; this test is about drift.
+  options.max_step_back = milliseconds(0);
   auto generator = make_generator(layout, binding, clock, options);
   std::error_code ec;
   std::uint64_t previous = 0;

@@ -158,8 +158,9 @@ TEST_F(RuntimeMetricsTest, AWaitForAClockSetBackComesFromTheGenerator) {
   ASSERT_TRUE(runtime) << status_.message();
   ASSERT_EQ(issue(*runtime, 4096), 4096) << status_.message();  // the tick's every sequence
   // Behind the last tick, whose sequence is used up, by more than the runtime absorbs (ahead / 2,
-  // 50 ms here) but by less than that plus the wait (20 ms): the call waits for the clock.
-  clock_.step_ms(-60);
+  // 50 ms here, and 20 ms of drift) but by less than that plus the wait (20 ms): the call waits
+  // for the clock.
+  clock_.step_ms(-80);
   ASSERT_EQ(issue(*runtime, 1), 1) << status_.message();
   const RuntimeMetrics metrics = runtime->metrics();
   EXPECT_EQ(metrics.ids_issued, 4097u);

@@ -559,8 +559,8 @@ TEST_F(RuntimeTest, RemovedStateFileStopsTheCeiling) {
 }
 
 // A clock set back a minute while issuing: once the last tick's sequence is used up the call
-// fails at once (a minute is more than the 50 ms the runtime absorbs, ahead / 2, plus the 20 ms
-// it may wait), and the message says so (it said "ids resume once the clock passes the last id",
+// fails at once (a minute is more than the 70 ms the runtime absorbs, ahead / 2 and 20 ms of
+// drift, plus the 20 ms it may wait), and the message says so (it said "ids resume once the clock passes the last id",
 // while `cosid next` exits on the failure).
 TEST_F(RuntimeTest, ClockSetBackAMinuteWhileIssuingSaysTheCallFailed) {
   auto runtime = open();
@@ -574,10 +574,10 @@ TEST_F(RuntimeTest, ClockSetBackAMinuteWhileIssuingSaysTheCallFailed) {
             "the clock moved back by 1 min while running (now " +
                 detail::format_instant(kNow - 60000) + ", last id at " +
                 detail::format_instant(kNow) +
-                "), more than the 50 ms a generator absorbs (GeneratorOptions::max_step_back), "
-                "and no wait within the 20 ms allowed could bring it back: this call issued no "
-                "id, and every call fails the same way until the clock passes " +
-                detail::format_instant(kNow + 1 - 50) +
+                "), more than the 70 ms a generator absorbs (GeneratorOptions::max_step_back "
+                "and max_drift), and no wait within the 20 ms allowed could bring it back: this "
+                "call issued no id, and every call fails the same way until the clock passes " +
+                detail::format_instant(kNow + 1 - 70) +
                 "; check what steps the clock (NTP in step mode, a manual set)");
 }
 

@@ -88,17 +88,19 @@ struct COSID_EXPORT GeneratorOptions {
   std::chrono::milliseconds max_catch_up{50};
   // A clock set back by up to this while running costs nothing: the generator's time stays at
   // max(clock, last tick), and a used-up tick moves on to the next one while that starts no more
-  // than max_step_back ahead of the clock, within the durable ceiling. So ids' time runs ahead of
-  // the clock by at most max(max_step_back, max_drift), and only after the clock went back (or
-  // within max_drift, under a burst). A Runtime lowers it to half its window (ahead / 2 for a
+  // than the step (at most max_step_back) plus max_drift ahead of the clock, within the durable
+  // ceiling: the ids go on at the pace of time, measured on the monotonic clock. So ids' time
+  // runs ahead of the clock by at most max_step_back + max_drift, only after the clock went back
+  // (or by max_drift, under a burst); the step absorbed fades by 1 ms a second. A Runtime lowers it to half its window (ahead / 2 for a
   // state file, ttl / 4 for a lease), which a step back of the clock cannot outrun before the
   // next renewal, and max_drift to half that. 0: a step back waits for the clock, as a used-up
   // tick does.
   std::chrono::milliseconds max_step_back{5000};
   // Starts at the floor instead of waiting for the clock to pass it: when create() finds the
   // first tick past the binding's floor ahead of the clock, the first id takes that tick at once,
-  // and ids' time leads the clock by at most that gap (the generator lets its ids lead the clock
-  // by up to max(max_step_back, gap) for its life), always within the durable ceiling. Off: the
+  // and ids' time leads the clock by at most that gap plus max_drift, always within the durable
+  // ceiling: the generator absorbs the gap as it would a clock set back by it (it fades by 1 ms a
+  // second at the limit, and is gone within the gap below it). Off: the
   // generator waits for the clock, up to `behind_floor`, then fails with clock_behind_floor. The
   // Runtime sets it for `start: borrow` (options.h).
   bool start_at_floor = false;
@@ -190,6 +192,14 @@ class COSID_EXPORT Generator {
   std::uint64_t next_slow(std::int64_t now, std::uint64_t word, std::error_code& ec,
                           std::string* message) noexcept;
 
+  // The wall clock's lead over the monotonic clock, decaying by 1 ms a second (see generator.cc).
+  std::int64_t clock_lead(std::int64_t wall_ms) noexcept;
+  // Records the clock's lead at `wall_ms` in clock_anchor_ if it is the largest seen.
+  void note_clock(std::int64_t wall_ms) noexcept;
+  // Reads the clock again into `now`; returns the step back it made since the anchor that the
+  // generator still absorbs, at most lead_bound_ms_ (0 when it did not go back).
+  std::int64_t step_allowance(std::int64_t& now) noexcept;
+
   // Counts the failure, sets `ec` to its code and, when `message` is not null, writes its
   // sentence there. Returns the 0 that a failed next() returns.
   std::uint64_t refuse(const Failure& failure, std::error_code& ec, std::string* message) const;
@@ -228,6 +238,9 @@ class COSID_EXPORT Generator {
   // before it are caught up on while their sequence lasts. Read and written by reserve() only,
   // never on the fast path; on a line of its own too, off state_'s.
   alignas(64) std::atomic<std::int64_t> catch_up_to_{0};
+  // The largest clock_lead() seen (see generator.cc): how far the wall clock went back since is
+  // the step the generator absorbs. Slow path only, like catch_up_to_, whose line it shares.
+  std::atomic<std::int64_t> clock_anchor_{0};
 };
 
 }  // namespace cosid
