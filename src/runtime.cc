@@ -314,9 +314,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
         environment_.listener,
         Event{EventKind::kBorrowingAhead,
               {},
-              "start borrow: the clock " + detail::format_instant(now) + " is " +
-                  detail::format_gap(usable_ms - now) +
-                  " short of the first tick after the floor " + detail::format_instant(floor) +
+              "start borrow: " + short_of_floor(now, usable_ms, floor) +
                   "; issuing from it at once, ids ahead of the clock by at most " +
                   detail::format_gap(usable_ms - now),
               floor});
@@ -341,9 +339,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
       if (wanted_ms - now > left_ms) {
         return detail::fail(
             status, make_error_code(errc::clock_behind_floor),
-            "the clock " + detail::format_instant(now) + " is " +
-                detail::format_gap(usable_ms - now) + " short of the first tick after the floor " +
-                detail::format_instant(floor) + " of slot " + std::to_string(slot) +
+            short_of_floor(now, usable_ms, floor) + " of slot " + std::to_string(slot) +
                 (reported ? " after waiting " + detail::format_gap(waited_ns / 1000000)
                           : ", more than the start wait of " +
                                 detail::format_gap(options_.start_wait.count())) +
@@ -360,15 +356,20 @@ class COSID_NO_EXPORT Runtime::Impl final {
             environment_.listener,
             Event{EventKind::kWaitingForFloor,
                   {},
-                  "the clock " + detail::format_instant(now) + " is " +
-                      detail::format_gap(usable_ms - now) +
-                      " short of the first tick after the floor " + detail::format_instant(floor) +
-                      "; waiting for it" + borrow_note(usable_ms - now)});
+                  short_of_floor(now, usable_ms, floor) + "; waiting for it" +
+                      borrow_note(usable_ms - now)});
         reported = true;
       }
       clock_.sleep_for(milliseconds(1));
     }
     return true;
+  }
+
+  // "the clock NOW is GAP short of the first tick after the floor FLOOR": where the start stands.
+  static std::string short_of_floor(std::int64_t now, std::int64_t usable_ms, std::int64_t floor) {
+    return "the clock " + detail::format_instant(now) + " is " +
+           detail::format_gap(usable_ms - now) + " short of the first tick after the floor " +
+           detail::format_instant(floor);
   }
 
   // Why start borrow waits at all: the gap is larger than the ahead it lends. Empty in wait mode.
