@@ -147,9 +147,9 @@ Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
   // A generator started at the floor absorbs the gap to it as it would a clock set back by the
   // gap: its ids go on from the floor at the pace of time, and the lead fades as a step does.
   const std::int64_t now = clock.now_ms();
-  const std::int64_t gap =
-      options.start_at_floor ? std::max<std::int64_t>(0, layout.tick_start_ms(first_tick_) - now)
-                             : 0;
+  const std::int64_t gap = options.start_at_floor
+                               ? std::max<std::int64_t>(0, layout.tick_start_ms(first_tick_) - now)
+                               : 0;
   clock_anchor_.store(clock_lead(now) + gap, std::memory_order_relaxed);
 }
 
@@ -167,7 +167,7 @@ std::int64_t Generator::clock_lead(std::int64_t wall_ms) noexcept {
 
 void Generator::note_clock(std::int64_t wall_ms) noexcept {
   // Relaxed: the anchor steers how far ahead a tick may be taken, never whether it is unused
-  // (the CAS on state_ decides that), and it is kept below lead_bound_ms_ of the clock.
+  // (the CAS on state_ decides that), and what is drawn from it is capped at lead_bound_ms_.
   const std::int64_t lead = clock_lead(wall_ms);
   std::int64_t anchor = clock_anchor_.load(std::memory_order_relaxed);
   while (anchor < lead &&
@@ -531,17 +531,16 @@ std::uint64_t Generator::refuse(const Failure& failure, std::error_code& ec,
               ? "it did not come back within " + detail::format_gap(failure.waited_ms)
               : "no wait within the " + detail::format_gap(options_.clock_backwards.count()) +
                     " allowed could bring it back";
-      *message = "the clock moved back by " +
-                 detail::format_gap(failure.reference_ms - failure.now_ms) +
-                 " while running (now " + detail::format_instant(failure.now_ms) + ", last id at " +
-                 detail::format_instant(failure.reference_ms) + "), more than the " +
-                 detail::format_gap(absorbed_ms) +
-                 " a generator absorbs (GeneratorOptions::max_step_back and max_drift), and " +
-                 waited +
-                 ": this call issued no id, and every call fails the same way until the clock "
-                 "passes " +
-                 detail::format_instant(resume_ms) +
-                 "; check what steps the clock (NTP in step mode, a manual set)";
+      *message =
+          "the clock moved back by " + detail::format_gap(failure.reference_ms - failure.now_ms) +
+          " while running (now " + detail::format_instant(failure.now_ms) + ", last id at " +
+          detail::format_instant(failure.reference_ms) + "), more than the " +
+          detail::format_gap(absorbed_ms) +
+          " a generator absorbs (GeneratorOptions::max_step_back and max_drift), and " + waited +
+          ": this call issued no id, and every call fails the same way until the clock "
+          "passes " +
+          detail::format_instant(resume_ms) +
+          "; check what steps the clock (NTP in step mode, a manual set)";
       break;
     }
     case errc::clock_stalled:

@@ -310,14 +310,13 @@ class COSID_NO_EXPORT Runtime::Impl final {
     const std::int64_t now = clock_.now_ms();
     if (now >= usable_ms) return;  // nothing to borrow
     borrowed_ = true;  // start() runs before any generator() call: no other thread reads it yet
-    detail::emit_event(
-        environment_.listener,
-        Event{EventKind::kBorrowingAhead,
-              {},
-              "start borrow: " + short_of_floor(now, usable_ms, floor) +
-                  "; issuing from it at once, ids ahead of the clock by at most " +
-                  detail::format_gap(usable_ms - now),
-              floor});
+    detail::emit_event(environment_.listener,
+                       Event{EventKind::kBorrowingAhead,
+                             {},
+                             "start borrow: " + short_of_floor(now, usable_ms, floor) +
+                                 "; issuing from it at once, ids ahead of the clock by at most " +
+                                 detail::format_gap(usable_ms - now),
+                             floor});
   }
 
   bool wait_for_floor(std::int64_t floor, std::uint32_t slot, Status& status) {
@@ -352,12 +351,11 @@ class COSID_NO_EXPORT Runtime::Impl final {
                 ", and check the clock if it should not be behind" + borrow_note(usable_ms - now));
       }
       if (!reported) {
-        detail::emit_event(
-            environment_.listener,
-            Event{EventKind::kWaitingForFloor,
-                  {},
-                  short_of_floor(now, usable_ms, floor) + "; waiting for it" +
-                      borrow_note(usable_ms - now)});
+        detail::emit_event(environment_.listener,
+                           Event{EventKind::kWaitingForFloor,
+                                 {},
+                                 short_of_floor(now, usable_ms, floor) + "; waiting for it" +
+                                     borrow_note(usable_ms - now)});
         reported = true;
       }
       clock_.sleep_for(milliseconds(1));

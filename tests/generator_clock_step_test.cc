@@ -23,7 +23,8 @@ using testing::kNow;
 // 16 ids a tick, so a test reaches the end of many ticks with few calls.
 const Layout kSmall{1577203200000, TimeUnit::kMillisecond, 41, 18, 4};
 
-GeneratorOptions options_with(milliseconds max_step_back, milliseconds max_drift = milliseconds(0)) {
+GeneratorOptions options_with(milliseconds max_step_back,
+                              milliseconds max_drift = milliseconds(0)) {
   GeneratorOptions options;  // the default bounds: 1 s for each wait
   options.max_step_back = max_step_back;
   options.max_drift = max_drift;
@@ -133,8 +134,7 @@ TEST(GeneratorClockStep, AStepBeyondTheBoundFailsAtOnceNamingTheStep) {
   EXPECT_EQ(generator->next(status), 0u);
   EXPECT_STATUS(status, errc::clock_backwards);
   EXPECT_EQ(clock.sleeps(), 0);
-  EXPECT_NE(status.message().find("the clock moved back by 10 s while running"),
-            std::string::npos)
+  EXPECT_NE(status.message().find("the clock moved back by 10 s while running"), std::string::npos)
       << status.message();
   EXPECT_NE(status.message().find("more than the 5 s a generator absorbs"), std::string::npos)
       << status.message();
@@ -142,9 +142,9 @@ TEST(GeneratorClockStep, AStepBeyondTheBoundFailsAtOnceNamingTheStep) {
             std::string::npos)
       << status.message();
   // It fails the same way until the clock passes the last tick's successor less the bound.
-  EXPECT_NE(status.message().find("until the clock passes " +
-                                  detail::format_instant(kNow + 1 - 5000)),
-            std::string::npos)
+  EXPECT_NE(
+      status.message().find("until the clock passes " + detail::format_instant(kNow + 1 - 5000)),
+      std::string::npos)
       << status.message();
 }
 

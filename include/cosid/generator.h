@@ -11,9 +11,10 @@
 //   the sequence of the tick is used up      wait for the next tick (short spin, then short
 //                                            sleeps), or borrow it if max_drift allows
 //   the clock went back while running        keep the time at the last tick: issue from it while
-//                                            its sequence lasts, then from the ticks after it,
-//                                            within the durable ceiling, while they start at most
-//                                            max_step_back ahead of the clock (no wait, no
+//                                            its sequence lasts, then from the ticks after it at
+//                                            the pace of the monotonic clock, within the durable
+//                                            ceiling, up to the step (at most max_step_back)
+//                                            plus max_drift ahead of the clock (no wait, no
 //                                            failure); a larger step waits for the clock, then
 //                                            errc::clock_backwards, which names the step (at
 //                                            once when no wait within the bound could do)
@@ -91,18 +92,18 @@ struct COSID_EXPORT GeneratorOptions {
   // than the step (at most max_step_back) plus max_drift ahead of the clock, within the durable
   // ceiling: the ids go on at the pace of time, measured on the monotonic clock. So ids' time
   // runs ahead of the clock by at most max_step_back + max_drift, only after the clock went back
-  // (or by max_drift, under a burst); the step absorbed fades by 1 ms a second. A Runtime lowers it to half its window (ahead / 2 for a
-  // state file, ttl / 4 for a lease), which a step back of the clock cannot outrun before the
-  // next renewal, and max_drift to half that. 0: a step back waits for the clock, as a used-up
-  // tick does.
+  // (or by max_drift, under a burst); the step absorbed fades by 1 ms a second. A Runtime lowers
+  // it to half its window (ahead / 2 for a state file, ttl / 4 for a lease), which a step back of
+  // the clock cannot outrun before the next renewal, and max_drift to half that. 0: a step back
+  // waits for the clock, as a used-up tick does.
   std::chrono::milliseconds max_step_back{5000};
   // Starts at the floor instead of waiting for the clock to pass it: when create() finds the
   // first tick past the binding's floor ahead of the clock, the first id takes that tick at once,
   // and ids' time leads the clock by at most that gap plus max_drift, always within the durable
   // ceiling: the generator absorbs the gap as it would a clock set back by it (it fades by 1 ms a
-  // second at the limit, and is gone within the gap below it). Off: the
-  // generator waits for the clock, up to `behind_floor`, then fails with clock_behind_floor. The
-  // Runtime sets it for `start: borrow` (options.h).
+  // second at the limit, and is gone within the gap below it). Off: the generator waits for the
+  // clock, up to `behind_floor`, then fails with clock_behind_floor. The Runtime sets it for
+  // `start: borrow` (options.h).
   bool start_at_floor = false;
 };
 
@@ -214,16 +215,16 @@ class COSID_EXPORT Generator {
   const std::uint32_t reset_threshold_;  // a new tick restarts the sequence from here on
   const std::int64_t floor_ms_;          // max(binding floor, the last ms before the epoch)
   const std::int64_t first_tick_;        // the first tick that lies wholly after floor_ms_
-  // How far a used-up tick may move on ahead of the clock: max_drift_ms_ while the last tick is
-  // no more than that ahead of it (a lead of the generator's own), lead_bound_ms_ beyond (a lead
-  // the clock made by going back, or the start at the floor).
+  // How far a used-up tick may move on ahead of the clock: max_drift_ms_ (a lead of the
+  // generator's own) plus the step back absorbed, which is at most lead_bound_ms_ (max_step_back,
+  // or the gap to the floor of a generator started there).
   const std::int64_t max_drift_ms_;
   const std::int64_t catch_up_ticks_;  // max_catch_up in ticks
   const std::int64_t lead_bound_ms_;
-  const std::int64_t unit_ms_;           // ms per tick
-  const std::int64_t end_offset_ms_;     // tick_end_ms(t) == t * unit_ms_ + end_offset_ms_
-  const int id_tick_shift_;              // where the timestamp starts in an id
-  const std::uint64_t id_slot_field_;    // the slot, shifted into place in an id
+  const std::int64_t unit_ms_;         // ms per tick
+  const std::int64_t end_offset_ms_;   // tick_end_ms(t) == t * unit_ms_ + end_offset_ms_
+  const int id_tick_shift_;            // where the timestamp starts in an id
+  const std::uint64_t id_slot_field_;  // the slot, shifted into place in an id
   const std::unique_ptr<detail::ForkGuard> fork_guard_;  // a forked child must not issue
   const std::unique_ptr<Counters> counters_;             // stats()
 

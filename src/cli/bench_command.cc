@@ -223,8 +223,7 @@ int run_bench(Invocation& invocation) {
                                                    kMaxSeconds, seconds, error)) ||
       (args.has("batch") &&
        !parse_option_number("batch", args.value_or("batch", ""), kMaxBatch, batch, error)) ||
-      (args.has("busy-loops") && !parse_option_number("busy-loops",
-                                                      args.value_or("busy-loops", ""),
+      (args.has("busy-loops") && !parse_option_number("busy-loops", args.value_or("busy-loops", ""),
                                                       kMaxBusyLoops, busy_loops, error))) {
     return usage(error);
   }
