@@ -26,13 +26,23 @@ std::string format(const char* pattern, Args... args) {
   return std::string(buf, std::min(static_cast<std::size_t>(n), sizeof buf - 1));
 }
 
-// How far ids may lead the clock once it went back (GeneratorOptions::max_step_back), raised to
-// cover the gap to the first tick past the floor when the generator starts there.
-std::int64_t lead_bound(const Layout& layout, std::int64_t first_tick, std::int64_t now_ms,
-                        const GeneratorOptions& options) noexcept {
-  std::int64_t bound = options.max_step_back.count();
-  if (options.start_at_floor) bound = std::max(bound, layout.tick_start_ms(first_tick) - now_ms);
-  return bound;
+// How far the first tick past the floor lies ahead of the clock, for a generator started there
+// (GeneratorOptions::start_at_floor); 0 otherwise. It absorbs that gap as a clock set back by it.
+std::int64_t floor_gap_ms(const Layout& layout, std::int64_t first_tick, std::int64_t now_ms,
+                          const GeneratorOptions& options) noexcept {
+  if (!options.start_at_floor) return 0;
+  return std::max<std::int64_t>(0, layout.tick_start_ms(first_tick) - now_ms);
+}
+
+// The GeneratorOptions field that is negative, or null: every one is a duration of 0 or more.
+const char* negative_option(const GeneratorOptions& options) noexcept {
+  if (options.clock_backwards.count() < 0) return "clock_backwards";
+  if (options.behind_floor.count() < 0) return "behind_floor";
+  if (options.ceiling.count() < 0) return "ceiling";
+  if (options.max_drift.count() < 0) return "max_drift";
+  if (options.max_catch_up.count() < 0) return "max_catch_up";
+  if (options.max_step_back.count() < 0) return "max_step_back";
+  return nullptr;
 }
 
 // Why next() is waiting.
@@ -94,7 +104,14 @@ struct Generator::Counters {
 
 std::unique_ptr<Generator> Generator::create(const Layout& layout, Binding& binding, Clock& clock,
                                              const GeneratorOptions& options, Status& status) {
-  if (!layout.validate_at(clock.now_ms(), status)) return nullptr;
+  const std::int64_t now = clock.now_ms();
+  if (!layout.validate_at(now, status)) return nullptr;
+  if (const char* field = negative_option(options)) {
+    detail::fail(status, errc::invalid_value,
+                 std::string("GeneratorOptions::") + field +
+                     " is negative: give a duration of 0 or more (0 turns a bound or a lead off)");
+    return nullptr;
+  }
   if (binding.slot() > layout.max_slot()) {
     detail::fail(status, errc::slot_out_of_range,
                  format("slot %u does not fit the layout's %d slot bits (0 to %u): use a slot in "
@@ -103,7 +120,7 @@ std::unique_ptr<Generator> Generator::create(const Layout& layout, Binding& bind
     return nullptr;
   }
   status.clear();
-  return std::unique_ptr<Generator>(new Generator(layout, binding, clock, options));
+  return std::unique_ptr<Generator>(new Generator(layout, binding, clock, options, now));
 }
 
 #if COSID_HAS_EXCEPTIONS
@@ -124,7 +141,7 @@ std::uint64_t Generator::next() {
 #endif
 
 Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
-                     const GeneratorOptions& options)
+                     const GeneratorOptions& options, std::int64_t now_ms)
     : layout_(layout),
       binding_(binding),
       clock_(clock),
@@ -137,7 +154,8 @@ Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
       first_tick_(layout.tick_of(floor_ms_) + 1),
       max_drift_ms_(options.max_drift.count()),
       catch_up_ticks_(options.max_catch_up.count() / unit_ms(layout.unit)),
-      lead_bound_ms_(lead_bound(layout, first_tick_, clock.now_ms(), options)),
+      lead_bound_ms_(std::max(options.max_step_back.count(),
+                              floor_gap_ms(layout, first_tick_, now_ms, options))),
       unit_ms_(unit_ms(layout.unit)),
       end_offset_ms_(layout.tick_end_ms(0)),
       id_tick_shift_(layout.slot_bits + layout.sequence_bits),
@@ -146,11 +164,8 @@ Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
       counters_(std::make_unique<Counters>()) {
   // A generator started at the floor absorbs the gap to it as it would a clock set back by the
   // gap: its ids go on from the floor at the pace of time, and the lead fades as a step does.
-  const std::int64_t now = clock.now_ms();
-  const std::int64_t gap = options.start_at_floor
-                               ? std::max<std::int64_t>(0, layout.tick_start_ms(first_tick_) - now)
-                               : 0;
-  clock_anchor_.store(clock_lead(now) + gap, std::memory_order_relaxed);
+  clock_anchor_.store(clock_lead(now_ms) + floor_gap_ms(layout, first_tick_, now_ms, options),
+                      std::memory_order_relaxed);
 }
 
 Generator::~Generator() = default;
@@ -165,10 +180,9 @@ std::int64_t Generator::clock_lead(std::int64_t wall_ms) noexcept {
   return wall_ms - monotonic_ms + monotonic_ms / 1000;
 }
 
-void Generator::note_clock(std::int64_t wall_ms) noexcept {
+void Generator::note_lead(std::int64_t lead) noexcept {
   // Relaxed: the anchor steers how far ahead a tick may be taken, never whether it is unused
   // (the CAS on state_ decides that), and what is drawn from it is capped at lead_bound_ms_.
-  const std::int64_t lead = clock_lead(wall_ms);
   std::int64_t anchor = clock_anchor_.load(std::memory_order_relaxed);
   while (anchor < lead &&
          !clock_anchor_.compare_exchange_weak(anchor, lead, std::memory_order_relaxed)) {
@@ -183,7 +197,7 @@ std::int64_t Generator::step_allowance(std::int64_t& now) noexcept {
   const std::int64_t lead = clock_lead(now);
   const std::int64_t anchor = clock_anchor_.load(std::memory_order_relaxed);
   if (anchor <= lead) {
-    note_clock(now);
+    note_lead(lead);
     return 0;
   }
   return std::min(anchor - lead, lead_bound_ms_);
@@ -319,7 +333,7 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint
         // in each while its sequence lasts (catch_up_to_: up to the tick the clock was in when
         // it last caught up). Every tick past the last is unused, so ids stay unique and
         // increasing whichever tick this takes; only their time may lag the clock.
-        note_clock(now);
+        note_lead(clock_lead(now));
         const std::int64_t lag = now_tick - last;
         if (sequence >= sequence_mask_ && lag > 1 && catch_up_ticks_ > 0) {
           tick = std::max(last + 1, now_tick - catch_up_ticks_);

@@ -375,12 +375,6 @@ bool build_distributor(const RawSettings& raw, const RawInstances& instances,
                             " are ambiguous: a static slot and a slot leased from a store "
                             "exclude each other; give only one of them");
   }
-  if (options.start != StartMode::kWait) {
-    return detail::fail(status, errc::invalid_value,
-                        "Options::store_type is " + detail::quote(options.store_type) +
-                            " but Options::start is borrow: a leased slot's start waits for its "
-                            "floor (the store's ceiling); set start to StartMode::kWait");
-  }
   if (!detail::check_store_slot_bits(options.layout, status) ||
       !apply_rows(raw, /*store_rows=*/true, options, status)) {
     return false;

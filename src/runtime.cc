@@ -287,6 +287,12 @@ class COSID_NO_EXPORT Runtime::Impl final {
                             "the lease store's ceiling");
   }
 
+  // Where the first tick that lies wholly after `floor` begins: the first id may take it (for a
+  // second-unit layout that can be up to a second after the floor itself).
+  std::int64_t first_tick_start_ms(std::int64_t floor) const {
+    return options_.layout.tick_start_ms(options_.layout.tick_of(floor) + 1);
+  }
+
   // How far ahead of the clock the start may issue: `ahead` in start mode borrow (options.h
   // StartMode), else 0. A store's start never borrows (validate_options refuses it).
   std::int64_t lent_ms() const {
@@ -305,28 +311,26 @@ class COSID_NO_EXPORT Runtime::Impl final {
   // would not fit the start wait.
   void borrow_floor(std::int64_t floor) {
     if (lent_ms() == 0) return;
-    const Layout& layout = options_.layout;
-    const std::int64_t usable_ms = layout.tick_start_ms(layout.tick_of(floor) + 1);
+    const std::int64_t usable_ms = first_tick_start_ms(floor);
     const std::int64_t now = clock_.now_ms();
     if (now >= usable_ms) return;  // nothing to borrow
     borrowed_ = true;  // start() runs before any generator() call: no other thread reads it yet
-    detail::emit_event(environment_.listener,
-                       Event{EventKind::kBorrowingAhead,
-                             {},
-                             "start borrow: " + short_of_floor(now, usable_ms, floor) +
-                                 "; issuing from it at once, ids ahead of the clock by at most " +
-                                 detail::format_gap(usable_ms - now),
-                             floor});
+    detail::emit_event(
+        environment_.listener,
+        Event{EventKind::kBorrowingAhead,
+              {},
+              "start borrow: " + short_of_floor(now, usable_ms, floor) +
+                  "; issuing from it at once, ids ahead of the clock by at most " +
+                  detail::format_gap(usable_ms - now) + " (and max_drift, " +
+                  detail::format_gap(generator_options_.max_drift.count()) + ", under a burst)",
+              floor});
   }
 
   bool wait_for_floor(std::int64_t floor, std::uint32_t slot, Status& status) {
     const std::int64_t start = clock_.monotonic_ns();
     const std::int64_t bound_ns = detail::to_nanos(options_.start_wait);
     bool reported = false;
-    // The first tick that lies wholly after the floor must have begun (for a second-unit layout
-    // that can be up to a second after the floor itself).
-    const Layout& layout = options_.layout;
-    const std::int64_t usable_ms = layout.tick_start_ms(layout.tick_of(floor) + 1);
+    const std::int64_t usable_ms = first_tick_start_ms(floor);
     // In start mode borrow the clock need only come within `ahead` of it (borrow_floor()).
     const std::int64_t wanted_ms = usable_ms - lent_ms();
     while (clock_.now_ms() < wanted_ms) {

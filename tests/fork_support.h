@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <string>
 
+#include "sanitizers.h"
+
 // Why this machine cannot show the fork guard's fast path working, or empty if it can: a page
 // marked MADV_WIPEONFORK must reach a forked child zero-filled. qemu-user (7.2, Debian 12's)
 // answers madvise with success and does nothing, so under it a child keeps the parent's flag.
@@ -46,12 +48,8 @@ inline std::string wipe_on_fork_not_honoured() {
 // on CI: ForkTest's child stuck in SizeClassAllocator64::GetFromAllocator, 1 run in 3). glibc's
 // malloc locks itself across fork, so the other builds keep the case with a thread under test.
 inline const char* allocating_in_a_forked_child_can_deadlock() {
-#if defined(__SANITIZE_ADDRESS__)
+#if COSID_TEST_ASAN
   return "ASan's allocator can be left locked in a child forked while another thread allocates";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return "ASan's allocator can be left locked in a child forked while another thread allocates";
-#endif
 #endif
   return nullptr;
 }

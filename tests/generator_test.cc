@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "test_util.h"
@@ -127,6 +128,33 @@ TEST(Generator, CreateRefusesAnInvalidLayout) {
   EXPECT_FALSE(
       Generator::create(Layout{0, TimeUnit::kMillisecond, 42, 10, 12}, binding, clock, {}, status));
   EXPECT_STATUS(status, errc::layout_too_wide);
+}
+
+// Every duration of GeneratorOptions is 0 or more: a negative one is refused by name, not taken
+// for a bound that every call would fail or a lead that makes every used-up tick wait.
+TEST(Generator, CreateRefusesANegativeOption) {
+  ManualClock clock(kNow);
+  Binding binding(0, kNow - 1, kNow + 1000);
+  using Field = std::chrono::milliseconds GeneratorOptions::*;
+  const std::pair<Field, const char*> fields[] = {
+      {&GeneratorOptions::clock_backwards, "clock_backwards"},
+      {&GeneratorOptions::behind_floor, "behind_floor"},
+      {&GeneratorOptions::ceiling, "ceiling"},
+      {&GeneratorOptions::max_drift, "max_drift"},
+      {&GeneratorOptions::max_catch_up, "max_catch_up"},
+      {&GeneratorOptions::max_step_back, "max_step_back"},
+  };
+  for (const auto& [field, name] : fields) {
+    SCOPED_TRACE(name);
+    GeneratorOptions options;
+    options.*field = milliseconds(-1);
+    Status status;
+    EXPECT_FALSE(Generator::create(layouts::kDefault, binding, clock, options, status));
+    EXPECT_STATUS(status, errc::invalid_value);
+    EXPECT_EQ(status.message(), std::string("GeneratorOptions::") + name +
+                                    " is negative: give a duration of 0 or more (0 turns a bound "
+                                    "or a lead off)");
+  }
 }
 
 TEST(Generator, CreateRefusesAnEpochInTheFuture) {

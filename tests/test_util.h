@@ -19,6 +19,7 @@
 #include "cosid/error.h"
 #include "cosid/generator.h"
 #include "cosid/runtime.h"
+#include "sanitizers.h"
 
 // Expects `ec` to hold exactly `code` of cosid's category.
 #define EXPECT_ERRC(ec, code) EXPECT_EQ((ec), ::cosid::make_error_code(code)) << (ec).message()
@@ -41,12 +42,8 @@
 // when it started, so the limit never binds (tests/CMakeLists.txt defines
 // COSID_TEST_UNDER_EMULATOR in a cross build).
 inline const char* thread_limits_do_not_bind() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if COSID_TEST_ASAN || COSID_TEST_TSAN
   return "an address-space limit breaks the sanitizer's runtime";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-  return "an address-space limit breaks the sanitizer's runtime";
-#endif
 #endif
 #ifdef COSID_TEST_UNDER_EMULATOR
   return "under qemu-user an address-space limit does not stop a guest thread from starting";
@@ -58,12 +55,8 @@ inline const char* thread_limits_do_not_bind() {
 // null: under TSan it dies of SIGXFSZ before main() can ignore the signal (seen on CI: status 153,
 // nothing on stderr), so its runtime writes to a file at start.
 inline const char* file_size_limit_kills_the_runtime() {
-#if defined(__SANITIZE_THREAD__)
+#if COSID_TEST_TSAN
   return "under TSan a program dies of SIGXFSZ before main() can ignore it";
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-  return "under TSan a program dies of SIGXFSZ before main() can ignore it";
-#endif
 #endif
   return nullptr;
 }

@@ -120,8 +120,9 @@ struct COSID_EXPORT GeneratorStats {
 class COSID_EXPORT Generator {
  public:
   // Makes a generator over `binding`. Fails with the layout's own error when `layout` is invalid
-  // or its epoch lies after clock.now_ms(), and with slot_out_of_range when the binding's slot
-  // does not fit the layout; then returns null and sets `status`, whose message explains.
+  // or its epoch lies after clock.now_ms(), with invalid_value when a duration of `options` is
+  // negative, and with slot_out_of_range when the binding's slot does not fit the layout; then
+  // returns null and sets `status`, whose message explains.
   // REQUIRES: `binding` and `clock` outlive the generator.
   [[nodiscard]] static std::unique_ptr<Generator> create(const Layout& layout, Binding& binding,
                                                          Clock& clock,
@@ -174,7 +175,10 @@ class COSID_EXPORT Generator {
   struct Failure;
   struct Counters;
 
-  Generator(const Layout& layout, Binding& binding, Clock& clock, const GeneratorOptions& options);
+  // `now_ms`: the clock as create() read it, so that the window's checks and the lead's start
+  // come from one reading.
+  Generator(const Layout& layout, Binding& binding, Clock& clock, const GeneratorOptions& options,
+            std::int64_t now_ms);
 
   // The bodies of next() and next_batch(): both overloads of each, inlined into them. `message`
   // is null for the std::error_code& overloads, so that their failures build no message.
@@ -195,8 +199,8 @@ class COSID_EXPORT Generator {
 
   // The wall clock's lead over the monotonic clock, decaying by 1 ms a second (see generator.cc).
   std::int64_t clock_lead(std::int64_t wall_ms) noexcept;
-  // Records the clock's lead at `wall_ms` in clock_anchor_ if it is the largest seen.
-  void note_clock(std::int64_t wall_ms) noexcept;
+  // Records a clock_lead() in clock_anchor_ if it is the largest seen.
+  void note_lead(std::int64_t lead) noexcept;
   // Reads the clock again into `now`; returns the step back it made since the anchor that the
   // generator still absorbs, at most lead_bound_ms_ (0 when it did not go back).
   std::int64_t step_allowance(std::int64_t& now) noexcept;
