@@ -88,7 +88,10 @@ TEST(StoreOptions, AStaticSlotAndAStoreTogetherAreRefusedAsAmbiguous) {
                                          {"slot-from-hostname", ""},
                                          {"state-file", "/var/lib/cosid/state"},
                                          {"ahead", "5s"},
-                                         {"require-state-file", ""}};
+                                         {"require-state-file", ""},
+                                         // A leased slot's start waits for the store's ceiling:
+                                         // borrowing ahead is a static slot's start mode.
+                                         {"start", "borrow"}};
   for (const auto& flag : static_flags) {
     SCOPED_TRACE(flag[0]);
     Fixture f;
