@@ -2,6 +2,7 @@
 #include "cosid/generator.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 
 #include "fail.h"
@@ -17,6 +18,8 @@ using detail::kNoError;
 using detail::Waiter;
 
 constexpr std::uint64_t kClosedBit = std::uint64_t{1} << 63;
+// closed_result_ before the first close() has stored what it returns.
+constexpr std::int64_t kNotClosed = INT64_MIN;
 
 template <typename... Args>
 std::string format(const char* pattern, Args... args) {
@@ -64,14 +67,17 @@ struct Generator::Failure {
 // finished before it began.
 //
 // Ids are not counted one by one: an atomic add per id would cost the hot path as much again as
-// its own compare-and-swap. They are counted in runs instead. A run starts at sequence 0 (the
-// first id, a reset at a new tick, a borrowed tick) and goes on without a gap, across ticks too,
-// until the next start: each compare-and-swap takes the sequences right after the last one taken.
-// So a run that ended at sequence z issued exactly z + 1 ids, and the one compare-and-swap that
-// starts the next run, at most once a tick, adds them to `ids_in_finished_runs`. The run still
-// going is read off the state word.
+// its own fetch_add. They are counted in runs of values of the state word instead. A run starts
+// at sequence 0 (the first id, a reset at a new tick, a borrowed tick) and goes on without a gap,
+// across ticks too, until the next start: each fetch_add and compare-and-swap takes the
+// sequences right after the last one taken. So a run that ended at sequence z took exactly z + 1
+// values, and the one compare-and-swap that starts the next run, at most once a tick, adds them
+// to `ids_in_finished_runs`. The run still going is read off the state word. A value that the
+// fast path took and no id came from, and that could not be given back, is counted in
+// `given_up` (count_given_up()), which stats() subtracts.
 struct Generator::Counters {
   std::atomic<std::uint64_t> ids_in_finished_runs{0};
+  std::atomic<std::uint64_t> given_up{0};
   // The largest ids_issued stats() has reported, so that it never goes down (see stats()).
   std::atomic<std::uint64_t> ids_reported{0};
   std::atomic<std::uint64_t> sequence_waits{0};
@@ -152,6 +158,7 @@ Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
       floor_ms_(binding.floor_ms() > layout.epoch_ms() - 1 ? binding.floor_ms()
                                                            : layout.epoch_ms() - 1),
       first_tick_(layout.tick_of(floor_ms_) + 1),
+      max_tick_(layout.max_timestamp()),
       max_drift_ms_(options.max_drift.count()),
       catch_up_ticks_(options.max_catch_up.count() / unit_ms(layout.unit)),
       lead_bound_ms_(std::max(options.max_step_back.count(),
@@ -164,8 +171,11 @@ Generator::Generator(const Layout& layout, Binding& binding, Clock& clock,
       counters_(std::make_unique<Counters>()) {
   // A generator started at the floor absorbs the gap to it as it would a clock set back by the
   // gap: its ids go on from the floor at the pace of time, and the lead fades as a step does.
-  clock_anchor_.store(clock_lead(now_ms) + floor_gap_ms(layout, first_tick_, now_ms, options),
-                      std::memory_order_relaxed);
+  const std::int64_t gap_ms = floor_gap_ms(layout, first_tick_, now_ms, options);
+  clock_anchor_.store(clock_lead(now_ms) + gap_ms, std::memory_order_relaxed);
+  fast_lead_ms_.store(max_drift_ms_ + gap_ms, std::memory_order_relaxed);
+  chosen_tick_.store(first_tick_ - 1, std::memory_order_relaxed);
+  closed_result_.store(kNotClosed, std::memory_order_relaxed);
 }
 
 Generator::~Generator() = default;
@@ -196,49 +206,66 @@ std::int64_t Generator::step_allowance(std::int64_t& now) noexcept {
   now = clock_.now_ms();
   const std::int64_t lead = clock_lead(now);
   const std::int64_t anchor = clock_anchor_.load(std::memory_order_relaxed);
+  std::int64_t allowance = 0;
   if (anchor <= lead) {
     note_lead(lead);
-    return 0;
+  } else {
+    allowance = std::min(anchor - lead, lead_bound_ms_);
   }
-  return std::min(anchor - lead, lead_bound_ms_);
+  // The fast path follows the step and its fade from here. Relaxed, and stored only when it
+  // changed (the line is read by every next()): the lead steers how far ahead of the clock a
+  // tick's values are taken, never whether a value is unused (the fetch_add decides that), and
+  // any value stored is at most max_drift + lead_bound_ms_, the bound the header states.
+  const std::int64_t fast_lead = max_drift_ms_ + allowance;
+  if (fast_lead_ms_.load(std::memory_order_relaxed) != fast_lead) {
+    fast_lead_ms_.store(fast_lead, std::memory_order_relaxed);
+  }
+  return allowance;
+}
+
+void Generator::note_chosen(std::int64_t tick) noexcept {
+  // Relaxed: it steers whether reserve() goes on in a tick ahead of the clock without the lead
+  // check, never whether a value is unused; a stale value only sends a call through that check.
+  std::int64_t chosen = chosen_tick_.load(std::memory_order_relaxed);
+  while (chosen < tick &&
+         !chosen_tick_.compare_exchange_weak(chosen, tick, std::memory_order_relaxed)) {
+  }
 }
 
 // Inlined into both next() overloads, so that next(ec) stays the few instructions it is.
 [[gnu::always_inline]] inline std::uint64_t Generator::issue(std::error_code& ec,
                                                              std::string* message) noexcept {
-  // The fast path, nearly every call at a high rate: the clock is still in the tick of the last id
-  // (or behind it, as after a borrowed tick) and that tick has sequences left, so the id is the
-  // next sequence of that tick, with the same checks as reserve() makes: not closed, not forked,
-  // the binding valid, floor < tick and the tick's last millisecond <= ceiling. Everything else
-  // (a new tick, drift, waits, failures) is reserve()'s, so that this path stays a few
-  // instructions and one CAS.
+  // The fast path, nearly every call at a high rate: one fetch_add takes the value V after the
+  // word's, and the id is V's tick and sequence when V passes the checks reserve() makes of an
+  // id: not closed, not forked, the binding valid, floor < tick, the tick's last millisecond <=
+  // ceiling, the tick no further ahead of the clock than the lead allowed, the clock not past the
+  // tick, and not a carry into a new tick (sequence 0: reserve() decides on new ticks). Anything
+  // else goes to next_slow(), which gives V back or accounts for it.
   //
-  // What does not depend on the word is read first, so that the time from loading the word to
-  // the CAS, in which another caller can move it and fail the CAS, is a handful of instructions:
-  // the clock (as in reserve()), the fork and binding checks, and the ceiling, which only grows
-  // (a ceiling read a little early is a lower one, which can only send a call to reserve()).
+  // V is this call's alone: every read-modify-write of the word returns a value of its own, and
+  // the word only goes down by a give-back, from V to V - 1 while the word is still V, which only
+  // V's holder makes (next_slow()). So no value is issued twice, whichever call issues it.
+  //
+  // What does not depend on the word is read first: the clock (as in reserve()), the fork and
+  // binding checks, the ceiling (which only grows: one read a little early is a lower one, which
+  // can only send a call to reserve()) and the lead (see step_allowance()).
   const std::int64_t now = clock_.now_ms();
   const std::int64_t ceiling = binding_.ceiling_ms();
-  const bool usable = !fork_guard_->forked() && binding_.valid();
+  if (fork_guard_->forked() || !binding_.valid()) return next_slow(now, 0, ec, message);
+  const std::int64_t lead = fast_lead_ms_.load(std::memory_order_relaxed);
   // Relaxed on state_: see reserve().
-  std::uint64_t word = state_.load(std::memory_order_relaxed);
-  // A CAS lost to another caller is retried here, with the word it returned, while the fast
-  // path's conditions still hold. A word with the closed bit set is >= kClosedBit and never
-  // taken; the bit is masked out of `last` all the same, so that last * unit_ms_ cannot overflow.
-  for (;;) {
-    const std::int64_t last = static_cast<std::int64_t>((word & ~kClosedBit) >> stamp_shift_) - 1;
-    const std::uint64_t sequence = word & sequence_mask_;
-    const std::int64_t last_end_ms = last * unit_ms_ + end_offset_ms_;
-    if (!usable || word >= kClosedBit || sequence >= sequence_mask_ || now > last_end_ms ||
-        last < first_tick_ || last_end_ms > ceiling) {
-      return next_slow(now, word, ec, message);
-    }
-    if (state_.compare_exchange_weak(word, word + 1, std::memory_order_relaxed,
-                                     std::memory_order_relaxed)) {
-      clear(ec);
-      return (static_cast<std::uint64_t>(last) << id_tick_shift_) | id_slot_field_ | (sequence + 1);
-    }
+  const std::uint64_t value = state_.fetch_add(1, std::memory_order_relaxed) + 1;
+  // The closed bit is masked out of the tick all the same, so that tick * unit_ms_ cannot
+  // overflow; a closed value fails the first check.
+  const std::int64_t tick = static_cast<std::int64_t>((value & ~kClosedBit) >> stamp_shift_) - 1;
+  const std::uint64_t sequence = value & sequence_mask_;
+  const std::int64_t end_ms = tick * unit_ms_ + end_offset_ms_;
+  if (value < kClosedBit && sequence != 0 && tick >= first_tick_ && tick <= max_tick_ &&
+      end_ms <= ceiling && now <= end_ms && end_ms - (unit_ms_ - 1) - now <= lead) {
+    clear(ec);
+    return (static_cast<std::uint64_t>(tick) << id_tick_shift_) | id_slot_field_ | sequence;
   }
+  return next_slow(now, value, ec, message);
 }
 
 std::uint64_t Generator::next(std::error_code& ec) noexcept { return issue(ec, nullptr); }
@@ -256,11 +283,38 @@ std::uint64_t Generator::next(Status& status) noexcept {
 }
 
 // Not inlined into next(), which would undo the reason for it (see the header).
-[[gnu::noinline]] std::uint64_t Generator::next_slow(std::int64_t now, std::uint64_t word,
+[[gnu::noinline]] std::uint64_t Generator::next_slow(std::int64_t now, std::uint64_t owned,
                                                      std::error_code& ec,
                                                      std::string* message) noexcept {
   std::uint64_t got = 0;
-  return reserve(1, now, word, got, ec, message);
+  const std::uint64_t id =
+      reserve(1, now, state_.load(std::memory_order_relaxed), owned, got, ec, message);
+  if (owned != 0) {
+    // No id came from the value the fast path took. Given back while it is still the word's (the
+    // next fetch_add takes it again), so that calls failing in a row, a clock set back too far,
+    // do not carry the word into ticks ahead of the clock; once the word has moved on, it is a
+    // gap, counted out of stats().
+    std::uint64_t expected = owned;
+    if (!state_.compare_exchange_strong(expected, owned - 1, std::memory_order_relaxed,
+                                        std::memory_order_relaxed)) {
+      count_given_up(owned);
+    }
+  }
+  return id;
+}
+
+void Generator::count_given_up(std::uint64_t value) noexcept {
+  // stats() counts the run still going off the word, and only values with a stamp (a value
+  // before the first id has none): so a given-up value with a stamp is subtracted, and a carry
+  // (sequence 0) that the word has gone on from took the S values of the tick before it out of
+  // the run read off the word, which a finished run now holds. A value of a closed word is
+  // counted as it would be open: stats() masks the bit out too.
+  const std::uint64_t open = value & ~kClosedBit;
+  // Relaxed: stats() reads it last (see there). Release on the run, as in reserve().
+  if ((open >> stamp_shift_) != 0) counters_->given_up.fetch_add(1, std::memory_order_relaxed);
+  if ((open & sequence_mask_) == 0 && ((open - 1) >> stamp_shift_) != 0) {
+    counters_->ids_in_finished_runs.fetch_add(sequence_mask_ + 1, std::memory_order_release);
+  }
 }
 
 [[gnu::always_inline]] inline std::size_t Generator::issue_batch(std::uint64_t* ids,
@@ -272,9 +326,10 @@ std::uint64_t Generator::next(Status& status) noexcept {
     return 0;
   }
   std::uint64_t got = 0;
+  std::uint64_t owned = 0;  // no fetch_add: a batch takes its sequences with one CAS
   const std::int64_t now = clock_.now_ms();
   const std::uint64_t first =
-      reserve(count, now, state_.load(std::memory_order_relaxed), got, ec, message);
+      reserve(count, now, state_.load(std::memory_order_relaxed), owned, got, ec, message);
   if (ec) return 0;
   // The sequence is the id's lowest field, so one tick's consecutive sequences are consecutive ids.
   for (std::uint64_t i = 0; i < got; ++i) ids[i] = first + i;
@@ -299,12 +354,12 @@ std::size_t Generator::next_batch(std::uint64_t* ids, std::size_t count, Status&
 }
 
 std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint64_t word,
-                                 std::uint64_t& got, std::error_code& ec,
+                                 std::uint64_t& owned, std::uint64_t& got, std::error_code& ec,
                                  std::string* message) noexcept {
-  // Relaxed loads and CAS on state_: the word is the only data the callers share, and all
-  // read-modify-writes of one atomic are totally ordered whatever the memory order. That order
-  // alone makes each (tick, sequence) go to one caller and makes close() see every id issued
-  // before it; nothing else is published through the word.
+  // Relaxed loads, fetch_add and CAS on state_: the word is the only data the callers share, and
+  // all read-modify-writes of one atomic are totally ordered whatever the memory order. That
+  // order alone makes each (tick, sequence) go to one caller and makes close() see every id
+  // issued before it; nothing else is published through the word.
   Waiter waiter;
   bool asked_for_ceiling = false;
   unsigned waits_counted = 0;  // a bit per Wait kind already counted for this call
@@ -317,8 +372,12 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint
     // 64-bit idiv, since the unit is not known at compile time) is skipped on the hot path.
     const std::int64_t now_tick =
         layout_.unit == TimeUnit::kMillisecond ? now - layout_.epoch : layout_.tick_of(now);
-    const std::uint64_t stamp = word >> stamp_shift_;  // the closed bit is 0 here
-    const std::uint64_t sequence = word & sequence_mask_;
+    // While the word is still the value this call's fetch_add took, that value is not an id
+    // issued: the last one issued is the value before it. From there the call either takes the
+    // value itself or moves the word on from it (below), and uses it up either way.
+    const std::uint64_t seen = owned != 0 && word == owned ? word - 1 : word;
+    const std::uint64_t stamp = seen >> stamp_shift_;  // the closed bit is 0 here
+    const std::uint64_t sequence = seen & sequence_mask_;
     std::int64_t tick = now_tick;
     std::uint64_t next_sequence = 0;
     Wait wait = Wait::kNone;
@@ -345,31 +404,40 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint
         } else {
           next_sequence = sequence >= reset_threshold_ ? 0 : sequence + 1;
         }
-      } else if (sequence < sequence_mask_) {
+      } else if (sequence < sequence_mask_ &&
+                 (last == now_tick || last <= chosen_tick_.load(std::memory_order_relaxed))) {
         // Same tick, or the clock went back: go on in the last tick while its sequence lasts.
+        // A tick ahead of the clock does so only if reserve() issued from it (a tick it chose
+        // within the lead), even after a step back larger than the bound.
         tick = last;
         next_sequence = sequence + 1;
       } else {
-        // The last tick is used up and the clock is not past it. The generator may move on ahead
+        // The last tick is used up and the clock is not past it: the candidate is the next tick.
+        // Or the last tick lies ahead of the clock and no id of reserve() came from it: the word
+        // was carried into it by fast-path values given up (count_given_up()), and it is a
+        // candidate as the next tick is, under the same bound. The generator may move on ahead
         // of the clock by max_drift (a lead of its own, under a burst) plus the step back the
         // clock made that it still absorbs (step_allowance(): measured on the monotonic clock,
         // so a thread that read the wall clock late cannot pass for a clock set back), so that
         // such a step costs no wait: its ids go on at the pace of time, not of the wall clock.
+        const bool carried = sequence < sequence_mask_;
+        const std::int64_t candidate = carried ? last : last + 1;
         const std::int64_t allowance_ms = step_allowance(now);  // `now` read again, with it
-        const std::int64_t lead_ms = layout_.tick_start_ms(last) - now;
-        const std::int64_t next_lead_ms = layout_.tick_start_ms(last + 1) - now;
+        const std::int64_t lead_ms = layout_.tick_start_ms(candidate - 1) - now;
+        const std::int64_t next_lead_ms = layout_.tick_start_ms(candidate) - now;
         const std::int64_t bound_ms = max_drift_ms_ + allowance_ms;
-        if (next_lead_ms <= bound_ms && layout_.tick_end_ms(last + 1) <= binding_.ceiling_ms()) {
-          // Borrow the next tick: within the bound of the clock and the durable ceiling (checked
+        if (next_lead_ms <= bound_ms && layout_.tick_end_ms(candidate) <= binding_.ceiling_ms()) {
+          // Borrow the candidate: within the bound of the clock and the durable ceiling (checked
           // again below with the floor and the layout's end).
-          tick = last + 1;
-          next_sequence = 0;
+          tick = candidate;
+          next_sequence = carried ? sequence + 1 : 0;
         } else {
           // Waits for the clock: a lead within the bound ends within a tick, unless the clock
-          // stands still; one beyond it is a step back larger than the generator absorbs.
+          // stands still; one beyond it is a step back larger than the generator absorbs. Told
+          // apart by the tick before the candidate, the last one issued from or used up.
           const bool beyond = lead_ms > bound_ms;
           wait = beyond ? Wait::kClockBackwards : Wait::kClockStalled;
-          reference_ms = layout_.tick_start_ms(last);
+          reference_ms = layout_.tick_start_ms(candidate - 1);
           if (beyond && next_lead_ms - bound_ms > options_.clock_backwards.count()) {
             // No wait within the bound could bring the clock back near enough: fail now.
             return refuse({errc::clock_backwards, now, reference_ms}, ec, message);
@@ -384,7 +452,7 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint
     }
 
     if (wait == Wait::kNone) {
-      if (tick > layout_.max_timestamp()) {
+      if (tick > max_tick_) {
         return refuse({errc::timestamp_overflow, now, layout_.end_ms()}, ec, message);
       }
       const std::int64_t ceiling = binding_.ceiling_ms();
@@ -407,8 +475,13 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint
       const std::uint64_t take = want < left ? want : left;
       const std::uint64_t desired =
           (static_cast<std::uint64_t>(tick + 1) << stamp_shift_) | (next_sequence + take - 1);
-      if (state_.compare_exchange_weak(word, desired, std::memory_order_relaxed,
-                                       std::memory_order_relaxed)) {
+      // The id is the value this call's fetch_add took (`desired` can equal the word only when
+      // `seen` is the value before it): it is this call's alone, taken with no read-modify-write.
+      // Otherwise a CAS, which on success leaves `word` at what the word held.
+      const bool own_value = word == owned && desired == word;
+      if (own_value || state_.compare_exchange_weak(word, desired, std::memory_order_relaxed,
+                                                    std::memory_order_relaxed)) {
+        if (word == owned) owned = 0;  // taken, or the word moved on from it: used up
         clear(ec);
         got = take;
         if (next_sequence == 0 && stamp != 0) {
@@ -417,6 +490,7 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint
           // so a run it finds counted here is never also the run it reads off the word.
           counters_->ids_in_finished_runs.fetch_add(sequence + 1, std::memory_order_release);
         }
+        note_chosen(tick);
         if (tick < now_tick && catch_up_to_.load(std::memory_order_relaxed) < now_tick) {
           // A tick caught up on: the ticks up to the clock's are to be caught up on too.
           // Relaxed: the value only steers which unused tick a later call takes, never whether
@@ -466,26 +540,46 @@ std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint
 
 std::int64_t Generator::close() noexcept {
   // Relaxed is enough for the same reason as in next(): the fetch_or takes its place in the total
-  // order of read-modify-writes on state_, after every CAS that issued an id and before every
-  // CAS that could have, and those later CASes fail on the closed bit.
+  // order of read-modify-writes on state_, after every one that took a value an id came from or
+  // comes from (reserve() may still issue the value its own fetch_add took, without another one)
+  // and before every later one, whose value is closed and refused. The word's tick covers them
+  // all; it is not capped at the ceiling, which such a value's call may have seen raised. It may
+  // be one tick past the last id: a carry whose call then fails.
   const std::uint64_t word = state_.fetch_or(kClosedBit, std::memory_order_relaxed);
+  if ((word & kClosedBit) != 0) {
+    // Closed before. Refused calls have moved the word on since with their fetch_adds, so it is
+    // not read again: the first close() stored its result. A call racing the first one may find
+    // none yet, and then returns its own reading, a later tick, which covers every id as well.
+    // Relaxed: the value is all that is read.
+    const std::int64_t first = closed_result_.load(std::memory_order_relaxed);
+    if (first != kNotClosed) return first;
+  }
   const std::uint64_t stamp = (word & ~kClosedBit) >> stamp_shift_;
-  if (stamp == 0) return binding_.floor_ms();
-  return layout_.tick_end_ms(static_cast<std::int64_t>(stamp - 1));
+  const std::int64_t last =
+      stamp == 0 ? binding_.floor_ms() : layout_.tick_end_ms(static_cast<std::int64_t>(stamp - 1));
+  if ((word & kClosedBit) == 0) closed_result_.store(last, std::memory_order_relaxed);
+  return last;
 }
 
 GeneratorStats Generator::stats() const noexcept {
   GeneratorStats stats;
   // Acquire pairs with the release in reserve(): see there. Between a run's start and its
-  // fetch_add the finished run is in neither place, so the sum can come out short, never long;
-  // keeping the largest sum reported makes the count never go down, and it is exact whenever no
-  // call is in flight.
+  // fetch_add the finished run is in neither place, so the sum can come out short; keeping the
+  // largest sum reported makes the count never go down, and it is exact whenever no call is in
+  // flight and none was while an earlier stats() read.
+  //
+  // The values given up are read last: one given up after the word was read is then subtracted
+  // without being in the run read off it, which makes the sum short, as above. The sum comes out
+  // long only by values that running calls hold, counted until given back or given up: a call
+  // running while stats() reads may be counted, and stays counted if it then fails.
   const std::uint64_t finished = counters_->ids_in_finished_runs.load(std::memory_order_acquire);
   const std::uint64_t word = state_.load(std::memory_order_relaxed) & ~kClosedBit;
   const std::uint64_t in_current_run =
       (word >> stamp_shift_) == 0 ? 0 : (word & sequence_mask_) + 1;
+  const std::uint64_t given_up = counters_->given_up.load(std::memory_order_relaxed);
   std::uint64_t reported = counters_->ids_reported.load(std::memory_order_relaxed);
-  const std::uint64_t sum = finished + in_current_run;
+  const std::uint64_t counted = finished + in_current_run;
+  const std::uint64_t sum = counted > given_up ? counted - given_up : 0;
   while (reported < sum &&
          !counters_->ids_reported.compare_exchange_weak(reported, sum, std::memory_order_relaxed)) {
   }

@@ -439,6 +439,34 @@ TEST(Generator, SuccessClearsAnErrorLeftInTheCode) {
   EXPECT_FALSE(ec);
 }
 
+// A call that fails gives back the value its fetch_add took (generator.cc, next_slow()): calls
+// failing in a row leave the word where it was, so the next id is the next sequence, close()
+// names the last id's tick and stats() counts no failed call. Without the give-back, 40 failed
+// calls would have carried the word 10 ticks (4 sequences each) ahead of the clock.
+TEST(Generator, FailedCallsGiveBackTheirValues) {
+  const Layout layout{layouts::kDefault.epoch_ms(), TimeUnit::kMillisecond, 41, 10, 2};
+  ManualClock clock(kNow, OnSleep::kAdvanceMonotonic);
+  Binding binding(0, kNow - 1, kNow + 1000);
+  auto generator = make_generator(layout, binding, clock);
+  std::error_code ec;
+  for (int i = 0; i < 4; ++i) ASSERT_NE(generator->next(ec), 0u) << ec.message();
+  clock.set_ms(kNow - 1000);  // the tick is used up: the next one would lie 1 s ahead
+  for (int i = 0; i < 40; ++i) {
+    EXPECT_EQ(generator->next(ec), 0u);
+    EXPECT_ERRC(ec, errc::clock_backwards);
+  }
+  EXPECT_EQ(generator->stats().ids_issued, 4u);
+  EXPECT_EQ(generator->stats().failures, 40u);
+
+  clock.set_ms(kNow + 1);
+  const std::uint64_t id = generator->next(ec);
+  ASSERT_NO_ERROR(ec);
+  EXPECT_EQ(unix_ms_of(layout, id), kNow + 1);
+  EXPECT_EQ(layout.parse(id).sequence, 0u);
+  EXPECT_EQ(generator->stats().ids_issued, 5u);
+  EXPECT_EQ(generator->close(), kNow + 1);
+}
+
 TEST(Generator, CloseWithoutIdsReportsTheFloor) {
   ManualClock clock(kNow);
   Binding binding(0, kNow - 1, kNow + 1000);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Generator: issues unique ids inside a Binding's window. The hot path.
 //
-// next() reads the clock once, then runs a compare-and-swap loop on one atomic word that holds the
-// last timestamp issued, its sequence and a closed bit. It takes no lock, allocates nothing and
+// next() reads the clock once, then takes the next value of one atomic word that holds the last
+// timestamp issued, its sequence and a closed bit, with one fetch_add (a new tick, a wait or a
+// failure goes through a compare-and-swap loop instead). It takes no lock, allocates nothing and
 // makes no system call but the clock read. Before an id is returned its timestamp t is checked
 // against the window: floor < t <= ceiling (for a second-unit layout, every millisecond of the
 // tick lies inside). No id outside the window is ever returned; instead next() waits, within a
@@ -160,12 +161,15 @@ class COSID_EXPORT Generator {
 
   // Closes the generator: every later next() fails with errc::closed. Returns the last timestamp
   // this generator issued, in Unix ms (for a second-unit layout, the last millisecond of its tick),
-  // or the binding's floor if it issued none: the largest timestamp it could have used. Exact even
-  // against concurrent next() calls: an id that next() returns is covered. Idempotent.
+  // or the binding's floor if it issued none: the largest timestamp it could have used. Covers
+  // every id next() returns, concurrent calls included; with calls running, it may name a tick
+  // after the last id's (mostly the next one: a call moved the word into it and then failed),
+  // never one before. Idempotent: later calls return what the first returned.
   std::int64_t close() noexcept;
 
   // A snapshot of the counters. Each field is exact for the calls that finished before stats()
-  // began; calls running meanwhile may or may not be counted.
+  // began; calls running meanwhile may or may not be counted (ids_issued may count a running call
+  // that then fails, and keeps that count, since it never goes down).
   GeneratorStats stats() const noexcept;
 
   const Layout& layout() const noexcept { return layout_; }
@@ -189,20 +193,30 @@ class COSID_EXPORT Generator {
   // Reserves up to `want` (>= 1) consecutive sequences of one tick; returns the first id and sets
   // `got` to how many. `now` is a fresh clock reading and `word` a fresh load of state_. Every path
   // of next() and next_batch() but next()'s fast one: new ticks, drift, waits and failures.
+  // `owned`: the value of state_ that next()'s fetch_add gave this call and its fast path did not
+  // take, or 0. reserve() sets it to 0 once it has used that value up (issued it, or moved the
+  // word on from it); otherwise the caller still holds it (next_slow()).
   std::uint64_t reserve(std::uint64_t want, std::int64_t now, std::uint64_t word,
-                        std::uint64_t& got, std::error_code& ec, std::string* message) noexcept;
+                        std::uint64_t& owned, std::uint64_t& got, std::error_code& ec,
+                        std::string* message) noexcept;
 
-  // next() past its fast path: reserve() for one id. A function of its own so that next() leaves
-  // by a tail call: reserve()'s `got` would otherwise need a slot on next()'s stack.
-  std::uint64_t next_slow(std::int64_t now, std::uint64_t word, std::error_code& ec,
+  // next() past its fast path: reserve() for one id, then gives back or counts the value the
+  // fast path took (`owned`, 0 for none). A function of its own so that next() leaves by a tail
+  // call: reserve()'s `got` would otherwise need a slot on next()'s stack.
+  std::uint64_t next_slow(std::int64_t now, std::uint64_t owned, std::error_code& ec,
                           std::string* message) noexcept;
+  // Accounts for a value of state_ that next()'s fetch_add took and that no id came from.
+  void count_given_up(std::uint64_t value) noexcept;
+  // The newest tick reserve() has issued from: at least `tick` from now on.
+  void note_chosen(std::int64_t tick) noexcept;
 
   // The wall clock's lead over the monotonic clock, decaying by 1 ms a second (see generator.cc).
   std::int64_t clock_lead(std::int64_t wall_ms) noexcept;
   // Records a clock_lead() in clock_anchor_ if it is the largest seen.
   void note_lead(std::int64_t lead) noexcept;
   // Reads the clock again into `now`; returns the step back it made since the anchor that the
-  // generator still absorbs, at most lead_bound_ms_ (0 when it did not go back).
+  // generator still absorbs, at most lead_bound_ms_ (0 when it did not go back), and publishes
+  // max_drift plus that step as the fast path's lead (fast_lead_ms_).
   std::int64_t step_allowance(std::int64_t& now) noexcept;
 
   // Counts the failure, sets `ec` to its code and, when `message` is not null, writes its
@@ -219,6 +233,7 @@ class COSID_EXPORT Generator {
   const std::uint32_t reset_threshold_;  // a new tick restarts the sequence from here on
   const std::int64_t floor_ms_;          // max(binding floor, the last ms before the epoch)
   const std::int64_t first_tick_;        // the first tick that lies wholly after floor_ms_
+  const std::int64_t max_tick_;          // the layout's last timestamp
   // How far a used-up tick may move on ahead of the clock: max_drift_ms_ (a lead of the
   // generator's own) plus the step back absorbed, which is at most lead_bound_ms_ (max_step_back,
   // or the gap to the floor of a generator started there).
@@ -236,9 +251,13 @@ class COSID_EXPORT Generator {
   // issued plus one (0: none issued yet); bits [0, stamp_shift_) the sequence of that id.
   // Timestamp and sequence bits add up to at most 62 (slot >= 1 bit, total <= 63), so the stamp
   // (timestamp bits + 1), the sequence and the closed bit fit in 64 bits.
-  // On a cache line of its own: every CAS takes the line exclusively, and the read-mostly fields
-  // above must not be evicted from the other cores with it (false sharing).
+  // On a cache line of its own: every fetch_add and CAS takes the line exclusively, and the
+  // read-mostly fields above must not be evicted from the other cores with it (false sharing).
   alignas(64) std::atomic<std::uint64_t> state_{0};
+  // How far ahead of the clock the fast path may issue from a tick: max_drift plus the step back
+  // that reserve() last found absorbed (step_allowance()). Read by every next(), written only when
+  // reserve() borrows: on a line of its own, so that the writes to state_ do not evict it.
+  alignas(64) std::atomic<std::int64_t> fast_lead_ms_{0};
   // The clock's tick when the generator last caught up on ticks it missed (max_catch_up): ticks
   // before it are caught up on while their sequence lasts. Read and written by reserve() only,
   // never on the fast path; on a line of its own too, off state_'s.
@@ -246,6 +265,11 @@ class COSID_EXPORT Generator {
   // The largest clock_lead() seen (see generator.cc): how far the wall clock went back since is
   // the step the generator absorbs. Slow path only, like catch_up_to_, whose line it shares.
   std::atomic<std::int64_t> clock_anchor_{0};
+  // The newest tick reserve() issued an id from (first_tick_ - 1 before the first): a tick past it
+  // that the word holds was reached by fast-path values that no id came from (see reserve()).
+  std::atomic<std::int64_t> chosen_tick_{0};
+  // What the first close() returned, for the later ones (kNotClosed until then).
+  std::atomic<std::int64_t> closed_result_{0};
 };
 
 }  // namespace cosid
