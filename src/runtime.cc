@@ -126,7 +126,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
     return keeper_ == nullptr || keeper_->maintain(status);
   }
 
-  // Ordered shutdown: every generator closed and its exact last timestamp taken, the loop
+  // Ordered shutdown: every generator closed and its last timestamp taken, the loop
   // stopped (it waits for the round in progress, one sync or store call at most), then the
   // keeper records the last timestamps (the clean-shutdown flag, the release of the lease).
   bool close(Status& status) {
@@ -136,7 +136,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
       std::lock_guard<std::mutex> lock(generators_mutex_);
       if (closed_) return true;
       closed_ = true;
-      // Every generator stops and reports its exact last timestamp (the floor if it issued none),
+      // Every generator stops and reports its last timestamp (the floor if it issued none),
       // so the lasts bound every id this runtime returned.
       if (generator_) lasts.emplace_back(generator_binding_, generator_->close());
       for (auto& retired : retired_) lasts.emplace_back(retired.first, retired.second->close());

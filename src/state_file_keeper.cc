@@ -134,7 +134,7 @@ bool StateFileKeeper::close(const std::function<std::int64_t(const Binding&)>& l
     file_.reset();
     return true;
   }
-  // The exact last timestamp, flagged clean: the next start need not wait out `ahead`.
+  // The last timestamp, flagged clean: the next start need not wait out `ahead`.
   const std::int64_t last = std::max(binding_->floor_ms(), last_issued(*binding_));
   bool ok = true;
   if (!replaced_) ok = file_->write_clean_shutdown(last, status);

@@ -10,7 +10,7 @@
 // kIdentityRounds rounds besides, it checks that the file is still the one at its path: once it
 // was removed, renamed, replaced, linked or resized, no ceiling is written any more and the
 // binding is invalidated with errc::state_file_replaced (DURABILITY.md, "A replaced file"). close()
-// writes the exact last timestamp with the clean-shutdown flag, then closes the file, which
+// writes the last timestamp with the clean-shutdown flag, then closes the file, which
 // releases its lock. Without a state file the window is (not-before, end of layout] and a warning
 // event says that nothing protects against a clock set back across a restart.
 //

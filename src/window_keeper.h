@@ -7,7 +7,7 @@
 // runtime wait for the clock to pass it, makes the first ceiling durable and publishes a Binding.
 // From then on maintain() and round() renew the ceiling when due (a new ceiling in the state file,
 // a lease renewal in the store), each durable before it is published (Binding::raise_ceiling()).
-// close() takes the exact last timestamp issued on each binding and records it (the clean-shutdown
+// close() takes the last timestamp issued on each binding and records it (the clean-shutdown
 // flag of the state file, the release of the lease). Both report through the runtime's one
 // EventListener with the runtime's one EventKind.
 //
@@ -149,7 +149,7 @@ class WindowKeeper {
   virtual NextRound round() noexcept = 0;
 
   // Ordered shutdown, after every generator was closed and the loop stopped: `last_issued(b)` is
-  // the exact last timestamp issued under binding b (its floor if none). Idempotent. A failure is
+  // the last timestamp issued under binding b (its floor if none). Idempotent. A failure is
   // reported but harmless: the durable ceiling is at least every timestamp issued.
   virtual bool close(const std::function<std::int64_t(const Binding&)>& last_issued,
                      Status& status) = 0;

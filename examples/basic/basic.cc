@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   }
   const bool failed = !status.ok();
   if (failed) std::fprintf(stderr, "basic: %s\n", status.message().c_str());
-  // Writes the exact last timestamp, so the next start issues at once.
+  // Writes the last timestamp, so the next start issues at once.
   if (!runtime->close(status)) std::fprintf(stderr, "basic: %s\n", status.message().c_str());
   return failed ? 1 : 0;
 }

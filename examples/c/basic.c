@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   }
   if (code != COSID_OK) fprintf(stderr, "basic_c: %s (%s)\n", err, cosid_code_name(code));
 
-  /* Writes the exact last timestamp, so the next start issues at once. */
+  /* Writes the last timestamp, so the next start issues at once. */
   if (cosid_runtime_close(runtime, err, sizeof err) != COSID_OK) {
     fprintf(stderr, "basic_c: %s\n", err);
   }

@@ -16,7 +16,7 @@
  *   cosid_runtime_generator(runtime, "default", &ids, err, sizeof err);
  *   uint64_t id;
  *   if (cosid_generator_next(ids, &id, err, sizeof err) != COSID_OK) { ... err ... }
- *   cosid_runtime_close(runtime, err, sizeof err);  (writes the exact last timestamp)
+ *   cosid_runtime_close(runtime, err, sizeof err);  (writes the last timestamp)
  *   cosid_runtime_destroy(runtime);
  *   cosid_options_destroy(options);
  *
@@ -263,7 +263,7 @@ COSID_EXPORT int cosid_runtime_generator(cosid_runtime_t* runtime, const char* n
                                          size_t err_len) COSID_C_NOEXCEPT;
 
 /* The ordered shutdown: closes the generators (their next calls fail with COSID_E_CLOSED), writes
- * the exact last timestamp issued so a clean restart issues at once, stops the thread and
+ * the last timestamp issued so a clean restart issues at once, stops the thread and
  * releases the state file. Idempotent. An error here is reported but harmless: the durable ceiling
  * on disk covers every id issued. */
 COSID_EXPORT int cosid_runtime_close(cosid_runtime_t* runtime, char* err,

@@ -103,7 +103,7 @@ enum class StartMode {
   // back, or a run that borrowed and crashed before the clock caught up: up to 2 x ahead) is
   // waited for until the clock is within `ahead` (within start_wait, else the start fails as
   // kWait's does), and the rest is borrowed. A clean stop's file needs neither: its floor is the
-  // exact last id.
+  // last id's timestamp.
   kBorrow,
 };
 

@@ -17,7 +17,7 @@
 // (not-before, end of layout]: nothing then protects against a clock set back across a restart, and
 // a warning event says so.
 //
-// close() is ordered: every generator is closed and reports its exact last timestamp, the
+// close() is ordered: every generator is closed and reports its last timestamp, the
 // background thread stops (after the write in progress, if any), the largest timestamp is written
 // as the ceiling with the clean-shutdown flag (so a clean restart issues at once), and the file is
 // closed, releasing its lock.
@@ -29,7 +29,7 @@
 // handed out so far fails with errc::slot_lost for good, and generator() hands out a new one over
 // the new slot once the keeper has leased it (null with slot_lost until then). close() closes every
 // generator, stops the thread (after the store call in progress, if any), then releases the lease
-// with the exact last timestamp.
+// with the last timestamp.
 //
 // Thread safety: generator(), the accessors and close() may be called from any thread. The
 // generators it hands out follow generator.h. Destroying the Runtime closes it; no generator may

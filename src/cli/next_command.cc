@@ -32,7 +32,7 @@ constexpr const char* kDescription =
     "Issues COUNT new ids (default 1) on the configured slot, one per line. With -n 0 it issues\n"
     "ids until it receives SIGINT, SIGTERM or SIGHUP, or its standard output is closed (the\n"
     "reader of a pipe has gone), writing each line as soon as it is made; then it shuts down\n"
-    "cleanly, so that the state file records the exact last timestamp, and exits 0. With -n N\n"
+    "cleanly, so that the state file records the last timestamp, and exits 0. With -n N\n"
     "a closed standard output is a failure (status 1): the message says how many ids got out.\n"
     "--rate N paces a stream at N ids per second (for a demo that must not fill a disk).\n"
     "\n"
@@ -45,7 +45,7 @@ constexpr const char* kDescription =
     "\n"
     "A slot is required: --slot N, COSID_SLOT=N, the config file, or --slot-from-hostname;\n"
     "or --store memory|file:DIR|zookeeper:CONNECT (or a store instance of the config file)\n"
-    "leases one: the lease is renewed while ids are issued and released with the exact last\n"
+    "leases one: the lease is renewed while ids are issued and released with the last\n"
     "timestamp at the end. Without a state file a static slot's restart is not protected\n"
     "against a clock set back: a warning says so. Warnings go to standard error as\n"
     "`cosid: warning: MESSAGE`.\n";

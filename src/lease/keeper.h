@@ -27,7 +27,7 @@
 // rests on the window alone).
 //
 // close() is the last step of an ordered shutdown: the caller first closes every generator and
-// passes the exact last timestamp issued on the current binding; the keeper invalidates the
+// passes the last timestamp issued on the current binding; the keeper invalidates the
 // binding and releases the lease with that timestamp (so the next holder starts right after it).
 // The loop is stopped before (KeeperLoop::stop()).
 //
@@ -119,7 +119,7 @@ class LeaseKeeper final : public detail::WindowKeeper {
   // store call in progress.
   Binding* binding(std::uint64_t& generation, std::error_code& ec) noexcept override;
 
-  // Ordered shutdown (header comment). `last_issued(binding)` gives the exact last timestamp
+  // Ordered shutdown (header comment). `last_issued(binding)` gives the last timestamp
   // issued under `binding` (its floor if none); it is called once, under the keeper's lock, and
   // must not call into the keeper. REQUIRES: every generator over the binding is closed.
   // Idempotent. A failure is reported but harmless: the store's floor is then the ceiling.

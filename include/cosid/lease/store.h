@@ -151,7 +151,7 @@ class COSID_EXPORT SlotLeaseStore {
                                    std::chrono::milliseconds ttl, SlotLease& renewed,
                                    Status& status) = 0;
 
-  // Gives `held` back; `last_issued` is the exact last timestamp issued under it (Unix ms), or
+  // Gives `held` back; `last_issued` is the last timestamp issued under it (Unix ms), or
   // held.floor if none was. lease_lost when fence or incarnation no longer match.
   [[nodiscard]] virtual bool release(const SlotLease& held, const NamespaceTerms& terms,
                                      std::int64_t last_issued, Status& status) = 0;
