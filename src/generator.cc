@@ -544,7 +544,8 @@ std::int64_t Generator::close() noexcept {
   // comes from (reserve() may still issue the value its own fetch_add took, without another one)
   // and before every later one, whose value is closed and refused. The word's tick covers them
   // all; it is not capped at the ceiling, which such a value's call may have seen raised. It may
-  // be one tick past the last id: a carry whose call then fails.
+  // name a later tick than the last id's: one that values of calls that then failed carried the
+  // word into (mostly the next one, a carry racing this close()).
   const std::uint64_t word = state_.fetch_or(kClosedBit, std::memory_order_relaxed);
   if ((word & kClosedBit) != 0) {
     // Closed before. Refused calls have moved the word on since with their fetch_adds, so it is
