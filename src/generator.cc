@@ -293,12 +293,14 @@ std::uint64_t Generator::next(Status& status) noexcept {
     // No id came from the value the fast path took. Given back while it is still the word's (the
     // next fetch_add takes it again), so that calls failing in a row, a clock set back too far,
     // do not carry the word into ticks ahead of the clock; once the word has moved on, it is a
-    // gap, counted out of stats().
+    // gap, counted out of stats(). After a success the give-back is not tried: reserve() moved
+    // the word from another value to the id it issued, which no call gives back, so the word
+    // never comes down to V again, and a CAS there would only take the contended line once more.
     std::uint64_t expected = owned;
-    if (!state_.compare_exchange_strong(expected, owned - 1, std::memory_order_relaxed,
-                                        std::memory_order_relaxed)) {
-      count_given_up(owned);
-    }
+    const bool given_back =
+        ec && state_.compare_exchange_strong(expected, owned - 1, std::memory_order_relaxed,
+                                             std::memory_order_relaxed);
+    if (!given_back) count_given_up(owned);
   }
   return id;
 }
