@@ -106,7 +106,9 @@ cosid_generator_t* to_handle(cosid::Generator* generator) noexcept {
   X(COSID_E_STORE_CORRUPT, store_corrupt)                   \
   X(COSID_E_UNKNOWN_STORE_TYPE, unknown_store_type)         \
   X(COSID_E_RANGE_SEALED, range_sealed)                     \
-  X(COSID_E_RANGE_EXHAUSTED, range_exhausted)
+  X(COSID_E_RANGE_EXHAUSTED, range_exhausted)               \
+  X(COSID_E_STORE_NOT_INITIALIZED, store_not_initialized)   \
+  X(COSID_E_CANCELLED, cancelled)
 
 #define COSID_C_CHECK_CODE(constant, enumerator)                       \
   static_assert(constant == static_cast<int>(cosid::errc::enumerator), \

@@ -94,6 +94,10 @@ class Category final : public std::error_category {
         return "the segment key is sealed";
       case errc::range_exhausted:
         return "the segment key has no values left below 2^63";
+      case errc::store_not_initialized:
+        return "the store was never created";
+      case errc::cancelled:
+        return "the call was cancelled";
     }
     return "unknown cosid error " + std::to_string(value);
   }

@@ -65,6 +65,10 @@ Described describe(cosid::EventKind kind) {
       return {"error", "lease_lost"};  // generators fail with slot_lost; a new slot is leased
     case cosid::EventKind::kStoreLog:
       return {"warning", "store_log"};  // the store's client library warned (ZooKeeper's)
+    case cosid::EventKind::kRangeKeyStarted:
+      return {"warning", "range_key_started"};  // a new key began at its first value: a typo?
+    case cosid::EventKind::kSlowSync:
+      return {"warning", "slow_sync"};  // a sync took over ahead/4: raise ahead above 2x the worst
   }
   return {"warning", "unknown_event"};  // a kind added after this example was written
 }

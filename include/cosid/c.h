@@ -121,6 +121,9 @@ enum {
   /* Segment ids. */
   COSID_E_RANGE_SEALED = 41,    /* the key is sealed: its store hands out no more ranges */
   COSID_E_RANGE_EXHAUSTED = 42, /* a claim would take the key's next value past 2^63 - 1 */
+  /* Added in 0.7. */
+  COSID_E_STORE_NOT_INITIALIZED = 43, /* a store's directory or root nodes were never created */
+  COSID_E_CANCELLED = 44,             /* the caller asked the call to stop before it finished */
   /* Not an errc: an unexpected C++ exception inside cosid. Below every -errno. */
   COSID_E_INTERNAL = -4096
 };

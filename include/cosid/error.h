@@ -76,6 +76,9 @@ enum class errc {
   // Segment ids (segment/range_store.h).
   range_sealed,     // the key is sealed: its store hands out no more ranges
   range_exhausted,  // a claim would take the key's next value past 2^63 - 1
+  // Added in 0.7, after the values above so that they stay what they were.
+  store_not_initialized,  // a store's directory or root nodes do not exist: create them explicitly
+  cancelled,              // the caller asked the call to stop (a signal) before it finished
 };
 
 // The category of every errc value. Its name() is "cosid".

@@ -41,6 +41,11 @@ enum class EventKind {
   // at once, ids' time ahead of the clock by at most the gap the message names (ceiling_ms: the
   // floor). Last, so that the values above stay what they were.
   kBorrowingAhead,
+  // Added in 0.7, after the values above so that they stay what they were.
+  kRangeKeyStarted,  // warning: a range key with no record began at its first value (the message
+                     // names the key and the value); a typo'd key starts over silently otherwise
+  kSlowSync,         // warning: one sync of the state file took longer than ahead/4 (ceiling_ms:
+                     // the sync's duration in ms); ids stop if a sync outlasts about ahead/2
 };
 
 struct COSID_EXPORT Event {

@@ -35,6 +35,8 @@ class WarningPrinter final : public EventListener {
       case EventKind::kLeaseRenewalFailed:
       case EventKind::kLeaseLost:
       case EventKind::kStoreLog:
+      case EventKind::kRangeKeyStarted:
+      case EventKind::kSlowSync:
         std::fprintf(err_, "cosid: warning: %s%s\n", event.message.c_str(),
                      write_hint(event.code, event.message));
         std::fflush(err_);
