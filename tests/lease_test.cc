@@ -264,6 +264,10 @@ class SlotBeyondTheLimitStore final : public SlotLeaseStore {
   bool release(const SlotLease&, const NamespaceTerms&, std::int64_t, Status& status) override {
     return unavailable(status);
   }
+  bool fence(const std::string&, const NamespaceTerms&, std::uint32_t, std::int64_t, FenceResult&,
+             Status& status) override {
+    return unavailable(status);
+  }
 
  private:
   static bool unavailable(Status& status) {

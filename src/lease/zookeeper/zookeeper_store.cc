@@ -527,6 +527,59 @@ bool ZooKeeperLeaseStore::release(const SlotLease& held, const NamespaceTerms& t
       status);
 }
 
+bool ZooKeeperLeaseStore::fence(const std::string& name_space, const NamespaceTerms& terms,
+                                std::uint32_t slot, std::int64_t not_before, FenceResult& result,
+                                Status& status) {
+  if (!check_fence(name_space, terms, slot, not_before, status) ||
+      !zk::check_namespace(name_space, status)) {
+    return false;
+  }
+  const std::string path = zk::slot_path(name_space, slot);
+  bool created = false;  // this call made the slot's node: the slot had no record
+  return impl_->run(
+      "fence",
+      [&](Deadline deadline, Status& s) {
+        Step step = impl_->ensure_namespace(name_space, terms, deadline, s);
+        if (step != Step::kDone || !s.ok()) return step;
+        StoredSlot stored;
+        step = impl_->read_slot(name_space, slot, deadline, stored, s);
+        if (step != Step::kDone) return step;
+        bool transient = false;
+        int rc = ZOK;
+        if (!stored.exists) {
+          // A free node first, as an acquire makes one, so the fence is a set with a version.
+          if (!impl_->session().create(path, zk::encode_slot(zk::SlotNode{}), deadline, rc,
+                                       transient, s)) {
+            return after(transient);
+          }
+          created = created || rc == ZOK;
+          return Step::kConflict;  // read it again, whoever created it
+        }
+        SlotRecord next = stored.record;  // its times derived from its write (NODES.md, "Times")
+        FenceResult fenced = apply_fence(next, !created, not_before);
+        if (created && fenced.outcome != FenceOutcome::kEndedLease) {
+          fenced.outcome = FenceOutcome::kCreated;
+        }
+        // Nothing to change (a retry whose first set was applied, or a second fence): the record
+        // read is committed, hence logged by a quorum (NODES.md, "Durability").
+        if (fenced.after.next_floor == stored.record.next_floor && !stored.record.held) {
+          result = fenced;
+          return Step::kDone;
+        }
+        const std::string text =
+            impl_->next_text(stored, next, stored.node.ttl_ms, terms.tolerance.count());
+        Stat stat{};
+        if (!impl_->session().set(path, text, stored.stat.version, deadline, rc, stat, transient,
+                                  s)) {
+          return after(transient);
+        }
+        if (rc != ZOK) return Step::kConflict;
+        result = fenced;
+        return Step::kDone;
+      },
+      status);
+}
+
 std::chrono::milliseconds ZooKeeperLeaseStore::session_timeout_granted() const {
   return impl_->session().granted_timeout();
 }
