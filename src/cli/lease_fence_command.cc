@@ -207,7 +207,7 @@ int run_lease_fence(Invocation& invocation) {
 const Command& lease_fence_command() {
   static const Command command{
       kName,
-      "make later holders of a namespace's slots start after a time (after a restore)",
+      "raise the next floor of a namespace's slots past a time (after a restore)",
       "cosid lease fence --not-before TIME [--slot N] [--json] [config flags]",
       kDescription,
       {
