@@ -117,7 +117,9 @@ std::vector<std::string> base_args(const TempDir& dir, const Flag& flag) {
   }
   if (c == "state init" || c == "state repair") add("--slot", "1");
   if (c == "state repair") add("--not-before", "0");
-  if (c == "next" || c == "config check" || c == "state check" || c == "lease list") {
+  if (c == "lease fence") add("--not-before", "2024-01-01T00:00:00Z");
+  if (c == "next" || c == "config check" || c == "state check" || c == "lease list" ||
+      c == "lease fence") {
     // A store's flags apply only with a store, the others only with a static slot.
     if (store_flag) {
       add("--store", "memory");

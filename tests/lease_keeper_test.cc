@@ -64,6 +64,10 @@ class FaultyStore final : public SlotLeaseStore {
     released.push_back(last_issued);
     return inner_.release(held, terms, last_issued, status);
   }
+  bool fence(const std::string& name_space, const NamespaceTerms& terms, std::uint32_t slot,
+             std::int64_t not_before, FenceResult& result, Status& status) override {
+    return inner_.fence(name_space, terms, slot, not_before, result, status);
+  }
 
   SlotRecord record(std::uint32_t slot, const NamespaceTerms& terms) {
     std::vector<SlotRecord> records;

@@ -4,7 +4,9 @@
 // parts the kit cannot see: the UUID bits and text, and why the chooser picked a slot.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
+#include <string>
 
 #include "cosid/clock.h"
 #include "cosid/lease/memory_store.h"
@@ -110,6 +112,60 @@ TEST(StoreRules, BoundsOnTtlToleranceAndLimit) {
   EXPECT_FALSE(check_acquire(request, status));
   EXPECT_STATUS(status, errc::invalid_argument);
   EXPECT_NE(status.message().find("ttl"), std::string::npos) << status.message();
+}
+
+// The fence row over every kind of record and time: next_floor ends at max(next_floor, ceiling,
+// TIME), never lower; an owner is always cleared with fence + 1; a second fence is kUnchanged.
+TEST(StoreRules, FenceRaisesNeverLowersAndIsIdempotent) {
+  const std::int64_t times[] = {0, 500, 1500, 2500, 9000};
+  for (const bool held : {false, true}) {
+    for (const std::int64_t next_floor : {0, 1000, 2000}) {
+      for (const std::int64_t not_before : times) {
+        SlotRecord record;
+        record.slot = 2;
+        record.held = held;
+        if (held) record.owner = make_owner("a");
+        record.fence = 3;
+        record.floor = 0;
+        record.ceiling = 2000;
+        record.next_floor = held ? 2000 : next_floor;
+        const SlotRecord before = record;
+        SCOPED_TRACE("held " + std::to_string(held) + ", next floor " +
+                     std::to_string(before.next_floor) + ", TIME " + std::to_string(not_before));
+        const FenceResult first = apply_fence(record, true, not_before);
+        const std::int64_t expected = std::max({before.next_floor, before.ceiling, not_before});
+        EXPECT_EQ(record.next_floor, expected);
+        EXPECT_GE(record.next_floor, before.next_floor);
+        EXPECT_FALSE(record.held);
+        EXPECT_EQ(record.fence, held ? 4u : 3u);
+        EXPECT_EQ(record.last_owner_key, held ? "a" : "");
+        EXPECT_EQ(first.outcome, held ? FenceOutcome::kEndedLease
+                                 : expected != before.next_floor ? FenceOutcome::kRaised
+                                                                 : FenceOutcome::kUnchanged);
+        EXPECT_EQ(first.before.next_floor, before.next_floor);
+        EXPECT_EQ(first.after.next_floor, expected);
+        const SlotRecord once = record;
+        const FenceResult second = apply_fence(record, true, not_before);
+        EXPECT_EQ(second.outcome, FenceOutcome::kUnchanged);
+        EXPECT_EQ(record.next_floor, once.next_floor);
+        EXPECT_EQ(record.fence, once.fence);
+      }
+    }
+  }
+  SlotRecord never_used;
+  never_used.slot = 5;
+  const FenceResult created = apply_fence(never_used, false, 7000);
+  EXPECT_EQ(created.outcome, FenceOutcome::kCreated);
+  EXPECT_EQ(never_used.next_floor, 7000);
+  EXPECT_EQ(never_used.fence, 0u);
+  Status status;
+  NamespaceTerms terms;
+  terms.slot_limit = 4;
+  EXPECT_FALSE(check_fence("orders", terms, 0, -1, status));
+  EXPECT_STATUS(status, errc::invalid_argument);
+  EXPECT_NE(status.message().find("-1 ms"), std::string::npos) << status.message();
+  EXPECT_FALSE(check_fence("orders", terms, 4, 7000, status));
+  EXPECT_STATUS(status, errc::invalid_argument);
 }
 
 class SlotChoiceTest : public ::testing::Test {
@@ -262,6 +318,10 @@ class SlotBeyondTheLimitStore final : public SlotLeaseStore {
     return unavailable(status);
   }
   bool release(const SlotLease&, const NamespaceTerms&, std::int64_t, Status& status) override {
+    return unavailable(status);
+  }
+  bool fence(const std::string&, const NamespaceTerms&, std::uint32_t, std::int64_t, FenceResult&,
+             Status& status) override {
     return unavailable(status);
   }
 

@@ -68,6 +68,10 @@ class RecordingStore final : public SlotLeaseStore {
                Status& status) override {
     return inner_.release(held, terms, last_issued, status);
   }
+  bool fence(const std::string& name_space, const NamespaceTerms& terms, std::uint32_t slot,
+             std::int64_t not_before, FenceResult& result, Status& status) override {
+    return inner_.fence(name_space, terms, slot, not_before, result, status);
+  }
 
   // The store behind, for set-up that is not the chooser's.
   MemoryLeaseStore& inner() { return inner_; }

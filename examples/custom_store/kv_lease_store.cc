@@ -203,4 +203,26 @@ bool KvLeaseStore::release(const cosid::lease::SlotLease& held,
   }
 }
 
+bool KvLeaseStore::fence(const std::string& name_space, const cosid::lease::NamespaceTerms& terms,
+                         std::uint32_t slot, std::int64_t not_before,
+                         cosid::lease::FenceResult& result, cosid::Status& status) {
+  if (!cosid::lease::check_fence(name_space, terms, slot, not_before, status) ||
+      !agree_terms(name_space, terms, status)) {
+    return false;
+  }
+  for (;;) {
+    SlotEntry entry;
+    if (!read_slot(*kv_, name_space, slot, entry, status)) return false;
+    const cosid::lease::FenceResult fenced =
+        cosid::lease::apply_fence(entry.record, entry.version != 0, not_before);
+    // Nothing changed (a retry, or a slot fenced already): nothing to write.
+    if (fenced.outcome == cosid::lease::FenceOutcome::kUnchanged ||
+        kv_->compare_and_set(slot_key(name_space, slot), entry.version, encode(entry.record))) {
+      result = fenced;
+      status.clear();
+      return true;
+    }
+  }
+}
+
 }  // namespace example

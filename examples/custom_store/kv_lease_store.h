@@ -63,6 +63,9 @@ class KvLeaseStore final : public cosid::lease::SlotLeaseStore {
              cosid::Status& status) override;
   bool release(const cosid::lease::SlotLease& held, const cosid::lease::NamespaceTerms& terms,
                std::int64_t last_issued, cosid::Status& status) override;
+  bool fence(const std::string& name_space, const cosid::lease::NamespaceTerms& terms,
+             std::uint32_t slot, std::int64_t not_before, cosid::lease::FenceResult& result,
+             cosid::Status& status) override;
 
  private:
   // Records `terms` for a new namespace (one compare-and-set on "<ns>/terms"), or checks them.

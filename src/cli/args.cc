@@ -68,6 +68,13 @@ void ParsedArgs::set(std::string_view long_name, std::string value) {
   values_[std::string(long_name)] = std::move(value);
 }
 
+ParsedArgs ParsedArgs::without(std::string_view long_name) const {
+  ParsedArgs copy = *this;
+  const auto found = copy.values_.find(long_name);
+  if (found != copy.values_.end()) copy.values_.erase(found);
+  return copy;
+}
+
 bool parse_args(const std::vector<std::string_view>& args, const std::vector<OptionSpec>& options,
                 ParsedArgs& parsed, std::string& error) {
   bool options_ended = false;

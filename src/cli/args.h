@@ -42,6 +42,9 @@ class ParsedArgs {
   const std::vector<std::string>& positionals() const { return positionals_; }
 
   void set(std::string_view long_name, std::string value);
+  // A copy without the option `long_name`: for a command whose own option shares a name with a
+  // config flag it passes on (`lease fence --slot`).
+  ParsedArgs without(std::string_view long_name) const;
   void add_positional(std::string value) { positionals_.push_back(std::move(value)); }
 
  private:

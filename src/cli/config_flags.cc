@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/config_flags.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,18 @@ OptionGroup config_flags_group() {
     }
     group.options.push_back({row.flag, '\0', row.value_name, config_flag_help(key)});
   }
+  return group;
+}
+
+OptionGroup config_flags_group_without(std::initializer_list<std::string_view> left_out) {
+  OptionGroup group = config_flags_group();
+  auto& options = group.options;
+  options.erase(std::remove_if(options.begin(), options.end(),
+                               [&](const OptionSpec& option) {
+                                 return std::find(left_out.begin(), left_out.end(),
+                                                  option.long_name) != left_out.end();
+                               }),
+                options.end());
   return group;
 }
 

@@ -12,6 +12,8 @@
 #ifndef COSID_CLI_CONFIG_FLAGS_H_
 #define COSID_CLI_CONFIG_FLAGS_H_
 
+#include <initializer_list>
+#include <string_view>
 #include <vector>
 
 #include "cli/args.h"
@@ -30,6 +32,9 @@ OptionSpec config_file_option();
 
 // The "Config flags" group (without the layout flags: add layout_flags_group() as well).
 OptionGroup config_flags_group();
+// The same group without the flags `left_out`: for a command whose own options of those names mean
+// something else (`lease fence --slot`) or say more (`lease fence --not-before`, required).
+OptionGroup config_flags_group_without(std::initializer_list<std::string_view> left_out);
 
 // Where resolve_options() should look, from the config flags in `args` and std::getenv, into
 // `sources`. Fails (invalid_value) for a --store that split_store_flag() refuses.

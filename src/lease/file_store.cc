@@ -34,11 +34,11 @@
 //
 // Durability: a call returns success only for a record it has itself seen durable, that is,
 // after its own write of the temporary file, its fsync, the rename and the fsync of the
-// directory all succeeded. Every successful acquire, renew and release writes, the idempotent
-// retry of an acquire included: the record it finds may be one a failed call left behind, renamed
-// into place but never made durable (the directory fsync failed), and answering from it would
-// hand out a window a power loss can take back, below the next holder's floor (the whole
-// argument: src/DURABILITY.md, "File store").
+// directory all succeeded. Every successful acquire, renew, release and fence writes, the
+// idempotent retry of an acquire or a fence included: the record it finds may be one a failed
+// call left behind, renamed into place but never made durable (the directory fsync failed), and
+// answering from it would hand out a window a power loss can take back, below the next holder's
+// floor (the whole argument: src/DURABILITY.md, "File store").
 #include "cosid/lease/file_store.h"
 
 #include <algorithm>
@@ -428,6 +428,28 @@ bool FileLeaseStore::release(const SlotLease& held, const NamespaceTerms& terms,
   if (!apply_release(current, held, last_issued, status)) return false;
   file.put(current);
   if (!transaction.commit(file, true, status)) return false;
+  status.clear();
+  return true;
+}
+
+bool FileLeaseStore::fence(const std::string& name_space, const NamespaceTerms& terms,
+                           std::uint32_t slot, std::int64_t not_before, FenceResult& result,
+                           Status& status) {
+  if (!check_fence(name_space, terms, slot, not_before, status)) return false;
+  Transaction transaction(*this, name_space);
+  NamespaceFile file;
+  std::int64_t now = 0;
+  if (!transaction.begin(terms, file, now, status)) return false;
+  SlotRecord current;
+  current.slot = slot;
+  const SlotRecord* known = file.find(slot);
+  if (known != nullptr) current = *known;
+  const FenceResult fenced = apply_fence(current, known != nullptr, not_before);
+  file.put(current);
+  // Written even when nothing changed, like an acquire's retry: the record found may be a failed
+  // fence's, renamed into place without a durable directory (file header, "Durability").
+  if (!transaction.commit(file, true, status)) return false;
+  result = fenced;
   status.clear();
   return true;
 }

@@ -79,5 +79,20 @@ bool MemoryLeaseStore::release(const SlotLease& held, const NamespaceTerms& term
   return apply_release(record, held, last_issued, status);
 }
 
+bool MemoryLeaseStore::fence(const std::string& name_space, const NamespaceTerms& terms,
+                             std::uint32_t slot, std::int64_t not_before, FenceResult& result,
+                             Status& status) {
+  if (!check_fence(name_space, terms, slot, not_before, status)) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  Namespace* ns = find_or_create(name_space, terms, status);
+  if (ns == nullptr) return false;
+  const bool recorded = ns->slots.count(slot) != 0;
+  SlotRecord& record = ns->slots[slot];
+  record.slot = slot;
+  result = apply_fence(record, recorded, not_before);
+  status.clear();
+  return true;
+}
+
 }  // namespace lease
 }  // namespace cosid

@@ -130,6 +130,20 @@ bool check_held(const SlotLease& held, const NamespaceTerms& terms, std::chrono:
          check_ttl(held.name_space, ttl, status);
 }
 
+bool check_fence(const std::string& name_space, const NamespaceTerms& terms, std::uint32_t slot,
+                 std::int64_t not_before, Status& status) {
+  if (!check_scan(name_space, terms, status) || !check_slot(name_space, slot, terms, status)) {
+    return false;
+  }
+  if (not_before < 0) {
+    return fail(status, errc::invalid_argument,
+                "the fence time " + std::to_string(not_before) + " ms for " +
+                    slot_text(name_space, slot) +
+                    " is negative: give Unix ms after the largest timestamp issued");
+  }
+  return true;
+}
+
 bool check_recorded_terms(const std::string& name_space, const NamespaceTerms& recorded,
                           const NamespaceTerms& requested, Status& status) {
   if (recorded.slot_limit == requested.slot_limit && recorded.tolerance == requested.tolerance) {
@@ -211,6 +225,30 @@ bool apply_release(SlotRecord& record, const SlotLease& held, std::int64_t last_
   record.fence += 1;
   status.clear();
   return true;
+}
+
+FenceResult apply_fence(SlotRecord& record, bool recorded, std::int64_t not_before) {
+  FenceResult result;
+  result.before = record;
+  // The ceiling counts too: a holder recorded here may have issued up to it, and a released slot's
+  // next_floor may lie below it; so does next_floor itself, which the fence never lowers.
+  const std::int64_t raised = std::max({record.next_floor, record.ceiling, not_before});
+  if (record.held) {
+    // Ending the lease makes its holder's next renew or release fail; until then it issues at
+    // most up to its ceiling, which `raised` covers.
+    record.held = false;
+    record.last_owner_key = record.owner.key;
+    record.owner = Owner{};
+    record.fence += 1;
+    result.outcome = FenceOutcome::kEndedLease;
+  } else if (!recorded) {
+    result.outcome = FenceOutcome::kCreated;
+  } else if (raised != record.next_floor) {
+    result.outcome = FenceOutcome::kRaised;
+  }
+  record.next_floor = raised;
+  result.after = record;
+  return result;
 }
 
 }  // namespace lease

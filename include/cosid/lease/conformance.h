@@ -14,8 +14,9 @@
 // The cases run as the suite "SlotLeaseStoreConformance/<name>": every row of the store-side
 // table (lease/store.h), argument checks, namespace terms, slot choice order, many threads and
 // (for stores that declare it) many processes acquiring at once, replayed renewals and
-// compare-and-sets whose response is lost, the exact hand-off on release, fences, store clock
-// jumps, and a paused holder whose later ids lie past its ceiling.
+// compare-and-sets whose response is lost, the exact hand-off on release, fence counters, the
+// fence() row (a free, held, expired or never-used slot; retried; never lowering a next floor),
+// store clock jumps, and a paused holder whose later ids lie past its ceiling.
 //
 // What the kit asks of the factory: each call returns a store whose clock is `store_clock`, a
 // ManualClock the kit moves (set forward and back, advanced); time on the store must come from

@@ -81,6 +81,8 @@ class COSID_EXPORT FileLeaseStore final : public SlotLeaseStore {
              SlotLease& renewed, Status& status) override;
   bool release(const SlotLease& held, const NamespaceTerms& terms, std::int64_t last_issued,
                Status& status) override;
+  bool fence(const std::string& name_space, const NamespaceTerms& terms, std::uint32_t slot,
+             std::int64_t not_before, FenceResult& result, Status& status) override;
 
   const std::string& directory() const noexcept { return directory_; }
 

@@ -18,6 +18,15 @@
 //   release  incarnation and fence match      owner cleared (its key kept as last_owner_key);
 //                                              next_floor = max(floor, min(last_issued, ceiling));
 //                                              fence + 1
+//   fence    always (a slot without a record   next_floor = max(next_floor, ceiling, not_before);
+//            gets one)                         if an owner is recorded (live or expired): owner
+//                                              cleared (its key kept as last_owner_key), fence + 1
+//
+// fence is for a store restored from a backup, or any record that may be older than the ids
+// issued on its slot: it makes every later holder start above TIME (a timestamp at least the
+// largest one issued) without trusting any clock. A fenced holder's next renew or release fails
+// with lease_lost; until then it issues only up to the ceiling it already had, which the raised
+// next_floor covers. Repeated with the same TIME it changes nothing, not even the fence counter.
 //
 // A slot is expired when the store's now > expires_at. A live lease of the same key with another
 // incarnation is never taken over. Which slot to try is not the store's business: the chooser in
@@ -125,6 +134,21 @@ struct COSID_EXPORT AcquireRequest {
   std::chrono::milliseconds ttl{30000};
 };
 
+// What fence() did to one slot.
+enum class FenceOutcome {
+  kUnchanged,    // next_floor was already at least max(ceiling, not_before) and no owner recorded
+  kRaised,       // a free slot's next_floor was raised
+  kEndedLease,   // an owner was recorded (live or expired): cleared, fence + 1, next_floor raised
+  kCreated,      // the slot had no record: one was made, free, next_floor = not_before
+};
+
+// A slot before and after fence(); `before` of a slot without a record has only `slot` set.
+struct COSID_EXPORT FenceResult {
+  FenceOutcome outcome = FenceOutcome::kUnchanged;
+  SlotRecord before;
+  SlotRecord after;
+};
+
 enum class AcquireOutcome {
   kAcquired,  // `lease` holds the new (or, for a retry by the same owner, the existing) lease
   kTaken,     // a live lease of another owner holds the slot; `record` shows it
@@ -155,6 +179,15 @@ class COSID_EXPORT SlotLeaseStore {
   // held.floor if none was. lease_lost when fence or incarnation no longer match.
   [[nodiscard]] virtual bool release(const SlotLease& held, const NamespaceTerms& terms,
                                      std::int64_t last_issued, Status& status) = 0;
+
+  // Raises the next floor of `slot` to at least `not_before` (Unix ms) and ends any lease on it,
+  // in one compare-and-set (header comment); a slot without a record gets one. Records terms for a
+  // new namespace and refuses other terms, like scan(). invalid_argument for a slot at or above
+  // the limit or a negative not_before. Retrying it is safe: a fence applied twice is applied
+  // once.
+  [[nodiscard]] virtual bool fence(const std::string& name_space, const NamespaceTerms& terms,
+                                   std::uint32_t slot, std::int64_t not_before,
+                                   FenceResult& result, Status& status) = 0;
 
   // Partial reads, for a store where reading every slot is costly (ZooKeeper). When
   // reads_partially() is true, choose_slot() (slot_choice.h) reads the owner index, then only the

@@ -47,6 +47,9 @@ COSID_EXPORT bool check_acquire(const AcquireRequest& request, Status& status);
 // any valid one).
 COSID_EXPORT bool check_held(const SlotLease& held, const NamespaceTerms& terms,
                              std::chrono::milliseconds ttl, Status& status);
+// A fence's arguments: check_scan, a slot below the limit, a not_before of 0 or more.
+COSID_EXPORT bool check_fence(const std::string& name_space, const NamespaceTerms& terms,
+                              std::uint32_t slot, std::int64_t not_before, Status& status);
 
 // Compares the terms a namespace recorded with those of a call: errc::lease_terms_mismatch,
 // with both in the message, when they differ.
@@ -83,6 +86,15 @@ COSID_EXPORT bool apply_renew(SlotRecord& record, const SlotLease& held,
 // increments the fence.
 COSID_EXPORT bool apply_release(SlotRecord& record, const SlotLease& held, std::int64_t last_issued,
                                 Status& status);
+
+// The fence row. `record` is the slot's current record, `recorded` whether the store had one (a
+// slot without one: SlotRecord with only `slot` set). Raises next_floor to max(next_floor,
+// ceiling, not_before) and, when an owner is recorded, clears it (its key kept as last_owner_key)
+// and increments the fence, so that its renew and release fail with lease_lost. Never lowers
+// next_floor; applied again with the same not_before it changes nothing (kUnchanged), so a store
+// need not write then. Returns the record before and after, and what changed.
+// REQUIRES: check_fence() passed.
+COSID_EXPORT FenceResult apply_fence(SlotRecord& record, bool recorded, std::int64_t not_before);
 
 }  // namespace lease
 }  // namespace cosid

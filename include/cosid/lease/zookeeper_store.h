@@ -126,6 +126,8 @@ class COSID_EXPORT ZooKeeperLeaseStore final : public SlotLeaseStore {
              SlotLease& renewed, Status& status) override;
   bool release(const SlotLease& held, const NamespaceTerms& terms, std::int64_t last_issued,
                Status& status) override;
+  bool fence(const std::string& name_space, const NamespaceTerms& terms, std::uint32_t slot,
+             std::int64_t not_before, FenceResult& result, Status& status) override;
 
   bool reads_partially() const noexcept override { return true; }
   bool read_owner_index(const std::string& name_space, const NamespaceTerms& terms,

@@ -81,7 +81,8 @@ SlotRecord Harness::record_of(std::uint32_t slot) {
 bool register_conformance_tests(const StoreKit& kit) {
   return tck_support::register_kit<internal::Harness>(
       "SlotLeaseStoreConformance/" + kit.name, kit,
-      {internal::table_cases(), internal::choice_cases(), internal::concurrency_cases()});
+      {internal::table_cases(), internal::choice_cases(), internal::concurrency_cases(),
+       internal::fence_cases()});
 }
 
 }  // namespace tck

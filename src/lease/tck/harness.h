@@ -66,6 +66,7 @@ struct Case {
 std::vector<Case> table_cases();
 std::vector<Case> choice_cases();
 std::vector<Case> concurrency_cases();
+std::vector<Case> fence_cases();
 
 }  // namespace internal
 }  // namespace tck

@@ -218,15 +218,17 @@ class ZooKeeperLeaseStore::Impl {
   }
 
   // A never-used slot gets its node (a free record) first, so that every change is a set with a
-  // version and its Stat gives the mtime the lease times come from.
+  // version and its Stat gives the mtime the lease times come from. `created`, if given, is set
+  // when this call's create made the node.
   Step create_slot(const std::string& name_space, std::uint32_t slot, Deadline deadline,
-                   Status& status) {
+                   Status& status, bool* created = nullptr) {
     bool transient = false;
     int rc = ZOK;
     if (!session_->create(zk::slot_path(name_space, slot), zk::encode_slot(zk::SlotNode{}),
                           deadline, rc, transient, status)) {
       return after(transient);
     }
+    if (created != nullptr && rc == ZOK) *created = true;
     return Step::kConflict;  // read it again, whoever created it
   }
 
@@ -237,6 +239,18 @@ class ZooKeeperLeaseStore::Impl {
     node.node = stored.stat.czxid;
     if (options_.clock != nullptr) node.written = options_.clock->now_ms();
     return zk::encode_slot(node);
+  }
+
+  // Writes `text` over the slot node `stored` was read from, compared on its version: kDone with
+  // the write's Stat, kConflict when the node changed since the read.
+  Step set_slot(const std::string& path, const std::string& text, const StoredSlot& stored,
+                Deadline deadline, Stat& stat, Status& status) {
+    bool transient = false;
+    int rc = ZOK;
+    if (!session_->set(path, text, stored.stat.version, deadline, rc, stat, transient, status)) {
+      return after(transient);
+    }
+    return rc == ZOK ? Step::kDone : Step::kConflict;
   }
 
   // The record a successful write of `text` produced, its times from the write (`at`).
@@ -465,14 +479,9 @@ bool ZooKeeperLeaseStore::renew(const SlotLease& held, const NamespaceTerms& ter
         }
         const std::string text =
             impl_->next_text(stored, next, ttl.count(), terms.tolerance.count());
-        bool transient = false;
-        int rc = ZOK;
         Stat stat{};
-        if (!impl_->session().set(path, text, stored.stat.version, deadline, rc, stat, transient,
-                                  s)) {
-          return after(transient);
-        }
-        if (rc != ZOK) return Step::kConflict;
+        step = impl_->set_slot(path, text, stored, deadline, stat, s);
+        if (step != Step::kDone) return step;
         std::int64_t at = 0;
         const SlotRecord written = Impl::written_record(held.slot, text, stat, at);
         renewed = lease_of(held.name_space, written, at);
@@ -523,6 +532,43 @@ bool ZooKeeperLeaseStore::release(const SlotLease& held, const NamespaceTerms& t
         }
         unknown.pending = false;
         return rc == ZOK ? Step::kDone : Step::kConflict;
+      },
+      status);
+}
+
+bool ZooKeeperLeaseStore::fence(const std::string& name_space, const NamespaceTerms& terms,
+                                std::uint32_t slot, std::int64_t not_before, FenceResult& result,
+                                Status& status) {
+  if (!check_fence(name_space, terms, slot, not_before, status) ||
+      !zk::check_namespace(name_space, status)) {
+    return false;
+  }
+  const std::string path = zk::slot_path(name_space, slot);
+  bool created = false;  // this call made the slot's node: the slot had no record
+  return impl_->run(
+      "fence",
+      [&](Deadline deadline, Status& s) {
+        Step step = impl_->ensure_namespace(name_space, terms, deadline, s);
+        if (step != Step::kDone || !s.ok()) return step;
+        StoredSlot stored;
+        step = impl_->read_slot(name_space, slot, deadline, stored, s);
+        if (step != Step::kDone) return step;
+        if (!stored.exists) return impl_->create_slot(name_space, slot, deadline, s, &created);
+        SlotRecord next = stored.record;  // its times derived from its write (NODES.md, "Times")
+        // A node this call created stands for a slot that had no record.
+        const FenceResult fenced = apply_fence(next, !created, not_before);
+        // Nothing to change (a retry whose first set was applied, or a second fence): the record
+        // read is committed, hence logged by a quorum (NODES.md, "Durability").
+        if (fenced.after.next_floor == stored.record.next_floor && !stored.record.held) {
+          result = fenced;
+          return Step::kDone;
+        }
+        const std::string text =
+            impl_->next_text(stored, next, stored.node.ttl_ms, terms.tolerance.count());
+        Stat stat{};
+        step = impl_->set_slot(path, text, stored, deadline, stat, s);
+        if (step == Step::kDone) result = fenced;
+        return step;
       },
       status);
 }

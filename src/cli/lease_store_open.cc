@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/lease_store_open.h"
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <string>
+
+#include "cli/config_flags.h"
+#include "cli/store_registry.h"
+#include "options_internal.h"
+
+namespace cosid {
+namespace cli {
+namespace {
+
+const char kNoStore[] =
+    "no lease store is configured (the distributor type is static): name one with --store "
+    "file:DIR, --store zookeeper:CONNECT or cosid.machine.distributor.type in the config file";
+
+}  // namespace
+
+int open_lease_store(Invocation& invocation, const char* name, OpenLeaseStore& out) {
+  Options& options = out.options;
+  int exit_status = kExitOk;
+  // Without a store the configuration is static, which asks for a slot first; a lease command
+  // needs a store, so that is what it asks for.
+  if (!resolve_command_options(invocation, name, options, nullptr, exit_status, kNoStore)) {
+    return exit_status;
+  }
+  // A missing setting, like a missing slot elsewhere: a usage error (exit 2).
+  if (!options.uses_store()) {
+    return usage_error(invocation.err, name, std::string(name) + ": " + kNoStore);
+  }
+  // A file store's directory that does not exist is reported, not made (opening the store would
+  // create it). Every other store is opened as a runtime would.
+  struct stat directory;
+  if (detail::store_type_of(options) == "file" &&
+      stat(options.store_directory.c_str(), &directory) != 0) {
+    return runtime_error(invocation.err, std::string(name) + ": no lease store at " +
+                                             options.store_directory +
+                                             ": the directory does not exist; check the path");
+  }
+  Status status;
+  out.registry = make_store_registry(status);
+  if (out.registry == nullptr) return call_failed(invocation.err, name, status);
+  out.store = out.registry->open(lease::StoreContext{options, out.clock}, status);
+  if (out.store == nullptr) return call_failed(invocation.err, name, status);
+  out.terms.slot_limit = std::uint32_t{1} << options.layout.slot_bits;
+  out.terms.tolerance = options.tolerance;
+  return kExitOk;
+}
+
+}  // namespace cli
+}  // namespace cosid

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+// How a `cosid lease` command reaches its store: the config flags resolved (a store is required),
+// the store opened as a runtime would open it, and the namespace's terms.
+//
+// Thread safety: for the CLI's one thread.
+#ifndef COSID_CLI_LEASE_STORE_OPEN_H_
+#define COSID_CLI_LEASE_STORE_OPEN_H_
+
+#include <memory>
+
+#include "cli/command.h"
+#include "cosid/clock.h"
+#include "cosid/lease/store.h"
+#include "cosid/lease/store_registry.h"
+#include "cosid/options.h"
+
+namespace cosid {
+namespace cli {
+
+// An open store with what it refers to: the clock and the registry outlive the store.
+struct OpenLeaseStore {
+  Options options;
+  lease::NamespaceTerms terms;  // 2^slot bits of the layout, and the tolerance
+  SystemClock clock;
+  std::unique_ptr<lease::StoreRegistry> registry;
+  std::shared_ptr<lease::SlotLeaseStore> store;
+};
+
+// Resolves the config flags of `invocation` into out.options (a static configuration, or a slot,
+// is a usage error: `name` wants a store), refuses a file store whose directory does not exist
+// (opening one would create it, and a lease command makes no store), and opens the store.
+// Returns kExitOk, or the exit status after the error was reported.
+int open_lease_store(Invocation& invocation, const char* name, OpenLeaseStore& out);
+
+}  // namespace cli
+}  // namespace cosid
+
+#endif  // COSID_CLI_LEASE_STORE_OPEN_H_
