@@ -286,8 +286,8 @@ void StateFileKeeper::note_sync(std::int64_t end_ns, std::int64_t duration_ns) {
        duration_ns / 1'000'000);
 }
 
-// "state file F: writing a ceiling took D, more than ahead/4 (Q); ...": what happened, when ids
-// would stop, and the ahead that would cover the worst sync of the last minute.
+// "state file F: writing and syncing a ceiling took D, more than ahead/4 (Q); ...": what happened,
+// when ids would stop, and the ahead that would cover the worst sync of the last minute.
 std::string StateFileKeeper::slow_sync_message(std::int64_t duration_ns,
                                                std::int64_t worst_us) const {
   const std::int64_t ahead_ms = options_.ahead.count();
