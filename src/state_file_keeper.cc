@@ -18,9 +18,14 @@ using std::chrono::milliseconds;
 // about a second even while no write is due, at the cost of two stats.
 constexpr int kIdentityRounds = 5;
 
-// A slow sync no slower than one reported less than this long before is counted, not reported:
-// a disk that stays slow for an hour warns once a minute, and one that gets worse at once.
+// Within kSlowReportNs of a reported slow sync, another is reported only if it took at least
+// kSlowerNumerator / kSlowerDenominator (1.5) times as long; every one is counted. So a disk that
+// stays slow for an hour warns once a minute, one that gets much slower warns at once (from
+// ahead/4, the third report is past ahead/2), and the jitter of a steady disk adds nothing (with
+// "any slower", a sync a little slower than the last one reported warned each time).
 constexpr std::int64_t kSlowReportNs = 60'000'000'000;
+constexpr std::int64_t kSlowerNumerator = 3;
+constexpr std::int64_t kSlowerDenominator = 2;
 
 // `ms` rounded up to what format_gap() shows (ms below 1 s, tenths of a second below a minute,
 // then seconds), so that a bound it prints is never below the value.
@@ -270,8 +275,8 @@ bool StateFileKeeper::timed_advance(std::int64_t wanted, Status& status) {
 }
 
 // Records one sync for the gauge and, when it took longer than ahead/4, counts it and reports it
-// (unless one at least as slow was reported less than kSlowReportNs before). REQUIRES: as
-// timed_advance().
+// (within kSlowReportNs of the last report only if it took 1.5 times as long).
+// REQUIRES: as timed_advance().
 void StateFileKeeper::note_sync(std::int64_t end_ns, std::int64_t duration_ns) {
   sync_times_.record(end_ns, duration_ns);
   const std::int64_t quarter_ns = options_.ahead.count() * 1'000'000 / 4;
@@ -279,7 +284,9 @@ void StateFileKeeper::note_sync(std::int64_t end_ns, std::int64_t duration_ns) {
   slow_syncs_.fetch_add(1, std::memory_order_relaxed);  // see state_writes_
   const bool reported_lately =
       slow_reported_ns_ >= 0 && end_ns - slow_reported_at_ns_ < kSlowReportNs;
-  if (reported_lately && duration_ns <= slow_reported_ns_) return;
+  if (reported_lately && duration_ns * kSlowerDenominator < slow_reported_ns_ * kSlowerNumerator) {
+    return;
+  }
   slow_reported_at_ns_ = end_ns;
   slow_reported_ns_ = duration_ns;
   emit(EventKind::kSlowSync, {}, slow_sync_message(duration_ns, sync_times_.longest_us(end_ns)),

@@ -19,8 +19,9 @@
 // long) is timed on the clock's monotonic time line, for the gauge of the longest sync of the
 // last minute (sync_times.h) and the count of syncs longer than ahead/4. Renewal is due when
 // ahead/2 remains, so a sync that outlasts about ahead/2 lets the generators reach the ceiling:
-// one over ahead/4 is the warning before that (kSlowSync, at most once a minute unless slower than
-// the last one reported). The clean-shutdown record is not a ceiling and is not timed.
+// one over ahead/4 is the warning before that (kSlowSync; within a minute of one reported, only a
+// sync 1.5 times as long is reported again). The clean-shutdown record is not a ceiling and is not
+// timed.
 //
 // Thread safety: as WindowKeeper; mutex_ is the lock of window_keeper.h's table.
 #ifndef COSID_SRC_STATE_FILE_KEEPER_H_

@@ -47,10 +47,11 @@ enum class EventKind {
   kSlowSync,         // warning: one sync of the state file took longer than ahead/4 (ceiling_ms:
                      // the sync's duration in ms); ids stop if a sync outlasts about ahead/2.
                      // A sync is the write and fdatasync of a ceiling (the first one at start
-                     // included, failed attempts too). Reported unless one at least as slow was
-                     // reported less than a minute before: a disk that stays slow warns once a
-                     // minute, one that gets slower at once. RuntimeMetrics::state_slow_syncs
-                     // counts every one, state_sync_max_us shows the longest of the last minute
+                     // included, failed attempts too). Within a minute of one reported, only a
+                     // sync at least 1.5 times as long is reported: a disk that stays slow warns
+                     // once a minute, one that gets much slower at once, and jitter adds nothing.
+                     // RuntimeMetrics::state_slow_syncs counts every one, state_sync_max_us
+                     // shows the longest of the last minute
 };
 
 struct COSID_EXPORT Event {
