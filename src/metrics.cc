@@ -15,11 +15,12 @@ struct Counter {
 struct Gauge {
   const char* name;
   const char* help;
-  std::int64_t RuntimeMetrics::*field_ms;  // printed in seconds
+  std::int64_t RuntimeMetrics::*field;  // printed in seconds
+  int decimals;                         // of the field's unit: 3 for ms, 6 for us
 };
 
 // The order of the output. The names follow the Prometheus conventions: counters end in
-// `_total`, instants are `_timestamp_seconds`.
+// `_total`, instants are `_timestamp_seconds`, durations `_seconds`.
 constexpr Counter kCounters[] = {
     {"cosid_ids_issued_total", "Ids returned by the generator.", &RuntimeMetrics::ids_issued},
     {"cosid_sequence_waits_total",
@@ -39,6 +40,9 @@ constexpr Counter kCounters[] = {
     {"cosid_state_write_failures_total",
      "Attempts to make a ceiling durable in the state file that failed.",
      &RuntimeMetrics::state_write_failures},
+    {"cosid_state_slow_syncs_total",
+     "Attempts to make a ceiling durable in the state file that took longer than ahead/4.",
+     &RuntimeMetrics::state_slow_syncs},
     {"cosid_lease_renewals_total", "Lease renewals that succeeded (0 for a static slot).",
      &RuntimeMetrics::lease_renewals},
     {"cosid_lease_renewal_failures_total", "Lease renewals that failed (0 for a static slot).",
@@ -51,10 +55,14 @@ constexpr Counter kCounters[] = {
 constexpr Gauge kGauges[] = {
     {"cosid_floor_timestamp_seconds",
      "The floor of the slot's window: every id issued lies after it. Unix time in seconds.",
-     &RuntimeMetrics::floor_ms},
+     &RuntimeMetrics::floor_ms, 3},
     {"cosid_ceiling_timestamp_seconds",
      "The durable ceiling of the slot's window: no id lies after it. Unix time in seconds.",
-     &RuntimeMetrics::ceiling_ms},
+     &RuntimeMetrics::ceiling_ms, 3},
+    {"cosid_state_sync_max_seconds",
+     "The longest attempt to make a ceiling durable in the state file in the last minute: ids "
+     "stop when one outlasts about ahead/2.",
+     &RuntimeMetrics::state_sync_max_us, 6},
 };
 
 // A label value as the text format wants it: backslash, double quote and line feed escaped.
@@ -86,16 +94,19 @@ std::string labels_of(const RuntimeMetrics& metrics) {
   return labels;
 }
 
-// Milliseconds as seconds with three decimals, in integers: exact where a double would round.
-void append_seconds(std::string& out, std::int64_t ms) {
+// A count of 10^-decimals seconds (ms: 3, us: 6) as seconds with that many decimals, in
+// integers: exact where a double would round.
+void append_seconds(std::string& out, std::int64_t value, int decimals) {
+  std::uint64_t unit = 1;
+  for (int i = 0; i < decimals; ++i) unit *= 10;
   // Unsigned arithmetic, so that the most negative value has a magnitude too.
   const std::uint64_t magnitude =
-      ms < 0 ? 0 - static_cast<std::uint64_t>(ms) : static_cast<std::uint64_t>(ms);
-  if (ms < 0) out += '-';
-  out += std::to_string(magnitude / 1000);
-  const std::string fraction = std::to_string(magnitude % 1000);
+      value < 0 ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
+  if (value < 0) out += '-';
+  out += std::to_string(magnitude / unit);
+  const std::string fraction = std::to_string(magnitude % unit);
   out += '.';
-  out.append(3 - fraction.size(), '0');
+  out.append(static_cast<std::size_t>(decimals) - fraction.size(), '0');
   out += fraction;
 }
 
@@ -135,7 +146,7 @@ std::string to_prometheus(const std::vector<RuntimeMetrics>& snapshots) {
       out += gauge.name;
       out += labels[i];
       out += ' ';
-      append_seconds(out, snapshots[i].*gauge.field_ms);
+      append_seconds(out, snapshots[i].*gauge.field, gauge.decimals);
       out += '\n';
     }
   }

@@ -206,6 +206,8 @@ class COSID_NO_EXPORT Runtime::Impl final {
     const detail::KeeperStats keeper = keeper_->stats();
     metrics.state_writes = keeper.state_writes;
     metrics.state_write_failures = keeper.state_write_failures;
+    metrics.state_slow_syncs = keeper.state_slow_syncs;
+    metrics.state_sync_max_us = keeper.state_sync_max_us;
     metrics.lease_renewals = keeper.renewals;
     metrics.lease_renewal_failures = keeper.renewal_failures;
     metrics.lease_losses = keeper.losses;

@@ -18,6 +18,22 @@ using std::chrono::milliseconds;
 // about a second even while no write is due, at the cost of two stats.
 constexpr int kIdentityRounds = 5;
 
+// Within kSlowReportNs of a reported slow sync, another is reported only if it took at least
+// kSlowerNumerator / kSlowerDenominator (1.5) times as long; every one is counted. So a disk that
+// stays slow for an hour warns once a minute, one that gets much slower warns at once (from
+// ahead/4, the third report is past ahead/2), and the jitter of a steady disk adds nothing (with
+// "any slower", a sync a little slower than the last one reported warned each time).
+constexpr std::int64_t kSlowReportNs = 60'000'000'000;
+constexpr std::int64_t kSlowerNumerator = 3;
+constexpr std::int64_t kSlowerDenominator = 2;
+
+// `ms` rounded up to what format_gap() shows (ms below 1 s, tenths of a second below a minute,
+// then seconds), so that a bound it prints is never below the value.
+std::int64_t round_up_for_gap(std::int64_t ms) {
+  const std::int64_t unit = ms < 1000 ? 1 : ms < 60000 ? 100 : 1000;
+  return (ms + unit - 1) / unit * unit;
+}
+
 }  // namespace
 
 StateFileKeeper::StateFileKeeper(const Options& options, Clock& clock, FileSystem& fs,
@@ -154,6 +170,8 @@ KeeperStats StateFileKeeper::stats() const noexcept {
   KeeperStats stats;
   stats.state_writes = state_writes_.load(std::memory_order_relaxed);  // see state_writes_
   stats.state_write_failures = state_write_failures_.load(std::memory_order_relaxed);
+  stats.state_slow_syncs = slow_syncs_.load(std::memory_order_relaxed);
+  stats.state_sync_max_us = sync_times_.longest_us(clock_.monotonic_ns());
   return stats;
 }
 
@@ -197,7 +215,7 @@ bool StateFileKeeper::write_first_ceiling(std::int64_t floor, Status& status) {
                          ? "undo the change, and start again"
                          : "check the disk and the kernel log, then start again"));
   }
-  if (!file_->advance(wanted, problem)) {
+  if (!timed_advance(wanted, problem)) {
     // The advance's own message speaks of a runtime that runs on up to its ceiling; at the start
     // there is none, so only its cause is passed on (or all of it, for the one failure that is
     // not a disk's: the generation counter used up, whose remedy it states).
@@ -224,7 +242,7 @@ bool StateFileKeeper::advance_locked(Status& status) {
   if (!check_identity_locked(status)) return false;
   const std::int64_t wanted =
       std::max(binding_->floor_ms(), clock_.now_ms()) + options_.ahead.count();
-  if (!file_->advance(wanted, status)) {
+  if (!timed_advance(wanted, status)) {
     ++failures_;
     state_write_failures_.fetch_add(1, std::memory_order_relaxed);  // see state_writes_
     emit(EventKind::kStateWriteFailed, status.code(), status.message());
@@ -245,6 +263,48 @@ bool StateFileKeeper::advance_locked(Status& status) {
   emit(EventKind::kCeilingAdvanced, {}, "ceiling " + format_instant(file_->durable_ceiling_ms()),
        file_->durable_ceiling_ms());
   return true;
+}
+
+// file_->advance(), timed. REQUIRES: mutex_ held, or no other thread yet (start()).
+bool StateFileKeeper::timed_advance(std::int64_t wanted, Status& status) {
+  const std::int64_t start_ns = clock_.monotonic_ns();
+  const bool ok = file_->advance(wanted, status);
+  const std::int64_t end_ns = clock_.monotonic_ns();
+  note_sync(end_ns, end_ns - start_ns);
+  return ok;
+}
+
+// Records one sync for the gauge and, when it took longer than ahead/4, counts it and reports it
+// (within kSlowReportNs of the last report only if it took 1.5 times as long).
+// REQUIRES: as timed_advance().
+void StateFileKeeper::note_sync(std::int64_t end_ns, std::int64_t duration_ns) {
+  sync_times_.record(end_ns, duration_ns);
+  const std::int64_t quarter_ns = options_.ahead.count() * 1'000'000 / 4;
+  if (duration_ns <= quarter_ns) return;
+  slow_syncs_.fetch_add(1, std::memory_order_relaxed);  // see state_writes_
+  const bool reported_lately =
+      slow_reported_ns_ >= 0 && end_ns - slow_reported_at_ns_ < kSlowReportNs;
+  if (reported_lately && duration_ns * kSlowerDenominator < slow_reported_ns_ * kSlowerNumerator) {
+    return;
+  }
+  slow_reported_at_ns_ = end_ns;
+  slow_reported_ns_ = duration_ns;
+  emit(EventKind::kSlowSync, {}, slow_sync_message(duration_ns, sync_times_.longest_us(end_ns)),
+       duration_ns / 1'000'000);
+}
+
+// "state file F: writing and syncing a ceiling took D, more than ahead/4 (Q); ...": what happened,
+// when ids would stop, and the ahead that would cover the worst sync of the last minute.
+std::string StateFileKeeper::slow_sync_message(std::int64_t duration_ns,
+                                               std::int64_t worst_us) const {
+  const std::int64_t ahead_ms = options_.ahead.count();
+  const std::int64_t worst_ms = (std::max(worst_us * 1000, duration_ns) + 999'999) / 1'000'000;
+  return "state file " + options_.state_file + ": writing and syncing a ceiling took " +
+         format_gap(duration_ns / 1'000'000) + ", more than ahead/4 (" + format_gap(ahead_ms / 4) +
+         "); ids stop if a sync outlasts about ahead/2 (" + format_gap(ahead_ms / 2) +
+         "): set ahead (now " + format_gap(ahead_ms) + ") above twice the worst sync of the last " +
+         "minute, to more than " + format_gap(round_up_for_gap(2 * worst_ms)) +
+         ", or move the state file to a faster disk";
 }
 
 // Checks that the state file is still the one at its path. A real change (removed, renamed,

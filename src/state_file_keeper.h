@@ -14,6 +14,15 @@
 // releases its lock. Without a state file the window is (not-before, end of layout] and a warning
 // event says that nothing protects against a clock set back across a restart.
 //
+// Every attempt to make a ceiling durable (the first one at start, then each advance: two writes
+// and two fdatasyncs, failed attempts included, since a failed one holds the ceiling back just as
+// long) is timed on the clock's monotonic time line, for the gauge of the longest sync of the
+// last minute (sync_times.h) and the count of syncs longer than ahead/4. Renewal is due when
+// ahead/2 remains, so a sync that outlasts about ahead/2 lets the generators reach the ceiling:
+// one over ahead/4 is the warning before that (kSlowSync; within a minute of one reported, only a
+// sync 1.5 times as long is reported again). The clean-shutdown record is not a ceiling and is not
+// timed.
+//
 // Thread safety: as WindowKeeper; mutex_ is the lock of window_keeper.h's table.
 #ifndef COSID_SRC_STATE_FILE_KEEPER_H_
 #define COSID_SRC_STATE_FILE_KEEPER_H_
@@ -29,6 +38,7 @@
 #include "cosid/options.h"
 #include "cosid/state_file.h"
 #include "fork_guard.h"
+#include "sync_times.h"
 #include "window_keeper.h"
 
 namespace cosid {
@@ -55,6 +65,9 @@ class StateFileKeeper final : public WindowKeeper, private CeilingListener {
  private:
   void on_ceiling_wanted(std::int64_t needed_ms) noexcept override;
   bool write_first_ceiling(std::int64_t floor, Status& status);
+  bool timed_advance(std::int64_t wanted, Status& status);
+  void note_sync(std::int64_t end_ns, std::int64_t duration_ns);
+  std::string slow_sync_message(std::int64_t duration_ns, std::int64_t worst_us) const;
   bool advance_locked(Status& status);
   bool check_identity_locked(Status& status);
   std::string replaced_message() const;
@@ -85,6 +98,12 @@ class StateFileKeeper final : public WindowKeeper, private CeilingListener {
   // between its fields, only that each was exact at some moment during the call.
   std::atomic<std::uint64_t> state_writes_{0};
   std::atomic<std::uint64_t> state_write_failures_{0};
+  std::atomic<std::uint64_t> slow_syncs_{0};
+  SyncTimes sync_times_;  // written as state_writes_, read by stats() without a lock
+  // The last kSlowSync reported (under mutex_): when it ended, on the monotonic clock, and how
+  // long it took; -1 before the first.
+  std::int64_t slow_reported_at_ns_ = 0;
+  std::int64_t slow_reported_ns_ = -1;
 };
 
 }  // namespace detail

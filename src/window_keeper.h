@@ -38,7 +38,8 @@
 //     accessors and metrics() never wait for a sync or a store call (a waiting next() only
 //     try-locks the state file keeper's, inline, and renews if it got it);
 //   - a forked child takes none: Runtime's calls check the fork guard first, binding() and stats()
-//     are lock-free (an atomic pointer, atomic counters), metrics() only tries generators_mutex_,
+//     are lock-free (an atomic pointer, atomic counters, the atomic words of the state file
+//     keeper's sync times, sync_times.h), metrics() only tries generators_mutex_,
 //     and close() there joins nothing and writes nothing (fork_guard.h);
 //   - close() waits only for the sync or the store call in progress: KeeperLoop::stop() joins the
 //     loop's round in progress (one such call at most), and the keeper's close() takes its mutex_,
@@ -105,11 +106,13 @@ struct NextRound {
   bool wakeable = true;
 };
 
-// Counts of what a keeper did; every field only grows. The state file keeper fills the first
-// two, the lease keeper the rest (metrics.h names each).
+// Counts of what a keeper did; every field but state_sync_max_us only grows. The state file
+// keeper fills the first four, the lease keeper the rest (metrics.h names each).
 struct KeeperStats {
   std::uint64_t state_writes = 0;          // ceilings made durable, the first one included
   std::uint64_t state_write_failures = 0;  // failed writes and failed identity checks
+  std::uint64_t state_slow_syncs = 0;      // attempts to write a ceiling that took > ahead/4
+  std::int64_t state_sync_max_us = 0;      // the longest attempt of the last minute (us)
   std::uint64_t acquisitions = 0;          // slots leased: 1 at start, +1 after every loss
   std::uint64_t renewals = 0;              // renewals that succeeded
   std::uint64_t renewal_failures = 0;      // renewals (and new leases after a loss) that failed

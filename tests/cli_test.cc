@@ -570,9 +570,55 @@ TEST(CliNext, MetricsGoToStandardErrorAtExit) {
         "# TYPE cosid_ceiling_timestamp_seconds gauge\n"}) {
     EXPECT_NE(result.err.find(line, text), std::string::npos) << line << " in\n" << result.err;
   }
-  // 13 metrics of three lines each, and nothing after them.
-  EXPECT_EQ(count_lines(result.err.substr(text)), 39) << result.err;
+  // 15 metrics of three lines each, and nothing after them.
+  EXPECT_EQ(count_lines(result.err.substr(text)), 45) << result.err;
   EXPECT_EQ(result.err.back(), '\n');
+}
+
+// The value of the sample `name{labels} VALUE` in a Prometheus text, or "" if there is none.
+std::string sample_value(const std::string& text, const std::string& sample) {
+  const std::size_t at = text.find("\n" + sample + " ");
+  if (at == std::string::npos) return "";
+  const std::size_t begin = at + 1 + sample.size() + 1;
+  return text.substr(begin, text.find('\n', begin) - begin);
+}
+
+// The state file's sync times, from a real process on the real disk: the gauge of the longest
+// write and fdatasync of a ceiling in the last minute, in seconds with six decimals, and the
+// count of those over ahead/4, each of which (one ceiling in so short a run) came with its warning.
+TEST(CliNext, MetricsShowTheStateFilesSyncTimes) {
+  const TempDir dir("cli_test");
+  const Environment env;
+  const RunResult result =
+      run_cosid({"next", "-n", "3", "--slot", "4", "--state-file", dir.file("state"), "--metrics"},
+                env.envp());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  for (const char* line :
+       {"# HELP cosid_state_slow_syncs_total Attempts to make a ceiling durable in the state file "
+        "that took longer than ahead/4.\n",
+        "# TYPE cosid_state_slow_syncs_total counter\n",
+        "# HELP cosid_state_sync_max_seconds The longest attempt to make a ceiling durable in the "
+        "state file in the last minute: ids stop when one outlasts about ahead/2.\n",
+        "# TYPE cosid_state_sync_max_seconds gauge\n"}) {
+    EXPECT_NE(result.err.find(line), std::string::npos) << line << " in\n" << result.err;
+  }
+  const std::string labels = "{namespace=\"cosid\",slot=\"4\"}";  // the default namespace
+  const std::string longest = sample_value(result.err, "cosid_state_sync_max_seconds" + labels);
+  ASSERT_GE(longest.size(), 8u) << result.err;  // "S.UUUUUU"
+  const std::size_t point = longest.size() - 7;
+  EXPECT_EQ(longest[point], '.') << longest;
+  EXPECT_TRUE(std::all_of(longest.begin(), longest.end(), [](char c) {
+    return c == '.' || (c >= '0' && c <= '9');
+  })) << longest;
+  const std::string slow = sample_value(result.err, "cosid_state_slow_syncs_total" + labels);
+  ASSERT_FALSE(slow.empty()) << result.err;
+  std::size_t warnings = 0;
+  for (std::size_t at = 0;
+       (at = result.err.find("writing and syncing a ceiling took", at)) != std::string::npos;
+       ++at) {
+    ++warnings;
+  }
+  EXPECT_EQ(slow, std::to_string(warnings)) << result.err;
 }
 
 // A missing slot is a missing value: a usage error.

@@ -2,7 +2,8 @@
 // Test seams that freeze a runtime's I/O inside a call, so a test can call the runtime from
 // another thread meanwhile: LatchedStore (a store whose next renewal stops in a Gate), FrozenSyncFs
 // (a MemoryFs whose next sync stops in one), add_latched_store(), and returns_without_waiting() (a
-// bounded wait for a call that must not wait for the frozen one).
+// bounded wait for a call that must not wait for the frozen one). And SlowSyncFs, whose fdatasyncs
+// take as long as the test says on a ManualClock, without waiting.
 #ifndef COSID_TESTS_FROZEN_CALLS_H_
 #define COSID_TESTS_FROZEN_CALLS_H_
 
@@ -119,6 +120,32 @@ class FrozenSyncFs final : public MemoryFs {
 
  private:
   std::atomic<bool> armed_{false};
+};
+
+// A MemoryFs whose every fdatasync (sync_data) lets a chosen time pass on a ManualClock before it
+// returns: a slow disk, as the state file keeper's monotonic measurement sees it, at no cost in
+// real time. A ceiling's write makes two fdatasyncs (one per block): it takes twice the time.
+class SlowSyncFs final : public MemoryFs {
+ public:
+  // From now on every fdatasync lets `each` pass on `clock` (0: none). `clock` outlives the calls.
+  void slow_syncs(ManualClock& clock, std::chrono::nanoseconds each) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    clock_ = &clock;
+    each_ = each;
+  }
+
+  std::error_code sync_data(int fd) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (clock_ != nullptr && each_.count() > 0) clock_->advance(each_);
+    }
+    return MemoryFs::sync_data(fd);
+  }
+
+ private:
+  std::mutex mutex_;
+  ManualClock* clock_ = nullptr;
+  std::chrono::nanoseconds each_{0};
 };
 
 }  // namespace cosid::testing

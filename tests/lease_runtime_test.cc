@@ -231,7 +231,10 @@ TEST_F(LeaseRuntimeTest, MetricsFollowTheLeaseAcrossALoss) {
   EXPECT_EQ(metrics.lease_renewals, 1u);
   EXPECT_EQ(metrics.lease_losses, 0u);
   EXPECT_EQ(metrics.ceiling_ms, runtime->ceiling_ms());
-  EXPECT_EQ(metrics.state_writes, 0u);  // no state file with a store
+  // No state file with a store: no ceiling written, none timed.
+  EXPECT_EQ(metrics.state_writes, 0u);
+  EXPECT_EQ(metrics.state_slow_syncs, 0u);
+  EXPECT_EQ(metrics.state_sync_max_us, 0);
 
   clock_.advance(milliseconds(31001));  // stalled past the expiry; another runtime takes slot 0
   auto other = open(options_);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Runtime::metrics() against the in-memory runtime set-up, and the exact Prometheus text.
+// Runtime::metrics() against the in-memory runtime set-up, the state file's sync times (and their
+// ring, sync_times.h), and the exact Prometheus text.
 #include "cosid/metrics.h"
 
 #include <gtest/gtest.h>
@@ -15,8 +16,10 @@
 #include <vector>
 
 #include "cosid/runtime.h"
+#include "frozen_calls.h"
 #include "memory_fs.h"
 #include "runtime_setup.h"
+#include "sync_times.h"
 #include "test_util.h"
 
 namespace cosid {
@@ -31,7 +34,8 @@ constexpr auto& kPath = testing::kStatePath;
 // A new state file's floor: not-before 0, raised to the last millisecond before the epoch.
 constexpr std::int64_t kNewFloor = 1577203200000 - 1;
 
-class RuntimeMetricsTest : public testing::RuntimeFixture<MemoryFs> {
+// On SlowSyncFs: a MemoryFs until a test slows its fdatasyncs down.
+class RuntimeMetricsTest : public testing::RuntimeFixture<testing::SlowSyncFs> {
  protected:
   RuntimeMetricsTest() { environment_.listener = &listener_; }
 
@@ -51,6 +55,16 @@ class RuntimeMetricsTest : public testing::RuntimeFixture<MemoryFs> {
   // The events, counted as the metrics count: an unsigned count.
   std::uint64_t events(EventKind kind) { return static_cast<std::uint64_t>(listener_.count(kind)); }
 
+  // Lets a renewal fall due (ahead 100 ms: due when less than 50 ms remains, so 60 ms after the
+  // last write always is), then writes the next ceiling with each of its two fdatasyncs taking
+  // `each`: the write takes twice that.
+  void renew_with_syncs_of(Runtime& runtime, std::chrono::nanoseconds each) {
+    clock_.advance(milliseconds(60));
+    fs_.slow_syncs(clock_, each);
+    ASSERT_TRUE(runtime.maintain(status_)) << status_.message();
+    fs_.slow_syncs(clock_, milliseconds(0));
+  }
+
   testing::RecordingListener listener_;
 };
 
@@ -62,6 +76,9 @@ TEST_F(RuntimeMetricsTest, RightAfterOpenTheFirstCeilingIsOneWriteAndTheWindowIs
   EXPECT_EQ(metrics.slot, 3u);
   EXPECT_EQ(metrics.state_writes, 1u);
   EXPECT_EQ(metrics.state_write_failures, 0u);
+  // The manual clock did not move during the first ceiling's write.
+  EXPECT_EQ(metrics.state_sync_max_us, 0);
+  EXPECT_EQ(metrics.state_slow_syncs, 0u);
   EXPECT_EQ(metrics.floor_ms, kNewFloor);
   EXPECT_EQ(metrics.ceiling_ms, kNow + 100);
   // No generator yet: every generator counter is 0.
@@ -191,7 +208,133 @@ TEST_F(RuntimeMetricsTest, WithoutAStateFileNothingIsWrittenAndTheCeilingIsTheLa
   EXPECT_EQ(metrics.ids_issued, 3u);
   EXPECT_EQ(metrics.state_writes, 0u);
   EXPECT_EQ(metrics.state_write_failures, 0u);
+  EXPECT_EQ(metrics.state_sync_max_us, 0);
+  EXPECT_EQ(metrics.state_slow_syncs, 0u);
   EXPECT_EQ(metrics.ceiling_ms, layouts::kDefault.end_ms() - 1);
+}
+
+// A write of 0.3 x ahead (30 ms, over ahead/4 = 25 ms): one warning naming the file, the duration,
+// both bounds and the ahead that covers it; counted, and shown by the gauge.
+TEST_F(RuntimeMetricsTest, ASyncOverAQuarterOfAheadIsReportedCountedAndShown) {
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << status_.message();
+  renew_with_syncs_of(*runtime, milliseconds(15));
+  ASSERT_EQ(listener_.count(EventKind::kSlowSync), 1);
+  const Event event = listener_.last(EventKind::kSlowSync);
+  EXPECT_EQ(event.ceiling_ms, 30);  // the duration
+  EXPECT_FALSE(event.code);
+  EXPECT_EQ(event.message,
+            "state file var/state: writing and syncing a ceiling took 30 ms, more than ahead/4 "
+            "(25 ms); ids stop if a sync outlasts about ahead/2 (50 ms): set ahead (now 100 ms) "
+            "above twice the worst sync of the last minute, to more than 60 ms, or move the "
+            "state file to a faster disk");
+  const RuntimeMetrics metrics = runtime->metrics();
+  EXPECT_EQ(metrics.state_slow_syncs, 1u);
+  EXPECT_EQ(metrics.state_sync_max_us, 30000);
+  EXPECT_EQ(metrics.state_writes, 2u);  // the slow write succeeded
+  const std::string text = to_prometheus(metrics);
+  EXPECT_NE(text.find("\ncosid_state_slow_syncs_total{namespace=\"orders\",slot=\"3\"} 1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\ncosid_state_sync_max_seconds{namespace=\"orders\",slot=\"3\"} 0.030000\n"),
+            std::string::npos)
+      << text;
+}
+
+// 0.2 x ahead (20 ms), and exactly ahead/4 (25 ms), are not over ahead/4: shown by the gauge,
+// neither counted nor reported.
+TEST_F(RuntimeMetricsTest, SyncsUpToAQuarterOfAheadAreShownButNotReported) {
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << status_.message();
+  renew_with_syncs_of(*runtime, milliseconds(10));
+  RuntimeMetrics metrics = runtime->metrics();
+  EXPECT_EQ(metrics.state_sync_max_us, 20000);
+  EXPECT_EQ(metrics.state_slow_syncs, 0u);
+  renew_with_syncs_of(*runtime, std::chrono::microseconds(12500));
+  metrics = runtime->metrics();
+  EXPECT_EQ(metrics.state_sync_max_us, 25000);
+  EXPECT_EQ(metrics.state_slow_syncs, 0u);
+  EXPECT_EQ(metrics.state_writes, 3u);
+  EXPECT_EQ(listener_.count(EventKind::kSlowSync), 0);
+}
+
+// The first ceiling, written by open() before any id, is timed like every later one.
+TEST_F(RuntimeMetricsTest, TheFirstCeilingsSyncIsTimedAndReported) {
+  fs_.slow_syncs(clock_, milliseconds(20));  // 40 ms for the first ceiling
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << status_.message();
+  fs_.slow_syncs(clock_, milliseconds(0));
+  ASSERT_EQ(listener_.count(EventKind::kSlowSync), 1);
+  EXPECT_EQ(listener_.last(EventKind::kSlowSync).ceiling_ms, 40);
+  const RuntimeMetrics metrics = runtime->metrics();
+  EXPECT_EQ(metrics.state_slow_syncs, 1u);
+  EXPECT_EQ(metrics.state_sync_max_us, 40000);
+  EXPECT_EQ(metrics.state_writes, 1u);
+}
+
+// A failed attempt holds the ceiling back as long as a good one: it is timed and reported too.
+TEST_F(RuntimeMetricsTest, AFailedSlowWriteIsTimedToo) {
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << status_.message();
+  clock_.advance(milliseconds(60));
+  fs_.fail(Op::kSyncData, EIO, 2);  // the second block's sync fails, after both were slow
+  fs_.slow_syncs(clock_, milliseconds(15));
+  EXPECT_FALSE(runtime->maintain(status_));
+  EXPECT_EQ(status_.code(), std::errc::io_error);
+  EXPECT_EQ(listener_.count(EventKind::kSlowSync), 1);
+  EXPECT_EQ(listener_.count(EventKind::kStateWriteFailed), 1);
+  const RuntimeMetrics metrics = runtime->metrics();
+  EXPECT_EQ(metrics.state_slow_syncs, 1u);
+  EXPECT_EQ(metrics.state_sync_max_us, 30000);
+  EXPECT_EQ(metrics.state_write_failures, 1u);
+  EXPECT_EQ(metrics.ceiling_ms, kNow + 100);  // not raised
+}
+
+// The gauge is the longest sync that ended in the current 10-second interval or the five before
+// it: shown for at least 50 s and at most 60 s. The count stays.
+TEST_F(RuntimeMetricsTest, TheGaugeForgetsASlowSyncAfterTheMinute) {
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << status_.message();
+  renew_with_syncs_of(*runtime, milliseconds(15));  // ends 90 ms after open: the first interval
+  clock_.advance(std::chrono::seconds(20));
+  renew_with_syncs_of(*runtime, milliseconds(5));  // 10 ms, about 20 s later
+  clock_.advance(std::chrono::seconds(29));        // about 49 s after the slow one ended
+  EXPECT_EQ(runtime->metrics().state_sync_max_us, 30000);
+  clock_.advance(std::chrono::seconds(12));  // about 61 s after: its interval has left the minute
+  RuntimeMetrics metrics = runtime->metrics();
+  EXPECT_EQ(metrics.state_sync_max_us, 10000);  // the later, shorter one is still shown
+  EXPECT_EQ(metrics.state_slow_syncs, 1u);
+  clock_.advance(std::chrono::seconds(30));  // and a minute after that one, nothing is left
+  metrics = runtime->metrics();
+  EXPECT_EQ(metrics.state_sync_max_us, 0);
+  EXPECT_EQ(metrics.state_slow_syncs, 1u);
+}
+
+// A disk that stays slow warns once a minute; one that gets much slower (1.5 times the last one
+// reported) warns at once, one a little slower does not. Every slow sync is counted.
+TEST_F(RuntimeMetricsTest, ASlowDiskWarnsOnceAMinuteUnlessItGetsMuchSlower) {
+  auto runtime = open();
+  ASSERT_TRUE(runtime) << status_.message();
+  renew_with_syncs_of(*runtime, milliseconds(15));  // 30 ms: reported
+  renew_with_syncs_of(*runtime, milliseconds(15));  // 30 ms again: counted only
+  renew_with_syncs_of(*runtime, milliseconds(14));  // 28 ms: counted only
+  renew_with_syncs_of(*runtime, milliseconds(22));  // 44 ms, under 1.5 x 30: counted only
+  EXPECT_EQ(listener_.count(EventKind::kSlowSync), 1);
+  EXPECT_EQ(runtime->metrics().state_slow_syncs, 4u);
+  renew_with_syncs_of(*runtime, milliseconds(23));  // 46 ms, over 1.5 x 30: reported
+  ASSERT_EQ(listener_.count(EventKind::kSlowSync), 2);
+  const Event slower = listener_.last(EventKind::kSlowSync);
+  EXPECT_EQ(slower.ceiling_ms, 46);
+  EXPECT_NE(slower.message.find("took 46 ms"), std::string::npos) << slower.message;
+  EXPECT_NE(slower.message.find("to more than 92 ms"), std::string::npos) << slower.message;
+  clock_.advance(std::chrono::seconds(59));
+  renew_with_syncs_of(*runtime, milliseconds(15));  // 59.09 s after the last report: counted only
+  EXPECT_EQ(listener_.count(EventKind::kSlowSync), 2);
+  clock_.advance(std::chrono::seconds(1));
+  renew_with_syncs_of(*runtime, milliseconds(15));  // a minute after it: reported again
+  ASSERT_EQ(listener_.count(EventKind::kSlowSync), 3);
+  EXPECT_EQ(listener_.last(EventKind::kSlowSync).ceiling_ms, 30);
+  EXPECT_EQ(runtime->metrics().state_slow_syncs, 7u);
 }
 
 // Snapshots taken while another thread issues and the background thread renews (run under TSan
@@ -268,8 +411,10 @@ RuntimeMetrics sample() {
   metrics.lease_renewals = 9;
   metrics.lease_renewal_failures = 10;
   metrics.lease_losses = 11;
+  metrics.state_slow_syncs = 12;
   metrics.floor_ms = 1796005378123;
   metrics.ceiling_ms = 1796005388005;
+  metrics.state_sync_max_us = 12345;
   return metrics;
 }
 
@@ -302,6 +447,10 @@ TEST(PrometheusText, ExactTextOfASnapshot) {
       "file that failed.\n"
       "# TYPE cosid_state_write_failures_total counter\n"
       "cosid_state_write_failures_total{namespace=\"orders\",slot=\"3\"} 8\n"
+      "# HELP cosid_state_slow_syncs_total Attempts to make a ceiling durable in the state file "
+      "that took longer than ahead/4.\n"
+      "# TYPE cosid_state_slow_syncs_total counter\n"
+      "cosid_state_slow_syncs_total{namespace=\"orders\",slot=\"3\"} 12\n"
       "# HELP cosid_lease_renewals_total Lease renewals that succeeded (0 for a static slot).\n"
       "# TYPE cosid_lease_renewals_total counter\n"
       "cosid_lease_renewals_total{namespace=\"orders\",slot=\"3\"} 9\n"
@@ -320,7 +469,11 @@ TEST(PrometheusText, ExactTextOfASnapshot) {
       "# HELP cosid_ceiling_timestamp_seconds The durable ceiling of the slot's window: no id "
       "lies after it. Unix time in seconds.\n"
       "# TYPE cosid_ceiling_timestamp_seconds gauge\n"
-      "cosid_ceiling_timestamp_seconds{namespace=\"orders\",slot=\"3\"} 1796005388.005\n";
+      "cosid_ceiling_timestamp_seconds{namespace=\"orders\",slot=\"3\"} 1796005388.005\n"
+      "# HELP cosid_state_sync_max_seconds The longest attempt to make a ceiling durable in the "
+      "state file in the last minute: ids stop when one outlasts about ahead/2.\n"
+      "# TYPE cosid_state_sync_max_seconds gauge\n"
+      "cosid_state_sync_max_seconds{namespace=\"orders\",slot=\"3\"} 0.012345\n";
   EXPECT_EQ(to_prometheus(sample()), expected);
 }
 
@@ -331,31 +484,46 @@ TEST(PrometheusText, LabelValuesEscapeBackslashQuoteAndLineFeed) {
   EXPECT_NE(text.find("\ncosid_ids_issued_total{namespace=\"a\\\\b\\\"c\\nd\",slot=\"3\"} 1000\n"),
             std::string::npos)
       << text;
-  // Escaped, the value adds no line: 13 metrics of 3 lines each.
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 39);
+  // Escaped, the value adds no line: 15 metrics of 3 lines each.
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 45);
+}
+
+// Sets `field` of sample() to each value of `cases` and expects the sample of `name` to print the
+// text paired with it.
+void expect_printed(const char* name, std::int64_t RuntimeMetrics::*field,
+                    const std::vector<std::pair<std::int64_t, const char*>>& cases) {
+  RuntimeMetrics metrics = sample();
+  for (const auto& [value, printed] : cases) {
+    metrics.*field = value;
+    const std::string text = to_prometheus(metrics);
+    const std::string line =
+        std::string("\n") + name + "{namespace=\"orders\",slot=\"3\"} " + printed + "\n";
+    EXPECT_NE(text.find(line), std::string::npos) << value << "\n" << text;
+  }
 }
 
 TEST(PrometheusText, InstantsAreExactSecondsWithThreeDecimals) {
-  RuntimeMetrics metrics = sample();
-  const std::vector<std::pair<std::int64_t, const char*>> cases = {
-      {0, "0.000"},
-      {7, "0.007"},
-      {1000, "1.000"},
-      {-1, "-0.001"},
-      {-1500, "-1.500"},
-      {9007199254740993, "9007199254740.993"},  // past 2^53: a double would round it
-      {std::numeric_limits<std::int64_t>::min(), "-9223372036854775.808"},
-  };
-  for (const auto& [ms, seconds] : cases) {
-    metrics.floor_ms = ms;
-    const std::string text = to_prometheus(metrics);
-    EXPECT_NE(text.find(std::string("\ncosid_floor_timestamp_seconds{namespace=\"orders\",slot="
-                                    "\"3\"} ") +
-                        seconds + "\n"),
-              std::string::npos)
-        << ms << "\n"
-        << text;
-  }
+  expect_printed("cosid_floor_timestamp_seconds", &RuntimeMetrics::floor_ms,
+                 {
+                     {0, "0.000"},
+                     {7, "0.007"},
+                     {1000, "1.000"},
+                     {-1, "-0.001"},
+                     {-1500, "-1.500"},
+                     {9007199254740993, "9007199254740.993"},  // past 2^53: a double would round it
+                     {std::numeric_limits<std::int64_t>::min(), "-9223372036854775.808"},
+                 });
+}
+
+TEST(PrometheusText, TheSyncTimeIsExactSecondsWithSixDecimals) {
+  expect_printed("cosid_state_sync_max_seconds", &RuntimeMetrics::state_sync_max_us,
+                 {
+                     {0, "0.000000"},
+                     {7, "0.000007"},
+                     {30000, "0.030000"},
+                     {1500000, "1.500000"},
+                     {4294967295, "4294.967295"},  // the largest the ring keeps (71 minutes)
+                 });
 }
 
 TEST(PrometheusText, SeveralSnapshotsShareEachHeader) {
@@ -371,10 +539,55 @@ TEST(PrometheusText, SeveralSnapshotsShareEachHeader) {
       "cosid_ids_issued_total{namespace=\"invoices\",slot=\"4\"} 5\n"
       "# HELP cosid_sequence_waits_total ";
   EXPECT_EQ(text.compare(0, family.size(), family), 0) << text;
-  // 13 metrics: 2 header lines each and one sample per snapshot.
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 13 * 4);
+  // 15 metrics: 2 header lines each and one sample per snapshot.
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 15 * 4);
   EXPECT_EQ(to_prometheus(std::vector<RuntimeMetrics>{}).find("cosid_ids_issued_total{"),
             std::string::npos);
+}
+
+// The ring behind the gauge (sync_times.h), on plain monotonic instants.
+constexpr std::int64_t kSecondNs = 1'000'000'000;
+
+TEST(SyncTimes, EmptyIsZeroAndTheLongestOfAnIntervalIsKept) {
+  detail::SyncTimes times;
+  EXPECT_EQ(times.longest_us(0), 0);
+  EXPECT_EQ(times.longest_us(1000 * kSecondNs), 0);
+  times.record(1 * kSecondNs, 2'000'000);  // 2 ms
+  times.record(2 * kSecondNs, 9'000'999);  // 9 ms and 999 ns: whole microseconds
+  times.record(3 * kSecondNs, 4'000'000);  // shorter: the interval keeps 9 ms
+  EXPECT_EQ(times.longest_us(3 * kSecondNs), 9000);
+}
+
+TEST(SyncTimes, ASyncIsShownForAtLeastFiftyAndAtMostSixtySeconds) {
+  for (const std::int64_t end : {std::int64_t{0}, 10 * kSecondNs - 1, 123 * kSecondNs + 7}) {
+    detail::SyncTimes times;
+    times.record(end, 30'000'000);
+    EXPECT_EQ(times.longest_us(end), 30000) << end;
+    EXPECT_EQ(times.longest_us(end + 50 * kSecondNs), 30000) << end;
+    EXPECT_EQ(times.longest_us(end + 60 * kSecondNs), 0) << end;
+    // Where in its 10-second interval it ended decides where between the two it goes.
+    const std::int64_t interval_end = (end / (10 * kSecondNs) + 1) * 10 * kSecondNs;
+    EXPECT_EQ(times.longest_us(interval_end + 50 * kSecondNs - 1), 30000) << end;
+    EXPECT_EQ(times.longest_us(interval_end + 50 * kSecondNs), 0) << end;
+  }
+}
+
+TEST(SyncTimes, AWordOfAnIntervalGoneByStartsOver) {
+  detail::SyncTimes times;
+  times.record(5 * kSecondNs, 800'000'000);  // 800 ms in interval 0
+  // Interval 6 shares interval 0's word: a short sync there replaces the 800 ms, not added to it.
+  times.record(65 * kSecondNs, 1'000'000);
+  EXPECT_EQ(times.longest_us(65 * kSecondNs), 1000);
+  // A sync the reader's clock has not reached yet is not shown at that instant.
+  EXPECT_EQ(times.longest_us(4 * kSecondNs), 0);
+}
+
+TEST(SyncTimes, DurationsOutsideTheWordAreClamped) {
+  detail::SyncTimes times;
+  times.record(kSecondNs, -5);  // a clock that went back cannot make a negative time
+  EXPECT_EQ(times.longest_us(kSecondNs), 0);
+  times.record(kSecondNs, std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(times.longest_us(kSecondNs), 4294967295);
 }
 
 }  // namespace

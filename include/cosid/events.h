@@ -45,7 +45,13 @@ enum class EventKind {
   kRangeKeyStarted,  // warning: a range key with no record began at its first value (the message
                      // names the key and the value); a typo'd key starts over silently otherwise
   kSlowSync,         // warning: one sync of the state file took longer than ahead/4 (ceiling_ms:
-                     // the sync's duration in ms); ids stop if a sync outlasts about ahead/2
+                     // the sync's duration in ms); ids stop if a sync outlasts about ahead/2.
+                     // A sync is the write and fdatasync of a ceiling (the first one at start
+                     // included, failed attempts too). Within a minute of one reported, only a
+                     // sync at least 1.5 times as long is reported: a disk that stays slow warns
+                     // once a minute, one that gets much slower at once, and jitter adds nothing.
+                     // RuntimeMetrics::state_slow_syncs counts every one, state_sync_max_us
+                     // shows the longest of the last minute
 };
 
 struct COSID_EXPORT Event {
@@ -54,6 +60,7 @@ struct COSID_EXPORT Event {
   // kStateFileReplaced and kStateFileDamaged.
   std::error_code code;
   std::string message;  // a sentence for a log
+  // A ceiling or an instant in Unix ms (kBorrowingAhead: the floor); kSlowSync: a duration in ms.
   std::int64_t ceiling_ms = 0;
   std::uint32_t slot = 0;    // the leased slot, for the kLease* events
   std::int64_t skew_ms = 0;  // kClockSkew: the store's clock minus the local one

@@ -15,16 +15,21 @@
 //   cosid_generator_failures_total      counter  generator calls that returned an error
 //   cosid_state_writes_total            counter  ceilings made durable in the state file
 //   cosid_state_write_failures_total    counter  attempts to make a ceiling durable that failed
+//   cosid_state_slow_syncs_total        counter  attempts to make a ceiling durable that took
+//                                                longer than ahead/4
 //   cosid_lease_renewals_total          counter  lease renewals that succeeded
 //   cosid_lease_renewal_failures_total  counter  lease renewals that failed
 //   cosid_lease_losses_total            counter  leases lost (slot_lost)
 //   cosid_floor_timestamp_seconds       gauge    the window's floor, Unix seconds
 //   cosid_ceiling_timestamp_seconds     gauge    the window's durable ceiling, Unix seconds
+//   cosid_state_sync_max_seconds        gauge    the longest attempt to make a ceiling durable
+//                                                in the last minute, in seconds
 //
 // Each kind of wait is counted once per call that waited for it, however long it waited.
 //
 // The instants are printed in seconds, as Prometheus names them (`_timestamp_seconds`), with the
-// milliseconds as three exact decimals: 1796005378123 ms prints as 1796005378.123.
+// milliseconds as three exact decimals: 1796005378123 ms prints as 1796005378.123. The sync time
+// is printed in seconds with its microseconds as six exact decimals: 12345 us prints as 0.012345.
 //
 // Thread safety: RuntimeMetrics is a plain value. to_prometheus() reads only its argument and may
 // be called from any thread.
@@ -56,6 +61,17 @@ struct COSID_EXPORT RuntimeMetrics {
   // file. The clean-shutdown record close() writes is not a ceiling and is not counted.
   std::uint64_t state_writes = 0;
   std::uint64_t state_write_failures = 0;
+
+  // How long the state file's ceilings take to become durable (the write and fdatasync of both
+  // blocks, the first ceiling included, failed attempts too), on the clock's monotonic time. Ids
+  // stop when one takes longer than about ahead/2 (renewal is due when ahead/2 remains), so:
+  // state_slow_syncs counts those that took longer than ahead/4 (the event kSlowSync reports
+  // them), and state_sync_max_us is the longest of the last minute, in microseconds. "The last
+  // minute" is the current 10-second interval of the monotonic clock and the five before it: a
+  // sync is shown for at least 50 s and at most 60 s after it ended. Set ahead above twice that
+  // value. Both stay 0 without a state file and with a store.
+  std::uint64_t state_slow_syncs = 0;
+  std::int64_t state_sync_max_us = 0;
 
   // The window (floor, ceiling], in Unix milliseconds.
   std::int64_t floor_ms = 0;
