@@ -667,8 +667,7 @@ std::uint64_t Generator::refuse(const Failure& failure, std::error_code& ec,
                         ll(failure.reference_ms - failure.now_ms)) +
                  detail::format_instant(floor_ms_) +
                  format(" after waiting %lld ms", ll(failure.waited_ms)) +
-                 (options_.floor_reason.empty() ? std::string()
-                                                : ": " + options_.floor_reason) +
+                 (options_.floor_reason.empty() ? std::string() : ": " + options_.floor_reason) +
                  "; wait for the clock to pass it or correct the clock";
       break;
     case errc::ceiling_reached:
@@ -676,7 +675,8 @@ std::uint64_t Generator::refuse(const Failure& failure, std::error_code& ec,
                  ") reached the durable ceiling " + detail::format_instant(failure.reference_ms) +
                  format(" and it was not raised within %lld ms: making the next ceiling durable ",
                         ll(failure.waited_ms)) +
-                 "in " + (options_.ceiling_keeper.empty() ? "its keeper" : options_.ceiling_keeper) +
+                 "in " +
+                 (options_.ceiling_keeper.empty() ? "its keeper" : options_.ceiling_keeper) +
                  " is failing or slow; see the errors it reported before";
       break;
     default:

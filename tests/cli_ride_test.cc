@@ -88,9 +88,8 @@ void expect_resumed(Cli& cli, const std::string& part, std::vector<std::uint64_t
 
 std::vector<std::string> static_stream(const std::string& state,
                                        const std::vector<std::string>& extra = {}) {
-  std::vector<std::string> args = {"next",         "-n",       "0",     "--slot",
-                                   "1",            "--state-file", state, "--ahead",
-                                   "1s",           "--rate",   "200",   "--report-every",
+  std::vector<std::string> args = {"next", "-n",      "0",  "--slot", "1",   "--state-file",
+                                   state,  "--ahead", "1s", "--rate", "200", "--report-every",
                                    "1s"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
@@ -144,16 +143,17 @@ TEST_F(CliRideDisk, StaticStreamWaitsOutAFailingDiskAndResumes) {
   ASSERT_EQ(ids.size(), 5u) << cli.err();
 
   write_text(fault_, "fail");
-  const std::string waiting = "cosid: warning: next: waiting for the state file " + state_ + " since ";
+  const std::string waiting =
+      "cosid: warning: next: waiting for the state file " + state_ + " since ";
   ASSERT_TRUE(wait_for_err(cli, waiting)) << cli.err();
   ASSERT_TRUE(wait_for_err(cli, "cosid: warning: next: still waiting for the state file " + state_))
       << cli.err();
   const std::string err = cli.err();
-  EXPECT_TRUE(contains(err, "last error: writing state file " + state_ + " failed: Input/output "
-                            "error"))
+  EXPECT_TRUE(contains(err, "last error: writing state file " + state_ +
+                                " failed: Input/output "
+                                "error"))
       << err;
-  EXPECT_TRUE(contains(err, "making the next ceiling durable in the state file " + state_))
-      << err;
+  EXPECT_TRUE(contains(err, "making the next ceiling durable in the state file " + state_)) << err;
   EXPECT_FALSE(contains(err, "resumed after")) << err;
 
   const CliOutcome check = run_cli(dir_, {"state", "check", state_, "--slot", "1"});
@@ -213,8 +213,9 @@ TEST(CliRide, WaitFlagsNeedAStream) {
   const CliOutcome counted =
       run_cli(dir, {"next", "-n", "5", "--slot", "1", "--give-up-after", "2s"});
   EXPECT_EQ(counted.code, 2);
-  EXPECT_TRUE(contains(counted.err, "cosid: next: --give-up-after is for a stream, which waits "
-                                    "out trouble: give it with -n 0, or leave it out with -n 5"))
+  EXPECT_TRUE(contains(counted.err,
+                       "cosid: next: --give-up-after is for a stream, which waits "
+                       "out trouble: give it with -n 0, or leave it out with -n 5"))
       << counted.err;
   const CliOutcome zero = run_cli(dir, {"next", "-n", "0", "--slot", "1", "--report-every", "0s"});
   EXPECT_EQ(zero.code, 2);
@@ -233,15 +234,15 @@ TEST(CliRide, StoreStreamOutlivesAnUnreachableStore) {
   const TempDir dir("cli_ride");
   ASSERT_FALSE(dir.path().empty());
   const std::string store = "file:" + dir.path() + "/leases";
-  Cli cli(dir, {"next", "-n", "0", "--store", store, "--ttl", "3s", "--tolerance", "1s",
-                "--rate", "200", "--report-every", "1s"});
+  Cli cli(dir, {"next", "-n", "0", "--store", store, "--ttl", "3s", "--tolerance", "1s", "--rate",
+                "200", "--report-every", "1s"});
   std::vector<std::uint64_t> ids = to_ids(cli.lines(5));
   ASSERT_EQ(ids.size(), 5u) << cli.err();
   {
     LockHolder holder(dir.path() + "/leases/ns.cosid.lock");
     ASSERT_TRUE(holder.locked());
-    ASSERT_TRUE(wait_for_err(cli, "cosid: warning: next: waiting for the lease store " + store +
-                                      " since "))
+    ASSERT_TRUE(
+        wait_for_err(cli, "cosid: warning: next: waiting for the lease store " + store + " since "))
         << cli.err();
     // Past ttl + tolerance (4 s) since the last renewal could have reached the store.
     std::this_thread::sleep_for(std::chrono::seconds(5));
@@ -250,20 +251,69 @@ TEST(CliRide, StoreStreamOutlivesAnUnreachableStore) {
   expect_resumed(cli, "the lease store " + store, ids);
 }
 
+// `cosid lease check`, the store's readiness probe: ready while the owner's stream holds a lease
+// renewed ahead of the store's clock; not ready for a lead above --min-lead, for another owner,
+// and once the holder was killed and its lease expired.
+TEST(CliRide, LeaseCheckSaysWhetherAnOwnersLeaseIsLive) {
+  const TempDir dir("cli_ride");
+  ASSERT_FALSE(dir.path().empty());
+  const std::string store = "file:" + dir.path() + "/leases";
+  const auto check = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"lease", "check", "--store", store};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(dir, args);
+  };
+  Cli cli(dir, {"next", "-n", "0", "--store", store, "--owner-key", "ride-1", "--ttl", "3s",
+                "--rate", "100"});
+  ASSERT_EQ(cli.lines(3).size(), 3u) << cli.err();
+  const CliOutcome ready = check({"--owner-key", "ride-1"});
+  EXPECT_EQ(ready.code, 0) << ready.err;
+  EXPECT_TRUE(contains(ready.out, "ready: ride-1 holds slot 0 of namespace cosid, ceiling "))
+      << ready.out;
+  const CliOutcome short_lead = check({"--owner-key", "ride-1", "--min-lead", "50s"});
+  EXPECT_EQ(short_lead.code, 1);
+  EXPECT_TRUE(contains(short_lead.err, "cosid: lease check: not ready: the lease of ride-1 on "
+                                       "slot 0 has its ceiling "))
+      << short_lead.err;
+  EXPECT_TRUE(contains(short_lead.err, "less than --min-lead 50s")) << short_lead.err;
+  const CliOutcome other = check({"--owner-key", "ride-2"});
+  EXPECT_EQ(other.code, 1);
+  EXPECT_TRUE(contains(other.err, "not ready: the store holds no lease of ride-2 in namespace "
+                                  "cosid"))
+      << other.err;
+  const CliOutcome no_key = check({});
+  EXPECT_EQ(no_key.code, 2);
+  EXPECT_TRUE(contains(no_key.err, "cosid: lease check: no owner key to check")) << no_key.err;
+
+  cli.signal(SIGKILL);  // no release: the lease stays until it expires, ttl after its renewal
+  (void)cli.rest();
+  const Steady::time_point deadline = Steady::now() + std::chrono::seconds(30);
+  CliOutcome expired = check({"--owner-key", "ride-1"});
+  while (expired.code == 0 && Steady::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    expired = check({"--owner-key", "ride-1"});
+  }
+  EXPECT_EQ(expired.code, 1) << expired.out;
+  EXPECT_TRUE(contains(expired.err, "not ready: the lease of ride-1 on slot 0 of namespace cosid "
+                                    "expired at "))
+      << expired.err;
+}
+
 // Reads a stream's ids on a thread of its own, so that a stream that writes as fast as it can
 // never blocks on a full pipe while the test waits for its warnings.
 class Drain {
  public:
-  explicit Drain(Cli& cli) : cli_(cli), thread_([this, &cli] {
-      for (;;) {
-        const std::vector<std::uint64_t> got = to_ids(cli.lines(64));
-        {
-          std::lock_guard<std::mutex> lock(mutex_);
-          ids_.insert(ids_.end(), got.begin(), got.end());
-        }
-        if (got.size() < 64) return;  // the end of the output (or the hang guard)
-      }
-    }) {}
+  explicit Drain(Cli& cli)
+      : cli_(cli), thread_([this, &cli] {
+          for (;;) {
+            const std::vector<std::uint64_t> got = to_ids(cli.lines(64));
+            {
+              std::lock_guard<std::mutex> lock(mutex_);
+              ids_.insert(ids_.end(), got.begin(), got.end());
+            }
+            if (got.size() < 64) return;  // the end of the output (or the hang guard)
+          }
+        }) {}
   // After a failed assertion the stream still runs: end it, so that the reader sees the end.
   ~Drain() {
     if (!thread_.joinable()) return;
@@ -303,12 +353,13 @@ TEST(CliRide, SegmentStreamOutlivesALockedRangeStore) {
   {
     LockHolder holder(dir.path() + "/ranges/range.orders.lock");
     ASSERT_TRUE(holder.locked());
-    ASSERT_TRUE(wait_for_err(cli, "cosid: warning: segment next: waiting for the range store " +
-                                      store + " since "))
+    ASSERT_TRUE(wait_for_err(
+        cli, "cosid: warning: segment next: waiting for the range store " + store + " since "))
         << cli.err();
-    ASSERT_TRUE(wait_for_err(cli, "cosid: warning: segment next: still waiting for the range "
-                                  "store " +
-                                      store))
+    ASSERT_TRUE(wait_for_err(cli,
+                             "cosid: warning: segment next: still waiting for the range "
+                             "store " +
+                                 store))
         << cli.err();
   }
   ASSERT_TRUE(wait_for_err(cli, "cosid: warning: segment next: resumed after ")) << cli.err();

@@ -590,8 +590,8 @@ TEST_F(RuntimeTest, RemovedStateFileStopsTheCeiling) {
 
 // A clock set back a minute while issuing: once the last tick's sequence is used up the call
 // fails at once (a minute is more than the 70 ms the runtime absorbs, ahead / 2 and 20 ms of
-// drift, plus the 20 ms it may wait), and the message says so (it said "ids resume once the clock passes the last id",
-// while `cosid next` exits on the failure).
+// drift, plus the 20 ms it may wait), and the message says so (it said "ids resume once the clock
+// passes the last id", while `cosid next` exits on the failure).
 TEST_F(RuntimeTest, ClockSetBackAMinuteWhileIssuingSaysTheCallFailed) {
   auto runtime = open();
   ASSERT_TRUE(runtime) << status_.message();

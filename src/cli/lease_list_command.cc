@@ -1,24 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // cosid lease list: prints the slot records of a namespace in a lease store.
-#include <sys/stat.h>
-
 #include <cstdint>
 #include <cstdio>
-#include <memory>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "cli/commands.h"
 #include "cli/config_flags.h"
 #include "cli/layout_flags.h"
+#include "cli/lease_scan.h"
 #include "cli/output_format.h"
-#include "cli/store_registry.h"
-#include "cosid/clock.h"
 #include "cosid/lease/store.h"
-#include "cosid/lease/store_registry.h"
-#include "cosid/options.h"
-#include "options_internal.h"
 
 namespace cosid {
 namespace cli {
@@ -41,10 +33,6 @@ constexpr const char* kDescription =
     "   "
     "\"last_owner_key\":KEY,\"fence\":F,\"expires_at_ms\":MS,\"floor_ms\":MS,\"ceiling_ms\":MS,\n"
     "   \"next_floor_ms\":MS,\"store_now_ms\":MS}\n";
-
-const char kNoStore[] =
-    "no lease store is configured (the distributor type is static): name one with --store "
-    "file:DIR, --store zookeeper:CONNECT or cosid.machine.distributor.type in the config file";
 
 std::string state_of(const lease::SlotRecord& record, std::int64_t store_now) {
   if (!record.held) return "free";
@@ -107,44 +95,16 @@ std::string to_json_lines(const std::string& name_space,
 }
 
 int run_lease_list(Invocation& invocation) {
-  const ParsedArgs& args = invocation.args;
-  Options options;
+  LeaseScan scan;
+  Status failure;
   int exit_status = kExitOk;
-  // Without a store the configuration is static, which asks for a slot first; a listing needs a
-  // store, so that is what it asks for.
-  if (!resolve_command_options(invocation, kName, options, nullptr, exit_status, kNoStore)) {
-    return exit_status;
+  if (!scan_lease_store(invocation, kName, scan, failure, exit_status)) {
+    return failure.ok() ? exit_status : call_failed(invocation.err, kName, failure);
   }
-  // A missing setting, like a missing slot elsewhere: a usage error (exit 2).
-  if (!options.uses_store()) {
-    return usage_error(invocation.err, kName, std::string(kName) + ": " + kNoStore);
-  }
-  // A listing changes nothing: a file store's directory that does not exist is reported, not
-  // made (opening the store would create it). Every other store is opened as a runtime would.
-  struct stat directory;
-  if (detail::store_type_of(options) == "file" &&
-      stat(options.store_directory.c_str(), &directory) != 0) {
-    return runtime_error(invocation.err, std::string(kName) + ": no lease store at " +
-                                             options.store_directory +
-                                             ": the directory does not exist; check the path");
-  }
-  SystemClock clock;
-  Status status;
-  const std::unique_ptr<lease::StoreRegistry> stores = make_store_registry(status);
-  if (stores == nullptr) return call_failed(invocation.err, kName, status);
-  const std::shared_ptr<lease::SlotLeaseStore> store =
-      stores->open(lease::StoreContext{options, clock}, status);
-  lease::NamespaceTerms terms;
-  terms.slot_limit = std::uint32_t{1} << options.layout.slot_bits;
-  terms.tolerance = options.tolerance;
-  std::vector<lease::SlotRecord> records;
-  std::int64_t store_now = 0;
-  if (store == nullptr || !store->scan(options.namespace_name, terms, records, store_now, status)) {
-    return call_failed(invocation.err, kName, status);
-  }
-  const std::string text = args.has("json")
-                               ? to_json_lines(options.namespace_name, records, store_now)
-                               : to_table(options.namespace_name, records, store_now);
+  const std::string& name_space = scan.options.namespace_name;
+  const std::string text = invocation.args.has("json")
+                               ? to_json_lines(name_space, scan.records, scan.store_now)
+                               : to_table(name_space, scan.records, scan.store_now);
   std::fwrite(text.data(), 1, text.size(), invocation.out);
   return kExitOk;
 }

@@ -137,8 +137,7 @@ bool parse_rate(const ParsedArgs& args, std::uint64_t count, std::uint64_t& rate
 std::string window_part(const ParsedArgs& args, const Options& options) {
   if (options.uses_store()) {
     if (args.has("store")) return "the lease store " + args.value_or("store", "");
-    const std::string where =
-        options.store_directory.empty() ? "" : ":" + options.store_directory;
+    const std::string where = options.store_directory.empty() ? "" : ":" + options.store_directory;
     return "the lease store " + options.store_type + where;
   }
   if (!options.state_file.empty()) return "the state file " + options.state_file;
@@ -158,8 +157,8 @@ std::unique_ptr<Runtime> open_runtime(const Options& options, const RuntimeEnvir
       wait.succeeded();
       return runtime;
     }
-    const bool retry = opening.code() == errc::store_unavailable ||
-                       opening.code() == errc::lease_exhausted;
+    const bool retry =
+        opening.code() == errc::store_unavailable || opening.code() == errc::lease_exhausted;
     if (!streaming || !retry) {
       exit_status = call_failed(err, kName, opening);
       return nullptr;

@@ -229,8 +229,8 @@ int run_segment_next(Invocation& invocation) {
   if (streaming) generator_options.wait = kStreamClaimWait;
   StreamWait wait(kNextName, invocation.err, range_store_part(args, options), wait_options,
                   nullptr);
-  const std::unique_ptr<segment::SegmentGenerator> generator = open_generator(
-      store, generator_options, streaming, wait, invocation.err, exit_status);
+  const std::unique_ptr<segment::SegmentGenerator> generator =
+      open_generator(store, generator_options, streaming, wait, invocation.err, exit_status);
   if (generator == nullptr) return exit_status;
 
   Status status;

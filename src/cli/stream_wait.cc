@@ -80,15 +80,15 @@ bool parse_stream_wait_flags(const ParsedArgs& args, std::uint64_t count,
                              StreamWaitOptions& options, std::string& error) {
   for (const char* flag : {"report-every", "give-up-after"}) {
     if (args.has(flag) && count != 0) {
-      error = std::string("--") + flag + " is for a stream, which waits out trouble: give it with " +
+      error = std::string("--") + flag +
+              " is for a stream, which waits out trouble: give it with " +
               "-n 0, or leave it out with -n " + std::to_string(count) +
               " (which fails at the first trouble)";
       return false;
     }
   }
-  if (args.has("report-every") &&
-      !parse_positive_duration(args, "report-every", kMinReportEvery, options.report_every,
-                               error)) {
+  if (args.has("report-every") && !parse_positive_duration(args, "report-every", kMinReportEvery,
+                                                           options.report_every, error)) {
     return false;
   }
   return !args.has("give-up-after") ||
@@ -185,8 +185,8 @@ bool StreamWait::retry_after(const Status& failure, int& exit_status) {
   if (stop_requested()) return false;
   const char* reason = "";
   if (!waiting_mends(failure.code(), reason)) {
-    exit_status = runtime_error(err_, std::string(name_) + ": " + failure.message() + " (" +
-                                          reason + ": the stream ends)");
+    exit_status = runtime_error(
+        err_, std::string(name_) + ": " + failure.message() + " (" + reason + ": the stream ends)");
     return false;
   }
   const bool first = !waiting_;
@@ -198,10 +198,10 @@ bool StreamWait::retry_after(const Status& failure, int& exit_status) {
   }
   const std::chrono::milliseconds limit = options_.give_up_after;
   if (limit.count() > 0 && Steady::now() - since_ >= limit) {
-    exit_status = runtime_error(
-        err_, std::string(name_) + ": gave up after waiting " + detail::format_gap(ms_since(since_)) +
-                  " (--give-up-after " + detail::format_duration(limit) + ") for " + part_ + ": " +
-                  last_error(failure));
+    exit_status = runtime_error(err_, std::string(name_) + ": gave up after waiting " +
+                                          detail::format_gap(ms_since(since_)) +
+                                          " (--give-up-after " + detail::format_duration(limit) +
+                                          ") for " + part_ + ": " + last_error(failure));
     return false;
   }
   if (Steady::now() >= next_report_) {
@@ -231,8 +231,8 @@ void StreamWait::report(const Status& failure, bool first) {
   if (first) {
     line += "waiting for " + part_ + " since " + since + ": ";
   } else {
-    line += "still waiting for " + part_ + ", " + detail::format_gap(ms_since(since_)) +
-            " since " + since + ": ";
+    line += "still waiting for " + part_ + ", " + detail::format_gap(ms_since(since_)) + " since " +
+            since + ": ";
   }
   line += last_error(failure);
   std::int64_t skew_ms = 0;
