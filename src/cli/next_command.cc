@@ -82,18 +82,15 @@ void append_id(std::string& chunk, std::uint64_t id, bool json, IdFormat format,
   chunk += '\n';
 }
 
-// After a lost lease: the generator over the slot the runtime leases next, once it has one; null
-// (with `ec` set) when none came within ttl + tolerance, or on the stop signal.
-Generator* replacement_generator(Runtime& runtime, const Options& options, bool streaming,
-                                 std::error_code& ec) {
+// With -n N, after a lost lease: the generator over the slot the runtime leases next, once it has
+// one; null when none came within ttl + tolerance (a stream waits instead: next_riding()).
+Generator* replacement_generator(Runtime& runtime, const Options& options) {
   const auto deadline = std::chrono::steady_clock::now() + options.ttl + options.tolerance;
   for (;;) {
     Status status;
     Generator* generator = runtime.generator("default", status);
-    ec = status.code();
-    if (generator != nullptr || ec != errc::slot_lost) return generator;
-    if (std::chrono::steady_clock::now() >= deadline || (streaming && stop_requested()))
-      return nullptr;
+    if (generator != nullptr || status.code() != errc::slot_lost) return generator;
+    if (std::chrono::steady_clock::now() >= deadline) return nullptr;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
@@ -244,24 +241,21 @@ int run_next(Invocation& invocation) {
     std::uint64_t id = 0;
     if (streaming) {
       if (!next_riding(*runtime, generator, wait, id, status)) break;
-      append_id(output.chunk(), id, json, format, layout);
-      if (!output.lines_done(1)) break;
-      continue;
-    }
-    id = generator->next(outcome);
-    while (outcome.code() == errc::slot_lost && options.uses_store()) {
-      // The lease was lost (a warning said so): go on over the slot leased in its place. Again if
-      // that one is lost too before its first id (each wait is bounded by ttl + tolerance).
-      std::error_code replaced;
-      Generator* replacement = replacement_generator(*runtime, options, streaming, replaced);
-      if (replacement == nullptr) break;
-      generator = replacement;
+    } else {
       id = generator->next(outcome);
-    }
-    if (!outcome.ok()) {
-      // The ids issued before the failure are still printed.
-      if (output.flush()) status = call_failed(invocation.err, kName, outcome);
-      break;
+      while (outcome.code() == errc::slot_lost && options.uses_store()) {
+        // The lease was lost (a warning said so): go on over the slot leased in its place. Again
+        // if that one is lost too before its first id (each wait is bounded by ttl + tolerance).
+        Generator* replacement = replacement_generator(*runtime, options);
+        if (replacement == nullptr) break;
+        generator = replacement;
+        id = generator->next(outcome);
+      }
+      if (!outcome.ok()) {
+        // The ids issued before the failure are still printed.
+        if (output.flush()) status = call_failed(invocation.err, kName, outcome);
+        break;
+      }
     }
     append_id(output.chunk(), id, json, format, layout);
     if (!output.lines_done(1)) break;
