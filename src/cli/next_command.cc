@@ -271,7 +271,7 @@ const Command& next_command() {
   static const Command command{
       kName,
       "issue new ids on the configured slot",
-      "cosid next [-n COUNT] [--rate N] [--report-every DURATION] [--give-up-after DURATION] "
+      "cosid next [-n COUNT] [--rate N] [--report-every DUR] [--give-up-after DUR] "
       "[--format decimal|radix62|radix36|friendly|json] [--metrics] [config flags]",
       kDescription,
       {

@@ -313,7 +313,7 @@ const Command& segment_next_command() {
       kNextName,
       "issue segment ids of a key from a range store",
       "cosid segment next KEY [-n COUNT] [--step N] [--offset N] "
-      "[--report-every DURATION] [--give-up-after DURATION] "
+      "[--report-every DUR] [--give-up-after DUR] "
       "[--format decimal|radix62|radix36|json] [--config FILE] "
       "--store memory|file:DIR|zookeeper:CONNECT",
       kNextDescription,

@@ -69,10 +69,10 @@ bool is_failure_event(EventKind kind) {
 
 OptionGroup stream_wait_flags_group() {
   return {"Stream flags (with -n 0)",
-          {{"report-every", '\0', "DURATION",
+          {{"report-every", '\0', "DUR",
             "while ids wait for the store, the state file or the clock, repeat the waiting "
             "warning this often (default 10s)"},
-           {"give-up-after", '\0', "DURATION",
+           {"give-up-after", '\0', "DUR",
             "exit 1 once ids have waited this long (default: wait until stopped)"}}};
 }
 
