@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -72,8 +73,9 @@ void expect_increasing(const std::vector<std::uint64_t>& ids) {
 }
 
 // After a wait on `part`: the stream says it resumed, is still running (more ids come), ends
-// cleanly on SIGTERM, and every id of the run (`ids` the ones read before) is above the earlier.
-void expect_resumed(Cli& cli, const std::string& part, std::vector<std::uint64_t> ids) {
+// cleanly on SIGTERM, and every id of the run is above the earlier ones. `ids`: the ones read
+// before, to which the rest are appended.
+void expect_resumed(Cli& cli, const std::string& part, std::vector<std::uint64_t>& ids) {
   ASSERT_TRUE(wait_for_err(cli, "cosid: warning: next: resumed after ")) << cli.err();
   EXPECT_TRUE(contains(cli.err(), ": " + part + " answers again")) << cli.err();
   const std::vector<std::uint64_t> after = to_ids(cli.lines(200));
@@ -251,6 +253,42 @@ TEST(CliRide, StoreStreamOutlivesAnUnreachableStore) {
   expect_resumed(cli, "the lease store " + store, ids);
 }
 
+// A paused holder (SIGSTOP past ttl + tolerance) whose slot another process takes: on SIGCONT
+// its renewal finds the lease lost, and instead of exiting the stream goes on over the slot the
+// runtime leases in its place, its ids above its earlier ones and none equal to the taker's.
+TEST(CliRide, StoreStreamWhoseLeaseIsTakenGoesOnOnANewSlot) {
+  const TempDir dir("cli_ride");
+  ASSERT_FALSE(dir.path().empty());
+  const std::string store = "file:" + dir.path() + "/leases";
+  const auto stream = [&](const std::string& key) {
+    return std::vector<std::string>{
+        "next", "-n",    "0",  "--store",     store, "--owner-key", key,  "--preferred-slot",
+        "0",    "--ttl", "3s", "--tolerance", "1s",  "--rate",      "100"};
+  };
+  Cli paused(dir, stream("paused"));
+  std::vector<std::uint64_t> ids = to_ids(paused.lines(5));
+  ASSERT_EQ(ids.size(), 5u) << paused.err();
+  paused.signal(SIGSTOP);
+  std::this_thread::sleep_for(std::chrono::seconds(5));  // past ttl + tolerance
+  Cli taker(dir, stream("taker"));
+  const std::vector<std::uint64_t> taken = to_ids(taker.lines(5));
+  ASSERT_EQ(taken.size(), 5u) << taker.err();
+  paused.signal(SIGCONT);
+  ASSERT_TRUE(wait_for_err(paused,
+                           "cosid: warning: the lease on slot 0 of namespace cosid is "
+                           "lost"))
+      << paused.err();
+  expect_resumed(paused, "the lease store " + store, ids);
+  taker.signal(SIGTERM);
+  std::vector<std::uint64_t> all_taken = to_ids(taker.rest());
+  EXPECT_EQ(taker.wait(), 0) << taker.err();
+  all_taken.insert(all_taken.end(), taken.begin(), taken.end());
+  // The two runs never held one slot at once: no id of one is an id of the other.
+  for (const std::uint64_t id : ids) {
+    EXPECT_EQ(std::count(all_taken.begin(), all_taken.end(), id), 0) << id;
+  }
+}
+
 // `cosid lease check`, the store's readiness probe: ready while the owner's stream holds a lease
 // renewed ahead of the store's clock; not ready for a lead above --min-lead, for another owner,
 // and once the holder was killed and its lease expired.
@@ -272,14 +310,16 @@ TEST(CliRide, LeaseCheckSaysWhetherAnOwnersLeaseIsLive) {
       << ready.out;
   const CliOutcome short_lead = check({"--owner-key", "ride-1", "--min-lead", "50s"});
   EXPECT_EQ(short_lead.code, 1);
-  EXPECT_TRUE(contains(short_lead.err, "cosid: lease check: not ready: the lease of ride-1 on "
-                                       "slot 0 has its ceiling "))
+  EXPECT_TRUE(contains(short_lead.err,
+                       "cosid: lease check: not ready: the lease of ride-1 on "
+                       "slot 0 has its ceiling "))
       << short_lead.err;
   EXPECT_TRUE(contains(short_lead.err, "less than --min-lead 50s")) << short_lead.err;
   const CliOutcome other = check({"--owner-key", "ride-2"});
   EXPECT_EQ(other.code, 1);
-  EXPECT_TRUE(contains(other.err, "not ready: the store holds no lease of ride-2 in namespace "
-                                  "cosid"))
+  EXPECT_TRUE(contains(other.err,
+                       "not ready: the store holds no lease of ride-2 in namespace "
+                       "cosid"))
       << other.err;
   const CliOutcome no_key = check({});
   EXPECT_EQ(no_key.code, 2);
@@ -294,8 +334,9 @@ TEST(CliRide, LeaseCheckSaysWhetherAnOwnersLeaseIsLive) {
     expired = check({"--owner-key", "ride-1"});
   }
   EXPECT_EQ(expired.code, 1) << expired.out;
-  EXPECT_TRUE(contains(expired.err, "not ready: the lease of ride-1 on slot 0 of namespace cosid "
-                                    "expired at "))
+  EXPECT_TRUE(contains(expired.err,
+                       "not ready: the lease of ride-1 on slot 0 of namespace cosid "
+                       "expired at "))
       << expired.err;
 }
 
