@@ -185,8 +185,7 @@ bool StreamWait::retry_after(const Status& failure, int& exit_status) {
   if (stop_requested()) return false;
   const char* reason = "";
   if (!waiting_mends(failure.code(), reason)) {
-    exit_status = runtime_error(
-        err_, std::string(name_) + ": " + failure.message() + " (" + reason + ": the stream ends)");
+    exit_status = runtime_error(err_, unmendable_message(failure, reason));
     return false;
   }
   const bool first = !waiting_;
@@ -198,22 +197,35 @@ bool StreamWait::retry_after(const Status& failure, int& exit_status) {
   }
   const std::chrono::milliseconds limit = options_.give_up_after;
   if (limit.count() > 0 && Steady::now() - since_ >= limit) {
-    exit_status = runtime_error(err_, std::string(name_) + ": gave up after waiting " +
-                                          detail::format_gap(ms_since(since_)) +
-                                          " (--give-up-after " + detail::format_duration(limit) +
-                                          ") for " + part_ + ": " + last_error(failure));
+    exit_status = runtime_error(err_, gave_up_message(failure));
     return false;
   }
   if (Steady::now() >= next_report_) {
     report(failure, first);
     next_report_ += options_.report_every;
   }
+  pause_or_stop();
+  return !stop_requested();
+}
+
+// "NAME: MESSAGE (REASON: the stream ends)": a failure the stream does not wait out.
+std::string StreamWait::unmendable_message(const Status& failure, const char* reason) const {
+  return std::string(name_) + ": " + failure.message() + " (" + reason + ": the stream ends)";
+}
+
+// "NAME: gave up after waiting 2 s (--give-up-after 2s) for PART: LAST ERROR".
+std::string StreamWait::gave_up_message(const Status& failure) const {
+  return std::string(name_) + ": gave up after waiting " + detail::format_gap(ms_since(since_)) +
+         " (--give-up-after " + detail::format_duration(options_.give_up_after) + ") for " + part_ +
+         ": " + last_error(failure);
+}
+
+// Sleeps the pause between attempts, in slices that a stop signal cuts short.
+void StreamWait::pause_or_stop() {
   const auto pause_end = Steady::now() + kPause;
-  while (Steady::now() < pause_end) {
-    if (stop_requested()) return false;
+  while (Steady::now() < pause_end && !stop_requested()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return !stop_requested();
 }
 
 void StreamWait::succeeded() {

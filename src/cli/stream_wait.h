@@ -86,6 +86,9 @@ class StreamWait {
 
  private:
   void report(const Status& failure, bool first);
+  std::string unmendable_message(const Status& failure, const char* reason) const;
+  std::string gave_up_message(const Status& failure) const;
+  static void pause_or_stop();
   std::string last_error(const Status& failure) const;
 
   const char* name_;
