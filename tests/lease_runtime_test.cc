@@ -76,6 +76,25 @@ class LeaseRuntimeTest : public ::testing::Test {
     return id;
   }
 
+  // A crashed holder: a store of the test's own (type "mine") whose slot 0 it leased, never to
+  // renew nor release it. Its lease is in `crashed`.
+  void crashed_holder_of_slot_0(lease::SlotLease& crashed) {
+    auto store = std::make_shared<lease::MemoryLeaseStore>(clock_);
+    Status status;
+    ASSERT_TRUE(stores_.add(
+        "mine", [store](const lease::StoreContext&, Status&) { return store; }, status));
+    options_.store_type = "mine";
+    lease::AcquireRequest request;
+    request.name_space = "orders";
+    request.slot = 0;
+    request.owner.key = "crashed";
+    ASSERT_TRUE(lease::Incarnation::random(request.owner.incarnation, status));
+    lease::AcquireOutcome outcome;
+    lease::SlotRecord record;
+    ASSERT_TRUE(store->acquire(request, outcome, crashed, record, status)) << status.message();
+    ASSERT_EQ(outcome, lease::AcquireOutcome::kAcquired);
+  }
+
   // A LatchedStore under the type "latched", on clock_.
   std::shared_ptr<LatchedStore> use_latched_store() {
     auto store = std::make_shared<LatchedStore>(clock_);
@@ -292,22 +311,8 @@ TEST_F(LeaseRuntimeTest, CloseReleasesWithTheExactLastTimestamp) {
 }
 
 TEST_F(LeaseRuntimeTest, AFloorAheadOfTheClockIsWaitedOutAtStart) {
-  auto store = std::make_shared<lease::MemoryLeaseStore>(clock_);
-  Status status;
-  ASSERT_TRUE(stores_.add(
-      "mine", [store](const lease::StoreContext&, Status&) { return store; }, status));
-  options_.store_type = "mine";
-  // A crashed holder: its lease on slot 0 is never renewed nor released.
-  lease::AcquireRequest request;
-  request.name_space = "orders";
-  request.slot = 0;
-  request.owner.key = "crashed";
-  ASSERT_TRUE(lease::Incarnation::random(request.owner.incarnation, status));
-  lease::AcquireOutcome outcome;
   lease::SlotLease crashed;
-  lease::SlotRecord record;
-  ASSERT_TRUE(store->acquire(request, outcome, crashed, record, status)) << status.message();
-  ASSERT_EQ(outcome, lease::AcquireOutcome::kAcquired);
+  ASSERT_NO_FATAL_FAILURE(crashed_holder_of_slot_0(crashed));
   clock_.advance(milliseconds(30001));  // past the expiry, not yet past the ceiling
   auto newcomer = open(options_);
   ASSERT_NE(newcomer, nullptr);
@@ -322,20 +327,8 @@ TEST_F(LeaseRuntimeTest, AFloorAheadOfTheClockIsWaitedOutAtStart) {
 // The same crashed holder, with a start wait too short to wait it out: the start's message says a
 // previous holder of the slot may have issued up to the floor, since one did.
 TEST_F(LeaseRuntimeTest, BehindAPreviousHoldersCeilingTheStartNamesIt) {
-  auto store = std::make_shared<lease::MemoryLeaseStore>(clock_);
-  Status status;
-  ASSERT_TRUE(stores_.add(
-      "mine", [store](const lease::StoreContext&, Status&) { return store; }, status));
-  options_.store_type = "mine";
-  lease::AcquireRequest request;
-  request.name_space = "orders";
-  request.slot = 0;
-  request.owner.key = "crashed";
-  ASSERT_TRUE(lease::Incarnation::random(request.owner.incarnation, status));
-  lease::AcquireOutcome outcome;
   lease::SlotLease crashed;
-  lease::SlotRecord record;
-  ASSERT_TRUE(store->acquire(request, outcome, crashed, record, status)) << status.message();
+  ASSERT_NO_FATAL_FAILURE(crashed_holder_of_slot_0(crashed));
   clock_.advance(milliseconds(30001));  // past the expiry, about a second short of the ceiling
   options_.start_wait = milliseconds(10);
   EXPECT_EQ(Runtime::open(options_, environment_, status_), nullptr);
