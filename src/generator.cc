@@ -666,18 +666,18 @@ std::uint64_t Generator::refuse(const Failure& failure, std::error_code& ec,
                  format("%lld ms short of the first tick after the window's floor ",
                         ll(failure.reference_ms - failure.now_ms)) +
                  detail::format_instant(floor_ms_) +
-                 format(
-                     " after waiting %lld ms: a previous holder of slot %u may have issued "
-                     "ids up to the floor; wait for the clock to pass it or correct the clock",
-                     ll(failure.waited_ms), binding_.slot());
+                 format(" after waiting %lld ms", ll(failure.waited_ms)) +
+                 (options_.floor_reason.empty() ? std::string() : ": " + options_.floor_reason) +
+                 "; wait for the clock to pass it or correct the clock";
       break;
     case errc::ceiling_reached:
       *message = "the clock (" + detail::format_instant(failure.now_ms) +
                  ") reached the durable ceiling " + detail::format_instant(failure.reference_ms) +
-                 format(
-                     " and it was not raised within %lld ms: making the next ceiling durable "
-                     "is failing or slow; see the state file or lease errors reported before",
-                     ll(failure.waited_ms));
+                 format(" and it was not raised within %lld ms: making the next ceiling durable ",
+                        ll(failure.waited_ms)) +
+                 "in " +
+                 (options_.ceiling_keeper.empty() ? "its keeper" : options_.ceiling_keeper) +
+                 " is failing or slow; see the errors it reported before";
       break;
     default:
       *message = ec.message();

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <limits>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,16 @@ std::string failure_message(std::error_code ec) {
   return ec.message();
 }
 
+// What makes the window's ceiling durable, for the generators' ceiling_reached message: the state
+// file or the lease store actually in use (empty without either: the ceiling is the layout's end).
+std::string ceiling_keeper(const Options& options) {
+  if (options.uses_store()) {
+    const bool file = options.store_type == "file" && !options.store_directory.empty();
+    return "the lease store " + options.store_type + (file ? ":" + options.store_directory : "");
+  }
+  return options.state_file.empty() ? std::string() : "the state file " + options.state_file;
+}
+
 // The generators' options: the caller's, with max_step_back lowered to what the window covers
 // between renewals, and max_drift to half that, so that ids borrowing ahead of the clock (set back,
 // or under a burst) never reach the durable ceiling before a renewal could raise it. A state
@@ -45,6 +56,7 @@ GeneratorOptions generator_options(const Options& options, GeneratorOptions gene
       options.uses_store() ? options.ttl / 4 : options.ahead / 2;
   generator.max_step_back = std::min(generator.max_step_back, covered);
   generator.max_drift = std::min(generator.max_drift, covered / 2);
+  generator.ceiling_keeper = ceiling_keeper(options);
   return generator;
 }
 
@@ -246,6 +258,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
       return generator_.get();
     }
     GeneratorOptions wanted = generator_options_;
+    wanted.floor_reason = floor_reason(current->floor_ms(), current->slot(), generator_binding_);
     // A start that borrowed (borrow_floor()) has its generator issue from the first tick past the
     // floor while the clock is still behind it, instead of waiting for the clock.
     if (borrowed_) wanted.start_at_floor = true;
@@ -348,7 +361,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
                 (reported ? " after waiting " + detail::format_gap(waited_ns / 1000000)
                           : ", more than the start wait of " +
                                 detail::format_gap(options_.start_wait.count())) +
-                ": ids up to the floor may exist, so none can be issued before " +
+                ": " + floor_reason(floor, slot, nullptr) + ", so none can be issued before " +
                 detail::format_instant(wanted_ms) + "; " +
                 (options_.uses_store()
                      ? std::string("wait until then and start again")
@@ -367,6 +380,27 @@ class COSID_NO_EXPORT Runtime::Impl final {
       clock_.sleep_for(milliseconds(1));
     }
     return true;
+  }
+
+  // Why ids up to `floor` of `slot` may exist, for the messages of a clock behind it: a previous
+  // holder only where there was one. `lost`: the binding of this runtime's lease that was lost
+  // before this one, if any (the keeper starts the next slot's floor at its ceiling).
+  std::string floor_reason(std::int64_t floor, std::uint32_t slot, const Binding* lost) const {
+    const std::int64_t epoch = options_.layout.epoch_ms();
+    if (floor <= std::max(options_.not_before_ms, epoch - 1)) {
+      return "the floor is " + detail::format_floor(floor, epoch) +
+             ", set by configuration, not by a previous holder: no id may lie at or before it";
+    }
+    const std::string slot_text = "slot " + std::to_string(slot);
+    if (!options_.uses_store()) {
+      return "the state file " + options_.state_file + " records that a previous run on " +
+             slot_text + " may have issued ids up to the floor";
+    }
+    if (lost != nullptr && floor == lost->ceiling_ms()) {
+      return "this process may have issued ids up to the floor on slot " +
+             std::to_string(lost->slot()) + ", whose lease was lost";
+    }
+    return "a previous holder of " + slot_text + " may have issued ids up to the floor";
   }
 
   // "the clock NOW is GAP short of the first tick after the floor FLOOR": where the start stands.

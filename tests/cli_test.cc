@@ -950,10 +950,10 @@ TEST(CliBench, PrintsOneJsonLineAndVerifies) {
 
 TEST(CliBench, BatchDriftAndAGivenStateFile) {
   const TempDir dir("cli_test");
-  const RunResult result = run_cosid({"bench", "--seconds", "1", "--batch", "64", "--max-drift",
-                                      "5ms", "--state-file", dir.file("state"), "--verify",
-                                      "--busy-loops", "1"},
-                                     Environment().envp());
+  const RunResult result =
+      run_cosid({"bench", "--seconds", "1", "--batch", "64", "--max-drift", "5ms", "--state-file",
+                 dir.file("state"), "--verify", "--busy-loops", "1"},
+                Environment().envp());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out.rfind("{\"threads\":1,\"seconds\":1,", 0), 0u) << result.out;
   EXPECT_NE(result.out.find(",\"busy_loops\":1,\"busy_cpu_s\":"), std::string::npos) << result.out;
@@ -973,9 +973,9 @@ TEST(CliBench, UsageErrors) {
   EXPECT_EQ(run_cosid({"bench", "extra"}).exit_code, 2);
   const RunResult help = run_cosid({"bench", "--help"});
   EXPECT_EQ(help.exit_code, 0);
-  for (const std::string word : {"Usage: cosid bench", "--threads", "--seconds", "--batch",
-                                 "--max-drift", "--busy-loops", "--state-file", "--verify",
-                                 "limit_per_s", "busy_cpu_s"}) {
+  for (const std::string word :
+       {"Usage: cosid bench", "--threads", "--seconds", "--batch", "--max-drift", "--busy-loops",
+        "--state-file", "--verify", "limit_per_s", "busy_cpu_s"}) {
     EXPECT_NE(help.out.find(word), std::string::npos) << word;
   }
 }
@@ -1452,15 +1452,15 @@ TEST(CliManPage, NamesEveryCommandAndEveryOptionOfItsHelp) {
     EXPECT_NE(page.find(heading), std::string::npos) << heading;
   }
   const RunResult tool = run_cosid({"--help"});
-  const std::string options_section = section(page, ".SH OPTIONS\n") +
-                                      section(page, ".SS \"Config flags") +
-                                      section(page, ".SS \"Layout flags") +
-                                      section(page, ".SS \"Segment flags");
+  const std::string options_section =
+      section(page, ".SH OPTIONS\n") + section(page, ".SS \"Config flags") +
+      section(page, ".SS \"Layout flags") + section(page, ".SS \"Segment flags") +
+      section(page, ".SS \"Stream flags");
   for (const std::string& option : options_in_help(tool.out)) {
     EXPECT_NE(options_section.find("\\fB" + roff(option) + "\\fR"), std::string::npos) << option;
   }
   const std::vector<std::string> commands = commands_in_help(tool.out);
-  EXPECT_EQ(commands.size(), 15u) << tool.out;
+  EXPECT_EQ(commands.size(), 16u) << tool.out;
   for (const std::string& command : commands) {
     SCOPED_TRACE(command);
     const std::string own = section(page, ".SS \"cosid " + roff(command) + "\"\n");

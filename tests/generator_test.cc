@@ -180,6 +180,8 @@ TEST(Generator, WindowBoundaries) {
   EXPECT_STATUS(status, errc::clock_behind_floor);
   EXPECT_NE(status.message().find("floor 2026-11-30T02:22:58.123Z"), std::string::npos)
       << status.message();
+  // A bare binding: nothing says a previous holder existed, so the message blames none.
+  EXPECT_EQ(status.message().find("previous holder"), std::string::npos) << status.message();
 
   clock.set_ms(floor + 1);
   std::uint64_t id = generator->next(ec);

@@ -76,6 +76,25 @@ class LeaseRuntimeTest : public ::testing::Test {
     return id;
   }
 
+  // A crashed holder: a store of the test's own (type "mine") whose slot 0 it leased, never to
+  // renew nor release it. Its lease is in `crashed`.
+  void crashed_holder_of_slot_0(lease::SlotLease& crashed) {
+    auto store = std::make_shared<lease::MemoryLeaseStore>(clock_);
+    Status status;
+    ASSERT_TRUE(stores_.add(
+        "mine", [store](const lease::StoreContext&, Status&) { return store; }, status));
+    options_.store_type = "mine";
+    lease::AcquireRequest request;
+    request.name_space = "orders";
+    request.slot = 0;
+    request.owner.key = "crashed";
+    ASSERT_TRUE(lease::Incarnation::random(request.owner.incarnation, status));
+    lease::AcquireOutcome outcome;
+    lease::SlotRecord record;
+    ASSERT_TRUE(store->acquire(request, outcome, crashed, record, status)) << status.message();
+    ASSERT_EQ(outcome, lease::AcquireOutcome::kAcquired);
+  }
+
   // A LatchedStore under the type "latched", on clock_.
   std::shared_ptr<LatchedStore> use_latched_store() {
     auto store = std::make_shared<LatchedStore>(clock_);
@@ -215,6 +234,28 @@ TEST_F(LeaseRuntimeTest, ALostLeaseFailsItsGeneratorAndTheNextOneIssuesOnANewSlo
   EXPECT_ERRC(ec, errc::slot_lost);
 }
 
+// The new slot's floor is the lost lease's ceiling; with the clock behind it and standing still,
+// the generator's clock_behind_floor says this process issued up to it, not a previous holder.
+TEST_F(LeaseRuntimeTest, BehindTheFloorAfterALossNamesThisProcessNotAPreviousHolder) {
+  auto runtime = open(options_);
+  Generator& old_generator = runtime->generator();
+  (void)next(old_generator);
+  clock_.advance(milliseconds(31001));
+  auto other = open(options_);  // takes slot 0
+  EXPECT_TRUE(runtime->maintain(status_)) << status_.message();
+  Generator* fresh = runtime->generator("default", status_);
+  ASSERT_NE(fresh, nullptr) << status_.message();
+  clock_.set_ms(runtime->floor_ms() - 5000);  // the wall clock steps back behind the new floor
+  clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceMonotonic);  // the wall clock stands still
+  (void)fresh->next(status_);
+  EXPECT_STATUS(status_, errc::clock_behind_floor);
+  EXPECT_NE(status_.message().find("this process may have issued ids up to the floor on slot 0, "
+                                   "whose lease was lost"),
+            std::string::npos)
+      << status_.message();
+  EXPECT_EQ(status_.message().find("previous holder"), std::string::npos) << status_.message();
+}
+
 // metrics() of a leased runtime: the current lease's window and slot, the lease counters from
 // the keeper, and the ids of every generator it had, the one retired by the loss included.
 TEST_F(LeaseRuntimeTest, MetricsFollowTheLeaseAcrossALoss) {
@@ -273,22 +314,8 @@ TEST_F(LeaseRuntimeTest, CloseReleasesWithTheExactLastTimestamp) {
 }
 
 TEST_F(LeaseRuntimeTest, AFloorAheadOfTheClockIsWaitedOutAtStart) {
-  auto store = std::make_shared<lease::MemoryLeaseStore>(clock_);
-  Status status;
-  ASSERT_TRUE(stores_.add(
-      "mine", [store](const lease::StoreContext&, Status&) { return store; }, status));
-  options_.store_type = "mine";
-  // A crashed holder: its lease on slot 0 is never renewed nor released.
-  lease::AcquireRequest request;
-  request.name_space = "orders";
-  request.slot = 0;
-  request.owner.key = "crashed";
-  ASSERT_TRUE(lease::Incarnation::random(request.owner.incarnation, status));
-  lease::AcquireOutcome outcome;
   lease::SlotLease crashed;
-  lease::SlotRecord record;
-  ASSERT_TRUE(store->acquire(request, outcome, crashed, record, status)) << status.message();
-  ASSERT_EQ(outcome, lease::AcquireOutcome::kAcquired);
+  ASSERT_NO_FATAL_FAILURE(crashed_holder_of_slot_0(crashed));
   clock_.advance(milliseconds(30001));  // past the expiry, not yet past the ceiling
   auto newcomer = open(options_);
   ASSERT_NE(newcomer, nullptr);
@@ -298,6 +325,21 @@ TEST_F(LeaseRuntimeTest, AFloorAheadOfTheClockIsWaitedOutAtStart) {
   EXPECT_EQ(listener_.count(EventKind::kWaitingForFloor), 1);
   const std::uint64_t id = next(newcomer->generator());
   EXPECT_GT(unix_ms_of(id), crashed.ceiling);
+}
+
+// The same crashed holder, with a start wait too short to wait it out: the start's message says a
+// previous holder of the slot may have issued up to the floor, since one did.
+TEST_F(LeaseRuntimeTest, BehindAPreviousHoldersCeilingTheStartNamesIt) {
+  lease::SlotLease crashed;
+  ASSERT_NO_FATAL_FAILURE(crashed_holder_of_slot_0(crashed));
+  clock_.advance(milliseconds(30001));  // past the expiry, about a second short of the ceiling
+  options_.start_wait = milliseconds(10);
+  EXPECT_EQ(Runtime::open(options_, environment_, status_), nullptr);
+  EXPECT_STATUS(status_, errc::clock_behind_floor);
+  EXPECT_NE(status_.message().find(": a previous holder of slot 0 may have issued ids up to the "
+                                   "floor, so none can be issued before "),
+            std::string::npos)
+      << status_.message();
 }
 
 TEST_F(LeaseRuntimeTest, BackgroundRenewalsLetTwoThreadsIssuePastTheFirstCeiling) {

@@ -139,6 +139,29 @@ TEST_F(RuntimeTest, ClockFarBehindTheFloorFailsWithTheGap) {
                              "; use another slot (with its own state file), or wait until then"),
       std::string::npos)
       << status_.message();
+  // The floor came from the file: the message says so, and names no configured floor.
+  EXPECT_NE(status_.message().find(std::string("the state file ") + testing::kStatePath +
+                                   " records that a previous run on slot 3 may have issued ids "
+                                   "up to the floor, so none"),
+            std::string::npos)
+      << status_.message();
+  EXPECT_EQ(status_.message().find("set by configuration"), std::string::npos) << status_.message();
+}
+
+// A floor that is the configured not-before, on a new state file: no holder came before, and
+// the message says where the floor came from instead of blaming one.
+TEST_F(RuntimeTest, ClockBehindANotBeforeFloorBlamesNoPreviousHolder) {
+  options_.not_before_ms = kNow + 3600000;  // an hour ahead
+  clock_.set_on_sleep(ManualClock::OnSleep::kAdvanceBoth);
+  EXPECT_FALSE(open());
+  EXPECT_STATUS(status_, errc::clock_behind_floor);
+  EXPECT_NE(status_.message().find("the floor is " + detail::format_instant(kNow + 3600000) +
+                                   " (not-before), set by configuration, not by a previous "
+                                   "holder: no id may lie at or before it"),
+            std::string::npos)
+      << status_.message();
+  EXPECT_EQ(status_.message().find("previous run"), std::string::npos) << status_.message();
+  EXPECT_EQ(status_.message().find("may have issued"), std::string::npos) << status_.message();
 }
 
 // A clock that was a year ahead left a ceiling a year ahead: the start fails at once (it used to
@@ -419,6 +442,13 @@ TEST_F(RuntimeTest, NoIdAboveTheDurableCeilingWhenWritesFail) {
     last = id;
   }
   EXPECT_STATUS(status_, errc::ceiling_reached);
+  // It names the state file in use, not "the state file or lease errors".
+  EXPECT_NE(status_.message().find(std::string("making the next ceiling durable in the state "
+                                               "file ") +
+                                   testing::kStatePath + " is failing or slow"),
+            std::string::npos)
+      << status_.message();
+  EXPECT_EQ(status_.message().find("lease"), std::string::npos) << status_.message();
   EXPECT_EQ(time_of(last), ceiling);
   EXPECT_GT(listener_.count(EventKind::kStateWriteFailed), 0);
   // The disk recovers: issuing resumes past the old ceiling.
@@ -560,8 +590,8 @@ TEST_F(RuntimeTest, RemovedStateFileStopsTheCeiling) {
 
 // A clock set back a minute while issuing: once the last tick's sequence is used up the call
 // fails at once (a minute is more than the 70 ms the runtime absorbs, ahead / 2 and 20 ms of
-// drift, plus the 20 ms it may wait), and the message says so (it said "ids resume once the clock passes the last id",
-// while `cosid next` exits on the failure).
+// drift, plus the 20 ms it may wait), and the message says so (it said "ids resume once the clock
+// passes the last id", while `cosid next` exits on the failure).
 TEST_F(RuntimeTest, ClockSetBackAMinuteWhileIssuingSaysTheCallFailed) {
   auto runtime = open();
   ASSERT_TRUE(runtime) << status_.message();

@@ -106,6 +106,14 @@ struct COSID_EXPORT GeneratorOptions {
   // clock, up to `behind_floor`, then fails with clock_behind_floor. The Runtime sets it for
   // `start: borrow` (options.h).
   bool start_at_floor = false;
+  // For the messages of ceiling_reached and clock_behind_floor, which a Runtime fills in (a
+  // generator over a binding of the caller's own may leave them empty): what makes the ceiling
+  // durable ("the state file /var/lib/cosid/slot-3", "the lease store file:/srv/leases"), named
+  // where a ceiling was not raised in time (empty: "its keeper"); and why ids up to the floor may
+  // exist ("a previous holder of slot 5 may have issued ids up to it"), named where the clock
+  // stays behind the floor (empty: no cause is named). Read only when a message is built.
+  std::string ceiling_keeper{};
+  std::string floor_reason{};
 };
 
 // Counters of one generator since it was made. Every field only grows.

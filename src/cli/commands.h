@@ -23,6 +23,7 @@ const Command& config_check_command();  // cosid config check: the effective set
 const Command& bench_command();         // cosid bench: ids per second against the limit
 const Command& lease_list_command();    // cosid lease list: the slot leases of a namespace
 const Command& lease_fence_command();   // cosid lease fence: later holders start after a time
+const Command& lease_check_command();   // cosid lease check: is an owner's lease live and renewed
 const Command& segment_next_command();  // cosid segment next: segment ids of a key
 const Command& segment_show_command();  // cosid segment show: a key's record in a range store
 const Command& version_command();       // cosid version: the tool's version

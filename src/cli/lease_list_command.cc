@@ -2,9 +2,7 @@
 // cosid lease list: prints the slot records of a namespace in a lease store.
 #include <cstdint>
 #include <cstdio>
-#include <memory>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "cli/commands.h"

@@ -8,6 +8,7 @@
 
 #include "cli/config_flags.h"
 #include "cli/store_registry.h"
+#include "fail.h"
 #include "options_internal.h"
 
 namespace cosid {
@@ -20,7 +21,7 @@ const char kNoStore[] =
 
 }  // namespace
 
-int open_lease_store(Invocation& invocation, const char* name, OpenLeaseStore& out) {
+int resolve_lease_store(const Invocation& invocation, const char* name, OpenLeaseStore& out) {
   Options& options = out.options;
   int exit_status = kExitOk;
   // Without a store the configuration is static, which asks for a slot first; a lease command
@@ -32,22 +33,32 @@ int open_lease_store(Invocation& invocation, const char* name, OpenLeaseStore& o
   if (!options.uses_store()) {
     return usage_error(invocation.err, name, std::string(name) + ": " + kNoStore);
   }
+  out.terms.slot_limit = std::uint32_t{1} << options.layout.slot_bits;
+  out.terms.tolerance = options.tolerance;
+  return kExitOk;
+}
+
+bool open_resolved_lease_store(OpenLeaseStore& out, Status& status) {
+  const Options& options = out.options;
   // A file store's directory that does not exist is reported, not made (opening the store would
   // create it). Every other store is opened as a runtime would.
   struct stat directory;
   if (detail::store_type_of(options) == "file" &&
       stat(options.store_directory.c_str(), &directory) != 0) {
-    return runtime_error(invocation.err, std::string(name) + ": no lease store at " +
-                                             options.store_directory +
-                                             ": the directory does not exist; check the path");
+    return detail::fail(status, make_error_code(errc::store_unavailable),
+                        "no lease store at " + options.store_directory +
+                            ": the directory does not exist; check the path");
   }
-  Status status;
   out.registry = make_store_registry(status);
-  if (out.registry == nullptr) return call_failed(invocation.err, name, status);
+  if (out.registry == nullptr) return false;
   out.store = out.registry->open(lease::StoreContext{options, out.clock}, status);
-  if (out.store == nullptr) return call_failed(invocation.err, name, status);
-  out.terms.slot_limit = std::uint32_t{1} << options.layout.slot_bits;
-  out.terms.tolerance = options.tolerance;
+  return out.store != nullptr;
+}
+
+int open_lease_store(const Invocation& invocation, const char* name, OpenLeaseStore& out) {
+  if (const int exit_status = resolve_lease_store(invocation, name, out)) return exit_status;
+  Status status;
+  if (!open_resolved_lease_store(out, status)) return call_failed(invocation.err, name, status);
   return kExitOk;
 }
 

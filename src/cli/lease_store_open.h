@@ -26,11 +26,19 @@ struct OpenLeaseStore {
   std::shared_ptr<lease::SlotLeaseStore> store;
 };
 
-// Resolves the config flags of `invocation` into out.options (a static configuration, or a slot,
-// is a usage error: `name` wants a store), refuses a file store whose directory does not exist
-// (opening one would create it, and a lease command makes no store), and opens the store.
-// Returns kExitOk, or the exit status after the error was reported.
-int open_lease_store(Invocation& invocation, const char* name, OpenLeaseStore& out);
+// Resolves the config flags of `invocation` into out.options and out.terms (a static
+// configuration, or a slot, is a usage error: `name` wants a store). Returns kExitOk, or the exit
+// status after the error was reported.
+int resolve_lease_store(const Invocation& invocation, const char* name, OpenLeaseStore& out);
+
+// Opens the store out.options names, as a runtime would, after resolve_lease_store(); refuses a
+// file store whose directory does not exist (opening one would create it, and a lease command
+// makes no store). False with `status` set, reported to nobody: the caller says how.
+bool open_resolved_lease_store(OpenLeaseStore& out, Status& status);
+
+// Both, reporting a failure as `name`'s error. Returns kExitOk, or the exit status after the
+// error was reported.
+int open_lease_store(const Invocation& invocation, const char* name, OpenLeaseStore& out);
 
 }  // namespace cli
 }  // namespace cosid

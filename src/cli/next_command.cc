@@ -15,6 +15,7 @@
 #include "cli/id_text.h"
 #include "cli/layout_flags.h"
 #include "cli/store_registry.h"
+#include "cli/stream_wait.h"
 #include "cli/warning_printer.h"
 #include "cosid/codec.h"
 #include "cosid/lease/store_registry.h"
@@ -48,7 +49,17 @@ constexpr const char* kDescription =
     "leases one: the lease is renewed while ids are issued and released with the last\n"
     "timestamp at the end. Without a state file a static slot's restart is not protected\n"
     "against a clock set back: a warning says so. Warnings go to standard error as\n"
-    "`cosid: warning: MESSAGE`.\n";
+    "`cosid: warning: MESSAGE`.\n"
+    "\n"
+    "A stream (-n 0) rides out trouble that passes: when the state file's writes fail or are\n"
+    "slow, the store does not answer (also at the start), a renewal is late, the lease is lost\n"
+    "or the clock is behind the floor, it stops issuing, warns once when the wait begins and\n"
+    "every --report-every while it lasts (naming the state file or the store, its last error,\n"
+    "the store's clock skew, and since when), and goes on with one `resumed after` line once\n"
+    "ids can be issued again (after a lost lease, on the slot leased in its place). It ends\n"
+    "with status 1 on a fault that waiting cannot mend (a replaced state file, a damaged\n"
+    "record, other terms in the store, a layout run out), or once it has waited\n"
+    "--give-up-after. With -n N the first such failure ends the run with status 1.\n";
 
 constexpr const char* kWriteFormats = "decimal, radix62, radix36, friendly, json";
 
@@ -71,18 +82,15 @@ void append_id(std::string& chunk, std::uint64_t id, bool json, IdFormat format,
   chunk += '\n';
 }
 
-// After a lost lease: the generator over the slot the runtime leases next, once it has one; null
-// (with `ec` set) when none came within ttl + tolerance, or on the stop signal.
-Generator* replacement_generator(Runtime& runtime, const Options& options, bool streaming,
-                                 std::error_code& ec) {
+// With -n N, after a lost lease: the generator over the slot the runtime leases next, once it has
+// one; null when none came within ttl + tolerance (a stream waits instead: next_riding()).
+Generator* replacement_generator(Runtime& runtime, const Options& options) {
   const auto deadline = std::chrono::steady_clock::now() + options.ttl + options.tolerance;
   for (;;) {
     Status status;
     Generator* generator = runtime.generator("default", status);
-    ec = status.code();
-    if (generator != nullptr || ec != errc::slot_lost) return generator;
-    if (std::chrono::steady_clock::now() >= deadline || (streaming && stop_requested()))
-      return nullptr;
+    if (generator != nullptr || status.code() != errc::slot_lost) return generator;
+    if (std::chrono::steady_clock::now() >= deadline) return nullptr;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
@@ -121,6 +129,62 @@ bool parse_rate(const ParsedArgs& args, std::uint64_t count, std::uint64_t& rate
   return true;
 }
 
+// What keeps a stream's ids going, for its waiting warnings: the lease store as --store named it
+// (else as the configuration did), or the state file, or (a static slot without one) the clock.
+std::string window_part(const ParsedArgs& args, const Options& options) {
+  if (options.uses_store()) {
+    if (args.has("store")) return "the lease store " + args.value_or("store", "");
+    const std::string where = options.store_directory.empty() ? "" : ":" + options.store_directory;
+    return "the lease store " + options.store_type + where;
+  }
+  if (!options.state_file.empty()) return "the state file " + options.state_file;
+  return "the clock";
+}
+
+// Opens the runtime; a stream retries an open that fails for a reason waiting mends (a store
+// that does not answer, every slot held), through `wait`. Null after reporting the failure, with
+// `exit_status`.
+std::unique_ptr<Runtime> open_runtime(const Options& options, const RuntimeEnvironment& environment,
+                                      bool streaming, StreamWait& wait, std::FILE* err,
+                                      int& exit_status) {
+  for (;;) {
+    Status opening;
+    std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, opening);
+    if (runtime != nullptr) {
+      wait.succeeded();
+      return runtime;
+    }
+    const bool retry =
+        opening.code() == errc::store_unavailable || opening.code() == errc::lease_exhausted;
+    if (!streaming || !retry) {
+      exit_status = call_failed(err, kName, opening);
+      return nullptr;
+    }
+    if (!wait.retry_after(opening, exit_status)) return nullptr;
+  }
+}
+
+// The next id of a stream: on a failure waiting can mend, waits and retries (over the slot leased
+// in place of a lost one) until an id comes, and returns true with it; false when the stream
+// ends, with `exit_status`.
+bool next_riding(Runtime& runtime, Generator*& generator, StreamWait& wait, std::uint64_t& id,
+                 int& exit_status) {
+  for (;;) {
+    Status outcome;
+    id = generator->next(outcome);
+    if (outcome.ok()) {
+      wait.succeeded();
+      return true;
+    }
+    if (!wait.retry_after(outcome, exit_status)) return false;
+    if (outcome.code() == errc::slot_lost) {
+      Status ignored;  // slot_lost until the new slot is leased: the wait goes on
+      Generator* replacement = runtime.generator("default", ignored);
+      if (replacement != nullptr) generator = replacement;
+    }
+  }
+}
+
 int run_next(Invocation& invocation) {
   const ParsedArgs& args = invocation.args;
   std::string error;
@@ -128,10 +192,12 @@ int run_next(Invocation& invocation) {
   std::uint64_t rate = 0;
   bool json = false;
   IdFormat format = IdFormat::kDecimal;
+  StreamWaitOptions wait_options;
   if ((args.has("count") &&
        !parse_option_number("count", args.value_or("count", ""), UINT64_MAX, count, error)) ||
       !parse_write_format(args.value_or("format", "decimal"), json, format, error) ||
-      !parse_rate(args, count, rate, error)) {
+      !parse_rate(args, count, rate, error) ||
+      !parse_stream_wait_flags(args, count, wait_options, error)) {
     return usage_error(invocation.err, kName, std::string(kName) + ": " + error);
   }
   Options options;
@@ -142,16 +208,18 @@ int run_next(Invocation& invocation) {
   std::error_code ec;
   std::string message;
   WarningPrinter warnings(invocation.err);
+  FailureRecorder failures(warnings);
   Status opening;
   const std::unique_ptr<lease::StoreRegistry> stores = make_store_registry(opening);
   if (stores == nullptr) return call_failed(invocation.err, kName, opening);
   RuntimeEnvironment environment;
-  environment.listener = &warnings;
+  environment.listener = &failures;
   environment.stores = stores.get();
-  const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, opening);
-  if (runtime == nullptr) {
-    return call_failed(invocation.err, kName, opening);
-  }
+  const bool streaming = count == 0;
+  StreamWait wait(kName, invocation.err, window_part(args, options), wait_options, &failures);
+  const std::unique_ptr<Runtime> runtime =
+      open_runtime(options, environment, streaming, wait, invocation.err, exit_status);
+  if (runtime == nullptr) return exit_status;
   const bool metrics = args.has("metrics");
   Generator* generator = runtime->generator("default", opening);
   if (generator == nullptr) {
@@ -161,7 +229,6 @@ int run_next(Invocation& invocation) {
     return status;
   }
 
-  const bool streaming = count == 0;
   ignore_broken_pipe();
   if (streaming) install_stop_handlers();
   const Layout& layout = options.layout;
@@ -171,20 +238,24 @@ int run_next(Invocation& invocation) {
   Status outcome;  // of the last next()
   for (std::uint64_t issued = 0; streaming || issued < count; ++issued) {
     if (streaming && !pacer.wait_turn()) break;
-    std::uint64_t id = generator->next(outcome);
-    while (outcome.code() == errc::slot_lost && options.uses_store()) {
-      // The lease was lost (a warning said so): go on over the slot leased in its place. Again if
-      // that one is lost too before its first id (each wait is bounded by ttl + tolerance).
-      std::error_code replaced;
-      Generator* replacement = replacement_generator(*runtime, options, streaming, replaced);
-      if (replacement == nullptr) break;
-      generator = replacement;
+    std::uint64_t id = 0;
+    if (streaming) {
+      if (!next_riding(*runtime, generator, wait, id, status)) break;
+    } else {
       id = generator->next(outcome);
-    }
-    if (!outcome.ok()) {
-      // The ids issued before the failure are still printed.
-      if (output.flush()) status = call_failed(invocation.err, kName, outcome);
-      break;
+      while (outcome.code() == errc::slot_lost && options.uses_store()) {
+        // The lease was lost (a warning said so): go on over the slot leased in its place. Again
+        // if that one is lost too before its first id (each wait is bounded by ttl + tolerance).
+        Generator* replacement = replacement_generator(*runtime, options);
+        if (replacement == nullptr) break;
+        generator = replacement;
+        id = generator->next(outcome);
+      }
+      if (!outcome.ok()) {
+        // The ids issued before the failure are still printed.
+        if (output.flush()) status = call_failed(invocation.err, kName, outcome);
+        break;
+      }
     }
     append_id(output.chunk(), id, json, format, layout);
     if (!output.lines_done(1)) break;
@@ -200,9 +271,8 @@ const Command& next_command() {
   static const Command command{
       kName,
       "issue new ids on the configured slot",
-      "cosid next [-n COUNT] [--rate N] [--format decimal|radix62|radix36|friendly|json] "
-      "[--metrics] "
-      "[config flags]",
+      "cosid next [-n COUNT] [--rate N] [--report-every DUR] [--give-up-after DUR] "
+      "[--format decimal|radix62|radix36|friendly|json] [--metrics] [config flags]",
       kDescription,
       {
           {"Options",
@@ -216,6 +286,7 @@ const Command& next_command() {
                 "at exit, write the metrics to standard error (Prometheus text)"},
                help_option(),
            }},
+          stream_wait_flags_group(),
           config_flags_group(),
           layout_flags_group(),
       },
@@ -225,7 +296,8 @@ const Command& next_command() {
            "standard output"},
           {kExitFailure,
            "the config file could not be read, or the state file, the lease store or the clock "
-           "did not allow issuing ids, or the output could not be written (see standard error)"},
+           "did not allow issuing ids (with -n 0: a fault waiting cannot mend, or --give-up-after "
+           "ran out), or the output could not be written (see standard error)"},
           usage_exit_status(),
       },
       run_next,

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "cli/id_output.h"
 #include "cli/output_format.h"
 #include "cli/store_registry.h"
+#include "cli/stream_wait.h"
 #include "config_keys.h"
 #include "cosid/codec.h"
 #include "cosid/lease/store_registry.h"
@@ -41,6 +43,10 @@ constexpr const char* kNextDescription =
     "fleet. With -n 0 it issues ids until it receives SIGINT, SIGTERM or SIGHUP, or its standard\n"
     "output is closed (the reader of a pipe has gone), writing each line as soon as it is taken;\n"
     "with -n N a closed standard output is a failure (status 1) that says how many ids got out.\n"
+    "A stream (-n 0) rides out a range store that does not answer (also at the start): it\n"
+    "warns when the wait begins and every --report-every while it lasts, and says `resumed\n"
+    "after` once a claim succeeds; it ends with status 1 on a sealed or exhausted key, a\n"
+    "damaged record, or once it has waited --give-up-after.\n"
     "\n"
     "At the end the ids claimed but not issued are handed back to the store, so that the next\n"
     "run of the key resumes at the id after the last one issued, unless another process claimed\n"
@@ -155,6 +161,38 @@ void append_id(std::string& chunk, const std::string& key, std::int64_t id, bool
   chunk += '\n';
 }
 
+// How long a stream's next_batch() waits for a claim before its waiting warning (and a stop
+// signal is seen): the default of 10 s suits a run of N ids, which fails after it.
+constexpr std::chrono::milliseconds kStreamClaimWait{1000};
+
+// The range store as --store named it (else as the configuration did), for a stream's warnings.
+std::string range_store_part(const ParsedArgs& args, const segment::SegmentOptions& options) {
+  if (args.has("store")) return "the range store " + args.value_or("store", "");
+  const std::string where = options.store_directory.empty() ? "" : ":" + options.store_directory;
+  return "the range store " + options.store_type + where;
+}
+
+// Opens the key's generator; a stream retries an open whose store does not answer, through
+// `wait`. Null after reporting the failure, with `exit_status`.
+std::unique_ptr<segment::SegmentGenerator> open_generator(
+    const std::shared_ptr<segment::RangeStore>& store, const segment::GeneratorOptions& options,
+    bool streaming, StreamWait& wait, std::FILE* err, int& exit_status) {
+  for (;;) {
+    Status status;
+    std::unique_ptr<segment::SegmentGenerator> generator =
+        segment::SegmentGenerator::open(store, options, status);
+    if (generator != nullptr) {
+      wait.succeeded();
+      return generator;
+    }
+    if (!streaming || status.code() != errc::store_unavailable) {
+      exit_status = call_failed(err, kNextName, status);
+      return nullptr;
+    }
+    if (!wait.retry_after(status, exit_status)) return nullptr;
+  }
+}
+
 int run_segment_next(Invocation& invocation) {
   const ParsedArgs& args = invocation.args;
   std::string key;
@@ -162,10 +200,12 @@ int run_segment_next(Invocation& invocation) {
   std::uint64_t count = 1;
   bool json = false;
   IdFormat format = IdFormat::kDecimal;
+  StreamWaitOptions wait_options;
   if (!key_argument(args, key, error) ||
       (args.has("count") &&
        !parse_option_number("count", args.value_or("count", ""), UINT64_MAX, count, error)) ||
-      !parse_segment_format(args.value_or("format", "decimal"), json, format, error)) {
+      !parse_segment_format(args.value_or("format", "decimal"), json, format, error) ||
+      !parse_stream_wait_flags(args, count, wait_options, error)) {
     return usage_error(invocation.err, kNextName, std::string(kNextName) + ": " + error);
   }
   segment::SegmentOptions options;
@@ -185,12 +225,15 @@ int run_segment_next(Invocation& invocation) {
   generator_options.max_distance = std::max<std::uint32_t>(
       options.safe_distance, static_cast<std::uint32_t>(std::min<std::int64_t>(
                                  kMaxDistance, segment::kMaxClaim / definition.step)));
-  Status status;
-  const std::unique_ptr<segment::SegmentGenerator> generator =
-      segment::SegmentGenerator::open(store, generator_options, status);
-  if (generator == nullptr) return call_failed(invocation.err, kNextName, status);
-
   const bool streaming = count == 0;
+  if (streaming) generator_options.wait = kStreamClaimWait;
+  StreamWait wait(kNextName, invocation.err, range_store_part(args, options), wait_options,
+                  nullptr);
+  const std::unique_ptr<segment::SegmentGenerator> generator =
+      open_generator(store, generator_options, streaming, wait, invocation.err, exit_status);
+  if (generator == nullptr) return exit_status;
+
+  Status status;
   ignore_broken_pipe();
   if (streaming) install_stop_handlers();
   IdOutput output(kNextName, invocation.out, invocation.err, count);
@@ -202,6 +245,11 @@ int run_segment_next(Invocation& invocation) {
     const auto want = static_cast<std::size_t>(
         std::min<std::uint64_t>(ids.size(), streaming ? 1 : count - issued));
     const std::size_t taken = generator->next_batch(ids.data(), want, status);
+    if (taken == 0 && streaming) {
+      if (!wait.retry_after(status, result)) break;
+      continue;
+    }
+    if (streaming) wait.succeeded();
     if (taken == 0) {
       // The ids taken before the failure are still printed.
       if (output.flush()) result = call_failed(invocation.err, kNextName, status);
@@ -265,6 +313,7 @@ const Command& segment_next_command() {
       kNextName,
       "issue segment ids of a key from a range store",
       "cosid segment next KEY [-n COUNT] [--step N] [--offset N] "
+      "[--report-every DUR] [--give-up-after DUR] "
       "[--format decimal|radix62|radix36|json] [--config FILE] "
       "--store memory|file:DIR|zookeeper:CONNECT",
       kNextDescription,
@@ -278,6 +327,7 @@ const Command& segment_next_command() {
                {"format", '\0', "FORMAT", "decimal (the default), radix62, radix36 or json"},
                help_option(),
            }},
+          stream_wait_flags_group(),
           segment_flags_group(),
       },
       {
@@ -286,8 +336,9 @@ const Command& segment_next_command() {
            "standard output"},
           {kExitFailure,
            "the range store did not allow issuing ids (the key is sealed or exhausted, the store "
-           "cannot be reached or its record is damaged), the config file could not be read, or "
-           "the output could not be written (see standard error)"},
+           "cannot be reached or its record is damaged; with -n 0 only a fault waiting cannot "
+           "mend, or --give-up-after ran out), the config file could not be read, or the output "
+           "could not be written (see standard error)"},
           usage_exit_status(),
       },
       run_segment_next,
