@@ -24,6 +24,7 @@ const Command& bench_command();         // cosid bench: ids per second against t
 const Command& lease_list_command();    // cosid lease list: the slot leases of a namespace
 const Command& segment_next_command();  // cosid segment next: segment ids of a key
 const Command& segment_show_command();  // cosid segment show: a key's record in a range store
+const Command& store_init_command();    // cosid store init: create a lease or range store
 const Command& version_command();       // cosid version: the tool's version
 
 // "0.6.0", from cosid/version.h; and the line `cosid version` and `cosid --version` print.

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // cosid lease list: prints the slot records of a namespace in a lease store.
-#include <sys/stat.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -18,7 +16,6 @@
 #include "cosid/lease/store.h"
 #include "cosid/lease/store_registry.h"
 #include "cosid/options.h"
-#include "options_internal.h"
 
 namespace cosid {
 namespace cli {
@@ -119,15 +116,8 @@ int run_lease_list(Invocation& invocation) {
   if (!options.uses_store()) {
     return usage_error(invocation.err, kName, std::string(kName) + ": " + kNoStore);
   }
-  // A listing changes nothing: a file store's directory that does not exist is reported, not
-  // made (opening the store would create it). Every other store is opened as a runtime would.
-  struct stat directory;
-  if (detail::store_type_of(options) == "file" &&
-      stat(options.store_directory.c_str(), &directory) != 0) {
-    return runtime_error(invocation.err, std::string(kName) + ": no lease store at " +
-                                             options.store_directory +
-                                             ": the directory does not exist; check the path");
-  }
+  // A listing changes nothing: a missing store is refused by the store itself
+  // (store_not_initialized), never made.
   SystemClock clock;
   Status status;
   const std::unique_ptr<lease::StoreRegistry> stores = make_store_registry(status);

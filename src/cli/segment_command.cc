@@ -2,8 +2,6 @@
 // cosid segment next | show: segment ids of one key, claimed in ranges from a range store
 // (segment/range_store.h) and handed out by a SegmentGenerator (segment/generator.h), and the
 // store's record of a key.
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -15,6 +13,7 @@
 #include "cli/id_output.h"
 #include "cli/output_format.h"
 #include "cli/store_registry.h"
+#include "cli/warning_printer.h"
 #include "config_keys.h"
 #include "cosid/codec.h"
 #include "cosid/lease/store_registry.h"
@@ -119,14 +118,17 @@ bool resolve_segment(const Invocation& invocation, const char* name, const std::
 }
 
 // The range store the options name, from the tool's registry; null after reporting the failure,
-// with `exit_status` its status.
+// with `exit_status` its status. A missing store is refused by the store (store_not_initialized),
+// never made. `listener`, if not null, hears what the store reports (a key that starts anew).
 std::shared_ptr<segment::RangeStore> open_store(const Invocation& invocation, const char* name,
                                                 const segment::SegmentOptions& options,
-                                                int& exit_status) {
+                                                EventListener* listener, int& exit_status) {
   Status status;
   const std::unique_ptr<lease::StoreRegistry> stores = make_store_registry(status);
   std::shared_ptr<segment::RangeStore> store;
-  if (stores != nullptr) store = stores->open_range(lease::RangeStoreContext{options}, status);
+  if (stores != nullptr) {
+    store = stores->open_range(lease::RangeStoreContext{options, listener}, status);
+  }
   if (store == nullptr) exit_status = call_failed(invocation.err, name, status);
   return store;
 }
@@ -171,8 +173,10 @@ int run_segment_next(Invocation& invocation) {
   segment::SegmentOptions options;
   int exit_status = kExitOk;
   if (!resolve_segment(invocation, kNextName, key, options, exit_status)) return exit_status;
+  // Prints kRangeKeyStarted (a key's first claim) as a warning; it outlives the store.
+  WarningPrinter warnings(invocation.err);
   const std::shared_ptr<segment::RangeStore> store =
-      open_store(invocation, kNextName, options, exit_status);
+      open_store(invocation, kNextName, options, &warnings, exit_status);
   if (store == nullptr) return exit_status;
   const segment::KeyDefinition definition = options.definition_of(key);
   segment::GeneratorOptions generator_options;
@@ -230,18 +234,8 @@ int run_segment_show(Invocation& invocation) {
   segment::SegmentOptions options;
   int exit_status = kExitOk;
   if (!resolve_segment(invocation, kShowName, key, options, exit_status)) return exit_status;
-  // A reading changes nothing: a file store's directory that does not exist is reported, not
-  // made (opening the store would create it).
-  const StoreConfig* instance = detail::selected_store(options);
-  const std::string& type = instance != nullptr ? instance->type : options.store_type;
-  struct stat directory;
-  if (type == "file" && stat(options.store_directory.c_str(), &directory) != 0) {
-    return runtime_error(invocation.err, std::string(kShowName) + ": no range store at " +
-                                             options.store_directory +
-                                             ": the directory does not exist; check the path");
-  }
   const std::shared_ptr<segment::RangeStore> store =
-      open_store(invocation, kShowName, options, exit_status);
+      open_store(invocation, kShowName, options, nullptr, exit_status);
   if (store == nullptr) return exit_status;
   segment::RangeState state;
   Status status;
