@@ -556,7 +556,7 @@ TEST_F(ZkRangeTest, AChrootWithoutTheStoreIsRefusedUntilInitMakesIt) {
   std::string data;
   Stat stat{};
   int rc = ZOK;
-  ASSERT_TRUE(raw.get(chroot + "/cosid", data, stat, rc));
+  EXPECT_FALSE(raw.get(chroot + "/cosid", data, stat, rc));
   EXPECT_EQ(rc, ZNONODE) << "a refused open created the store";
 
   lease::StoreRegistry registry;
