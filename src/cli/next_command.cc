@@ -46,7 +46,8 @@ constexpr const char* kDescription =
     "A slot is required: --slot N, COSID_SLOT=N, the config file, or --slot-from-hostname;\n"
     "or --store memory|file:DIR|zookeeper:CONNECT (or a store instance of the config file)\n"
     "leases one: the lease is renewed while ids are issued and released with the last\n"
-    "timestamp at the end. Without a state file a static slot's restart is not protected\n"
+    "timestamp at the end. A file or ZooKeeper store must exist (cosid store init creates it\n"
+    "once): a missing one is refused and nothing is created. Without a state file a static slot's restart is not protected\n"
     "against a clock set back: a warning says so. Warnings go to standard error as\n"
     "`cosid: warning: MESSAGE`.\n";
 
