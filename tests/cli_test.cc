@@ -1693,4 +1693,34 @@ TEST(CliStoreInit, RefusesWhatItCannotOrNeedNotCreate) {
       << none.err;
 }
 
+// Without --store, store init creates the config file's lease store and range store, once when
+// they are one store; a memory store there is passed over.
+TEST(CliStoreInit, WithoutStoreItCreatesTheConfigFilesStores) {
+  const std::string base = testing::TempDir() + "cli_store_config_" + std::to_string(getpid());
+  ASSERT_EQ(mkdir(base.c_str(), 0700), 0);
+  const std::string config = base + "/cosid.yaml";
+  const auto write_config = [&](const std::string& lease_type, const std::string& leases,
+                                const std::string& ranges) {
+    std::ofstream(config) << "cosid:\n  machine:\n    distributor:\n      type: " << lease_type
+                          << "\n" << (leases.empty() ? "" : "      file:\n        directory: " +
+                                                                 leases + "\n")
+                          << "  segment:\n    distributor:\n      type: file\n      file:\n"
+                          << "        directory: " << ranges << "\n";
+  };
+  write_config("file", base + "/leases", base + "/ranges");
+  RunResult init = run_cosid({"store", "init", "--config", config});
+  EXPECT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_EQ(init.out, "file store " + base + "/leases: created " + base + "/leases\nfile store " +
+                          base + "/ranges: created " + base + "/ranges\n");
+  write_config("file", base + "/shared", base + "/shared");
+  init = run_cosid({"store", "init", "--config", config});
+  EXPECT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_EQ(init.out, "file store " + base + "/shared: created " + base + "/shared\n");
+  write_config("memory", "", base + "/ranges");
+  init = run_cosid({"store", "init", "--config", config});
+  EXPECT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_EQ(init.out, "file store " + base + "/ranges: exists already, nothing changed\n");
+  (void)std::system(("rm -rf '" + base + "'").c_str());
+}
+
 }  // namespace

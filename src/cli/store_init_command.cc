@@ -53,10 +53,31 @@ std::string outcome_line(const lease::StoreInitReport& report) {
   return line + '\n';
 }
 
-// The stores to create: the one --store names; without it, the config's lease store
-// (cosid.machine.distributor) and its range store (cosid.segment.distributor), once each if they
-// are one. A memory store the config names is passed over (there is nothing to create); one that
-// --store names is refused by its initializer. False, with `exit_status`, after a report.
+// Whether a store the config file names is one to create: a memory store is passed over (it
+// lives in one process, with nothing to create).
+bool made_by_init(const Options& store) { return detail::store_type_of(store) != "memory"; }
+
+// Adds the config file's range store (cosid.segment.distributor) to `stores`, unless it is none,
+// memory, or the lease store already there. False, with `status`, when the segment settings do not
+// resolve.
+bool add_range_store(const OptionSources& sources, std::vector<Options>& stores, Status& status) {
+  const segment::SegmentOptions segment = segment::resolve_segment_options(sources, status);
+  if (!status.ok()) return false;
+  Options range_store;
+  range_store.store_type = segment.store_type;
+  range_store.store_directory = segment.store_directory;
+  range_store.stores = segment.stores;
+  const bool same = !stores.empty() && stores[0].store_type == range_store.store_type &&
+                    stores[0].store_directory == range_store.store_directory;
+  if (!segment.store_type.empty() && !same && made_by_init(range_store)) {
+    stores.push_back(range_store);
+  }
+  return true;
+}
+
+// The stores to create: the one --store names (a memory store is refused by its initializer);
+// without it, the config file's lease store (cosid.machine.distributor) and range store
+// (cosid.segment.distributor), once if they are one. False, with `exit_status`, after a report.
 bool stores_to_create(const Invocation& invocation, std::vector<Options>& stores,
                       int& exit_status) {
   const ParsedArgs& args = invocation.args;
@@ -70,30 +91,18 @@ bool stores_to_create(const Invocation& invocation, std::vector<Options>& stores
   OptionSources sources;
   Options lease_store;
   bool slot_given = false;
+  const bool flag = args.has("store");
   if (!option_sources_from_args(args, sources, status) ||
       !resolve_options_without_slot(sources, lease_store, slot_given, status)) {
     exit_status = call_failed(invocation.err, kName, status);
     return false;
   }
-  const bool flag = args.has("store");
-  if (lease_store.uses_store() && (flag || detail::store_type_of(lease_store) != "memory")) {
+  if (lease_store.uses_store() && (flag || made_by_init(lease_store))) {
     stores.push_back(lease_store);
   }
-  if (flag) return true;
-  const segment::SegmentOptions segment = segment::resolve_segment_options(sources, status);
-  if (!status.ok()) {
+  if (!flag && !add_range_store(sources, stores, status)) {
     exit_status = call_failed(invocation.err, kName, status);
     return false;
-  }
-  Options range_store;
-  range_store.store_type = segment.store_type;
-  range_store.store_directory = segment.store_directory;
-  range_store.stores = segment.stores;
-  const bool same = !stores.empty() && stores[0].store_type == range_store.store_type &&
-                    stores[0].store_directory == range_store.store_directory;
-  if (!segment.store_type.empty() && !same &&
-      detail::store_type_of(range_store) != "memory") {
-    stores.push_back(range_store);
   }
   if (stores.empty()) {
     exit_status = usage_error(invocation.err, kName, std::string(kName) + ": " + kNoStore);
