@@ -3,9 +3,9 @@
 #include "locked_record.h"
 
 #include <errno.h>
-#include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 
@@ -30,32 +30,124 @@ bool is_errno(const std::error_code& ec, int error) {
   return ec.category() == std::generic_category() && ec.value() == error;
 }
 
-bool open_record_directory(const std::string& directory, std::chrono::milliseconds lock_timeout,
-                           FileSystem& fs, const char* store_name, const char* example, int& fd,
-                           Status& status) {
-  const std::string store = store_name;
-  if (directory.empty()) {
-    return fail(status, errc::invalid_argument,
-                "the " + store +
-                    "'s directory is empty: give a directory on a local disk, such as " + example);
+namespace {
+
+// `text` as one shell word: as it is when it holds nothing a shell would split or expand.
+std::string shell_word(const std::string& text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("/._-:+,=@%", c) != nullptr;
+  });
+  if (plain) return text;
+  std::string quoted = "'";
+  for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+bool empty_directory(const FileStoreKind& kind, Status& status) {
+  return fail(status, errc::invalid_argument,
+              std::string("the ") + kind.name +
+                  "'s directory is empty: give a directory on a local disk, such as " +
+                  kind.example);
+}
+
+// The refusal of a store whose directory is missing (store_not_initialized).
+bool directory_missing(const FileStoreKind& kind, const std::string& directory, Status& status) {
+  return fail(status, errc::store_not_initialized,
+              std::string("the ") + kind.name + "'s directory " + directory +
+                  " does not exist, and cosid never creates a store on first use: a new store "
+                  "starts every " + kind.records +
+                  " from zero, so if this store existed, it was moved or the path is mistyped, "
+                  "and ids would repeat. Check the path; if the store is meant to be new, create "
+                  "it once with: cosid store init --store file:" + shell_word(directory));
+}
+
+// The parent of `directory` (without trailing slashes) and its last component.
+void split_directory(std::string directory, std::string& parent, std::string& name) {
+  while (directory.size() > 1 && directory.back() == '/') directory.pop_back();
+  const std::size_t slash = directory.rfind('/');
+  if (slash == std::string::npos) {
+    parent = ".";
+    name = directory;
+  } else {
+    parent = slash == 0 ? "/" : directory.substr(0, slash);
+    name = directory.substr(slash + 1);
   }
+}
+
+bool cannot_create(const FileStoreKind& kind, const std::string& directory, const std::string& why,
+                   Status& status) {
+  return fail(status, errc::store_unavailable,
+              std::string("cannot create the ") + kind.name + "'s directory " + directory + ": " +
+                  why);
+}
+
+}  // namespace
+
+bool open_record_directory(const std::string& directory, std::chrono::milliseconds lock_timeout,
+                           FileSystem& fs, const FileStoreKind& kind, int& fd, Status& status) {
+  if (directory.empty()) return empty_directory(kind, status);
   if (lock_timeout.count() < 0) {
     return fail(status, errc::invalid_argument,
-                "the " + store + "'s lock timeout is " + std::to_string(lock_timeout.count()) +
-                    " ms: give 0 or more");
-  }
-  if (::mkdir(directory.c_str(), 0770) != 0 && errno != EEXIST) {
-    const int error = errno;  // before the message's allocations
-    return fail(status, errc::store_unavailable,
-                "cannot create the " + store + "'s directory " + directory + ": " +
-                    std::strerror(error) + "; create it, or give a directory whose parent exists");
+                std::string("the ") + kind.name + "'s lock timeout is " +
+                    std::to_string(lock_timeout.count()) + " ms: give 0 or more");
   }
   const std::error_code io = fs.open_directory(directory, fd);
+  if (is_errno(io, ENOENT)) return directory_missing(kind, directory, status);
   if (io) {
     return fail(status, errc::store_unavailable,
-                "cannot open the " + store + "'s directory " + directory + ": " + io.message() +
-                    "; give a directory this process may read and write");
+                std::string("cannot open the ") + kind.name + "'s directory " + directory + ": " +
+                    io.message() + "; give a directory this process may read and write");
   }
+  return true;
+}
+
+bool init_record_directory(const std::string& directory, FileSystem& fs, bool& created,
+                           Status& status) {
+  // One directory may hold both kinds of record: its init names neither.
+  constexpr FileStoreKind kind{"file store", "/var/lib/cosid/ids", "slot and key"};
+  created = false;
+  if (directory.empty()) return empty_directory(kind, status);
+  std::string parent;
+  std::string name;
+  split_directory(directory, parent, name);
+  int parent_fd = -1;
+  std::error_code io = fs.open_directory(parent, parent_fd);
+  if (io) {
+    return cannot_create(kind, directory,
+                         "its parent " + parent + " cannot be opened (" + io.message() +
+                             "). cosid creates only the last component, so that a mistyped "
+                             "parent is never made: create the parent, or correct the path",
+                         status);
+  }
+  // "/", "." and ".." name a directory that exists: nothing to make.
+  const bool itself = name.empty() || name == "." || name == "..";
+  io = itself ? std::make_error_code(std::errc::file_exists) : fs.make_directory(parent_fd, name);
+  const bool existed = is_errno(io, EEXIST);
+  // Synced even when it existed: an earlier init whose sync failed left an entry that a crash
+  // could still take away.
+  if (!io || existed) io = fs.sync(parent_fd);
+  fs.close(parent_fd);
+  if (io) {
+    return cannot_create(kind, directory,
+                         io.message() +
+                             "; whether it exists durably is unknown: check the disk and the "
+                             "parent's permissions, then run the init again (it is safe to "
+                             "repeat)",
+                         status);
+  }
+  if (existed) {  // an existing store is left as it is, if it is a directory
+    int fd = -1;
+    io = fs.open_directory(directory, fd);
+    if (io) {
+      return cannot_create(kind, directory,
+                           "something of that name exists and is not a directory this process "
+                           "can open (" + io.message() + "): move it aside, or choose another path",
+                           status);
+    }
+    fs.close(fd);
+    return true;
+  }
+  created = true;
   return true;
 }
 

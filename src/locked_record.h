@@ -43,12 +43,27 @@ struct RecordDirectory {
 
 bool is_errno(const std::error_code& ec, int error);
 
-// Opens `directory` for a store named `store_name` ("file lease store"), creating it (not its
-// parents) if it is missing. Fails with invalid_argument for an empty path (the message suggests
-// `example`) or a negative lock timeout, and with store_unavailable when the directory cannot be
-// created or opened. mkdir is the one call that bypasses `fs`: nothing a test fails.
+// How messages name a file store, and what a new one starts over.
+struct FileStoreKind {
+  const char* name;     // "file lease store"
+  const char* example;  // a directory to suggest: "/var/lib/cosid/leases"
+  const char* records;  // what a new store starts from zero: "slot", "key"
+};
+
+// Opens the existing `directory` of a store of `kind`. Never creates it: a store that was meant
+// to exist and does not (a mistyped path, a moved directory) would start every record over, so a
+// missing directory is store_not_initialized, whose message names the path and gives the
+// `cosid store init` that creates it. Fails with invalid_argument for an empty path or a negative
+// lock timeout, and with store_unavailable when the directory cannot be opened.
 bool open_record_directory(const std::string& directory, std::chrono::milliseconds lock_timeout,
-                           FileSystem& fs, const char* store_name, const char* example, int& fd,
+                           FileSystem& fs, const FileStoreKind& kind, int& fd, Status& status);
+
+// Creates `directory` for a file store (of either kind): its last component only (mode 0770), the
+// parent synced so that the new entry survives a crash (synced again when it existed, in case an
+// earlier init's sync failed). The parent must exist: a mistyped parent is refused, not made.
+// `created` says whether it was made (false: it was a directory already, and nothing changed).
+// Fails with invalid_argument (an empty path) or store_unavailable.
+bool init_record_directory(const std::string& directory, FileSystem& fs, bool& created,
                            Status& status);
 
 // store_unavailable for a failed file call: the store and its directory, `what` could not be

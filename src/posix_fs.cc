@@ -263,6 +263,11 @@ class PosixFileSystem final : public FileSystem {
   std::error_code rename_replace(int dir, const std::string& from, const std::string& to) override {
     return ::renameat(dir, from.c_str(), dir, to.c_str()) < 0 ? last_error() : std::error_code();
   }
+
+  std::error_code make_directory(int dir, const std::string& name) override {
+    // Group-writable, as the store's files are: every process of the host shares it.
+    return ::mkdirat(dir, name.c_str(), 0770) < 0 ? last_error() : std::error_code();
+  }
 };
 
 }  // namespace

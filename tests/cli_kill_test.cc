@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "cli_process.h"
+#include "cli_run.h"
 #include "cosid/layout.h"
 #include "temp_dir.h"
 #include "test_util.h"
@@ -352,6 +353,7 @@ TEST(CliLease, FourProcessesGetDistinctSlotsAndNoIdRepeats) {
   TempDir dir("cli_kill");
   ASSERT_FALSE(dir.path().empty());
   const std::string leases = dir.path() + "/leases";
+  cosid::testing::init_store(dir, "file:" + leases);
   const cosid::Layout layout = cosid::layouts::kDefault;
   std::vector<std::unique_ptr<Cli>> processes;
   for (int i = 0; i < 4; ++i) processes.push_back(std::make_unique<Cli>(dir, leased_args(leases)));
@@ -404,6 +406,7 @@ TEST(CliLease, SigkilledHoldersSlotIsTakenOnlyAfterItsCeiling) {
   TempDir dir("cli_kill");
   ASSERT_FALSE(dir.path().empty());
   const std::string leases = dir.path() + "/leases";
+  cosid::testing::init_store(dir, "file:" + leases);
   cosid::Layout layout = cosid::layouts::kDefault;
   layout.slot_bits = 1;
   const std::vector<std::string> two_slots = {"--slot-bits", "1"};
@@ -486,6 +489,7 @@ TEST(CliLease, AHolderPausedPastItsExpiryMovesToANewSlot) {
   TempDir dir("cli_kill");
   ASSERT_FALSE(dir.path().empty());
   const std::string leases = dir.path() + "/leases";
+  cosid::testing::init_store(dir, "file:" + leases);
   const cosid::Layout layout = cosid::layouts::kDefault;
   Cli paused(dir, leased_args(leases));
   std::vector<std::uint64_t> paused_ids = to_ids(paused.lines(200));

@@ -212,6 +212,11 @@ TEST(CliCompletion, CompletesCommandsAndTheOptionsOfTheCommand) {
   EXPECT_EQ(complete("next --sl"), "--slot\n--slot-from-hostname\n--slot-bits\n");
   EXPECT_EQ(complete("state ''"), "check\ninit\nrepair\nshow\n");
   EXPECT_EQ(complete("state show --j"), "--json\n");
+  EXPECT_EQ(complete("store i"), "init\n");
+  // A store's kinds after --store (an option without a short name: its value is still found).
+  EXPECT_EQ(complete("store init --store fi"), "file:\n");
+  EXPECT_EQ(complete("segment next orders --store z"), "zookeeper:\n");
+  EXPECT_EQ(complete("next --store m"), "memory\n");
   const std::string installed = read_file(COSID_BASH_COMPLETION);
   EXPECT_NE(installed.find("complete -F _cosid cosid"), std::string::npos);
 }

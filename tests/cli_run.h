@@ -4,6 +4,8 @@
 #ifndef COSID_TESTS_CLI_RUN_H_
 #define COSID_TESTS_CLI_RUN_H_
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -30,6 +32,13 @@ inline CliOutcome run_cli(const TempDir& dir, const std::vector<std::string>& ar
   result.code = cli.wait();
   result.err = cli.err();
   return result;
+}
+
+// `cosid store init --store STORE`: a test runs it before a store's first use, as a user must (no
+// other command creates a store). Fails the test unless it exits 0.
+inline void init_store(const TempDir& dir, const std::string& store) {
+  const CliOutcome init = run_cli(dir, {"store", "init", "--store", store});
+  ASSERT_EQ(init.code, 0) << init.err;
 }
 
 }  // namespace testing

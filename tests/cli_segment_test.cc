@@ -6,6 +6,7 @@
 // No timing is asserted; the deadlines of cli_process.h only keep a hung child from hanging the
 // test. COSID_SEGMENT_KILL_CYCLES overrides the number of kill cycles.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -40,6 +41,7 @@ int kill_cycles() {
 TEST(CliSegment, FourProcessesAtOnceIssueDistinctIncreasingIds) {
   const TempDir dir("cli_segment");
   ASSERT_FALSE(dir.path().empty());
+  cosid::testing::init_store(dir, "file:" + dir.path() + "/ranges");
   EXPECT_EQ(cosid::testing::run_at_once(dir, "file:" + dir.path() + "/ranges", 4, 100000).size(),
             400000u);
 }
@@ -49,6 +51,7 @@ TEST(CliSegment, FourProcessesAtOnceIssueDistinctIncreasingIds) {
 TEST(CliSegment, SigkilledStreamingProcessesNeverRepeatAnId) {
   const TempDir dir("cli_segment");
   ASSERT_FALSE(dir.path().empty());
+  cosid::testing::init_store(dir, "file:" + dir.path() + "/ranges");
   cosid::testing::run_kill_cycles(dir, "file:" + dir.path() + "/ranges", kill_cycles());
 }
 
@@ -56,6 +59,7 @@ TEST(CliSegment, ACleanStopHandsTheRestBackAndTheRestartResumes) {
   const TempDir dir("cli_segment");
   ASSERT_FALSE(dir.path().empty());
   const std::string store = "file:" + dir.path() + "/ranges";
+  cosid::testing::init_store(dir, store);
   std::uint64_t last = 0;
   {
     Cli streaming(dir, segment_next(store, "0", {"--step", "1000"}));
@@ -64,7 +68,7 @@ TEST(CliSegment, ACleanStopHandsTheRestBackAndTheRestartResumes) {
     streaming.signal(SIGTERM);
     for (const std::uint64_t id : to_ids(streaming.rest())) ids.push_back(id);
     ASSERT_EQ(streaming.wait(), 0) << streaming.err();
-    EXPECT_EQ(streaming.err(), "");
+    cosid::testing::expect_key_started_only(streaming.err(), "orders", dir.path() + "/ranges", 1);
     expect_increasing(ids, "the stopped process");
     EXPECT_EQ(ids.front(), 1u);
     last = ids.back();
@@ -80,6 +84,7 @@ TEST(CliSegment, ACleanStopHandsTheRestBackAndTheRestartResumes) {
   Cli restart(dir, segment_next(store, "3", {"--step", "1000"}));
   const std::vector<std::uint64_t> ids = to_ids(restart.rest());
   ASSERT_EQ(restart.wait(), 0) << restart.err();
+  EXPECT_EQ(restart.err(), "");  // the key exists now: no warning
   EXPECT_EQ(ids, (std::vector<std::uint64_t>{last + 1, last + 2, last + 3}));
 }
 
@@ -105,9 +110,11 @@ TEST(CliSegment, FormatsOffsetsAndTheRecord) {
   const std::string store = "file:" + dir.path() + "/ranges";
   Finished r = run(dir, {"segment", "show", "orders", "--store", store});
   EXPECT_EQ(r.code, 1);  // a reading does not make the store's directory
-  EXPECT_NE(r.err.find("cosid: segment show: no range store at " + dir.path() + "/ranges"),
+  EXPECT_NE(r.err.find("cosid: segment show: the file range store's directory " + dir.path() +
+                       "/ranges does not exist"),
             std::string::npos)
       << r.err;
+  cosid::testing::init_store(dir, store);
   r = run(dir, segment_next(store, "2", {"--offset", "1000", "--format", "json"}));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, (std::vector<std::string>{"{\"key\":\"orders\",\"id\":1001}",
@@ -142,7 +149,12 @@ TEST(CliSegment, TheConfigFileDefinesTheStoreAndTheKeys) {
                "        directory: %s/ranges\n    provider:\n      orders:\n        offset: 500\n",
                dir.path().c_str());
   std::fclose(file);
-  Finished r = run(dir, {"segment", "next", "orders", "-n", "2", "--config", config});
+  // Without --store, store init creates the range store the config file names.
+  Finished r = run(dir, {"store", "init", "--config", config});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, (std::vector<std::string>{"file store " + dir.path() + "/ranges: created " +
+                                             dir.path() + "/ranges"}));
+  r = run(dir, {"segment", "next", "orders", "-n", "2", "--config", config});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, (std::vector<std::string>{"501", "502"}));
   // A flag wins over the file's entry.
@@ -199,6 +211,52 @@ TEST(CliSegment, ExitStatuses) {
   EXPECT_EQ(help.code, 0);
   ASSERT_FALSE(help.out.empty());
   EXPECT_EQ(help.out.front().rfind("Usage: cosid segment next KEY", 0), 0u) << help.out.front();
+}
+
+// The typo of issue 27: the same command with a store that does not exist exits 1 with what to
+// do, prints no id and creates nothing; with the store made by `cosid store init` it issues.
+TEST(CliSegment, AMistypedStoreIsRefusedAndNothingIsCreated) {
+  const TempDir dir("cli_segment");
+  ASSERT_FALSE(dir.path().empty());
+  const std::string ranges = dir.path() + "/ranges";
+  cosid::testing::init_store(dir, "file:" + ranges);
+  Finished r = run(dir, {"segment", "next", "orders", "-n", "3", "--store", "file:" + ranges});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, (std::vector<std::string>{"1", "2", "3"}));
+  const std::string typo = dir.path() + "/nonexist";
+  r = run(dir, {"segment", "next", "orders", "-n", "3", "--store", "file:" + typo});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_EQ(r.err, "cosid: segment next: the file range store's directory " + typo +
+                       " does not exist, and cosid never creates a store on first use: a new "
+                       "store starts every key from zero, so if this store existed, it was moved "
+                       "or the path is mistyped, and ids would repeat. Check the path; if the "
+                       "store is meant to be new, create it once with: cosid store init --store "
+                       "file:" + typo + "\n");
+  struct stat st {};
+  EXPECT_NE(::stat(typo.c_str(), &st), 0) << typo << " was created";
+  // The real store goes on where it was.
+  r = run(dir, {"segment", "next", "orders", "-n", "1", "--store", "file:" + ranges});
+  EXPECT_EQ(r.out, (std::vector<std::string>{"4"}));
+}
+
+// A key with no record starts, but says so once on stderr (the key, the store, its first value);
+// the next run of the key, and another key's record, do not repeat it.
+TEST(CliSegment, ANewKeyIsAWarningOnce) {
+  const TempDir dir("cli_segment");
+  ASSERT_FALSE(dir.path().empty());
+  const std::string ranges = dir.path() + "/ranges";
+  cosid::testing::init_store(dir, "file:" + ranges);
+  // 250 ids in segments of 10: 25 claims and more, of which the first alone creates the record.
+  Finished r = run(dir, segment_next("file:" + ranges, "250", {"--step", "10", "--offset", "40"}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.out.size(), 250u);
+  EXPECT_EQ(r.out.front(), "41");
+  cosid::testing::expect_key_started_only(r.err, "orders", ranges, 41);
+  r = run(dir, segment_next("file:" + ranges, "3"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out.front(), "291");
 }
 
 }  // namespace

@@ -1460,7 +1460,7 @@ TEST(CliManPage, NamesEveryCommandAndEveryOptionOfItsHelp) {
     EXPECT_NE(options_section.find("\\fB" + roff(option) + "\\fR"), std::string::npos) << option;
   }
   const std::vector<std::string> commands = commands_in_help(tool.out);
-  EXPECT_EQ(commands.size(), 16u) << tool.out;
+  EXPECT_EQ(commands.size(), 17u) << tool.out;
   for (const std::string& command : commands) {
     SCOPED_TRACE(command);
     const std::string own = section(page, ".SS \"cosid " + roff(command) + "\"\n");
@@ -1659,6 +1659,8 @@ TEST(CliLeaseCommands, NextReleasesItsSlotAndLeaseListShowsIt) {
   const RunResult missing = run_cosid({"lease", "list", "--store", "file:" + leases});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("does not exist"), std::string::npos) << missing.err;
+  const RunResult init = run_cosid({"store", "init", "--store", "file:" + leases});
+  ASSERT_EQ(init.exit_code, 0) << init.err;
   const RunResult next = run_cosid({"next", "-n", "3", "--store", "file:" + leases, "--owner-key",
                                     "cli-test", "--format", "json"});
   ASSERT_EQ(next.exit_code, 0) << next.err;
@@ -1674,6 +1676,97 @@ TEST(CliLeaseCommands, NextReleasesItsSlotAndLeaseListShowsIt) {
   EXPECT_NE(json.out.find("\"state\":\"free\",\"owner_key\":null"), std::string::npos) << json.out;
   EXPECT_NE(json.out.find("\"last_owner_key\":\"cli-test\""), std::string::npos) << json.out;
   (void)std::system(("rm -rf '" + leases + "'").c_str());
+}
+
+// The typo of issue 27: a lease store that does not exist is refused, by every command that opens
+// one, with what to do; no id is issued and nothing is created. `cosid store init` makes it, once.
+TEST(CliStoreInit, AMissingLeaseStoreIsRefusedUntilStoreInitMakesIt) {
+  const std::string base = testing::TempDir() + "cli_store_" + std::to_string(getpid());
+  ASSERT_EQ(mkdir(base.c_str(), 0700), 0);
+  const std::string leases = base + "/leases";
+  struct stat st {};
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"next", "-n", "3"}, std::vector<std::string>{"lease", "list"}}) {
+    std::vector<std::string> args = command;
+    args.insert(args.end(), {"--store", "file:" + leases});
+    const RunResult refused = run_cosid(args);
+    EXPECT_EQ(refused.exit_code, 1) << command[0];
+    EXPECT_EQ(refused.out, "") << command[0];
+    EXPECT_NE(refused.err.find(": the file lease store's directory " + leases +
+                               " does not exist, and cosid never creates a store on first use"),
+              std::string::npos)
+        << refused.err;
+    EXPECT_NE(refused.err.find("create it once with: cosid store init --store file:" + leases +
+                               "\n"),
+              std::string::npos)
+        << refused.err;
+    EXPECT_NE(stat(leases.c_str(), &st), 0) << command[0] << " created " << leases;
+  }
+  const RunResult init = run_cosid({"store", "init", "--store", "file:" + leases});
+  EXPECT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_EQ(init.out, "file store " + leases + ": created " + leases + "\n");
+  EXPECT_EQ(init.err, "");
+  ASSERT_EQ(stat(leases.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  const RunResult next = run_cosid({"next", "-n", "3", "--store", "file:" + leases});
+  EXPECT_EQ(next.exit_code, 0) << next.err;
+  EXPECT_EQ(count_lines(next.out), 3);
+  const RunResult again = run_cosid({"store", "init", "--store", "file:" + leases});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, "file store " + leases + ": exists already, nothing changed\n");
+  (void)std::system(("rm -rf '" + base + "'").c_str());
+}
+
+TEST(CliStoreInit, RefusesWhatItCannotOrNeedNotCreate) {
+  const std::string base = testing::TempDir() + "cli_store_bad_" + std::to_string(getpid());
+  const RunResult parent = run_cosid({"store", "init", "--store", "file:" + base + "/leases"});
+  EXPECT_EQ(parent.exit_code, 1);
+  EXPECT_NE(parent.err.find("cosid: store init: cannot create the file store's directory " + base +
+                            "/leases: its parent " + base + " cannot be opened"),
+            std::string::npos)
+      << parent.err;
+  struct stat st {};
+  EXPECT_NE(stat(base.c_str(), &st), 0) << "the parent was created";
+  const RunResult memory = run_cosid({"store", "init", "--store", "memory"});
+  EXPECT_EQ(memory.exit_code, 2);
+  EXPECT_NE(memory.err.find("the memory store lives in one process"), std::string::npos)
+      << memory.err;
+  const Environment without_cosid_variables;
+  const RunResult none = run_cosid({"store", "init"}, without_cosid_variables.envp());
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("cosid: store init: no store to create: name one with --store"),
+            std::string::npos)
+      << none.err;
+}
+
+// Without --store, store init creates the config file's lease store and range store, once when
+// they are one store; a memory store there is passed over.
+TEST(CliStoreInit, WithoutStoreItCreatesTheConfigFilesStores) {
+  const std::string base = testing::TempDir() + "cli_store_config_" + std::to_string(getpid());
+  ASSERT_EQ(mkdir(base.c_str(), 0700), 0);
+  const std::string config = base + "/cosid.yaml";
+  const auto write_config = [&](const std::string& lease_type, const std::string& leases,
+                                const std::string& ranges) {
+    std::ofstream(config) << "cosid:\n  machine:\n    distributor:\n      type: " << lease_type
+                          << "\n" << (leases.empty() ? "" : "      file:\n        directory: " +
+                                                                 leases + "\n")
+                          << "  segment:\n    distributor:\n      type: file\n      file:\n"
+                          << "        directory: " << ranges << "\n";
+  };
+  write_config("file", base + "/leases", base + "/ranges");
+  RunResult init = run_cosid({"store", "init", "--config", config});
+  EXPECT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_EQ(init.out, "file store " + base + "/leases: created " + base + "/leases\nfile store " +
+                          base + "/ranges: created " + base + "/ranges\n");
+  write_config("file", base + "/shared", base + "/shared");
+  init = run_cosid({"store", "init", "--config", config});
+  EXPECT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_EQ(init.out, "file store " + base + "/shared: created " + base + "/shared\n");
+  write_config("memory", "", base + "/ranges");
+  init = run_cosid({"store", "init", "--config", config});
+  EXPECT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_EQ(init.out, "file store " + base + "/ranges: exists already, nothing changed\n");
+  (void)std::system(("rm -rf '" + base + "'").c_str());
 }
 
 }  // namespace

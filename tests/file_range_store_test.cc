@@ -16,6 +16,7 @@
 
 #include "cosid/lease/store.h"
 #include "segment/file_range_record.h"
+#include "store_init_checks.h"
 #include "temp_dir.h"
 #include "test_util.h"
 #include "watched_fs.h"
@@ -383,13 +384,79 @@ TEST_F(FileRangeStoreTest, OpenRefusesBadArguments) {
   options.lock_timeout = milliseconds(-1);
   EXPECT_EQ(FileRangeStore::open(dir_, options, status), nullptr);
   EXPECT_STATUS(status, errc::invalid_argument);
-  options.lock_timeout = milliseconds(10);
-  EXPECT_EQ(FileRangeStore::open(dir_ + "/missing/ranges", options, status), nullptr);
+}
+
+// A store's directory is never made by opening it: a mistyped one would start every key at
+// offset + 1 again.
+TEST_F(FileRangeStoreTest, AMissingDirectoryIsRefusedAndNotCreated) {
+  Status status;
+  const std::string missing = dir_ + "/ranges";
+  EXPECT_EQ(FileRangeStore::open(missing, FileRangeStoreOptions(), status), nullptr);
+  testing_support::expect_missing_store_refused(status, missing, "key");
+}
+
+TEST_F(FileRangeStoreTest, InitCreatesTheDirectoryOnceAndTheStoreThenClaims) {
+  const std::string path = dir_ + "/ranges";
+  bool created = false;
+  Status status;
+  ASSERT_TRUE(FileRangeStore::init(path, FileRangeStoreOptions(), created, status))
+      << status.message();
+  EXPECT_TRUE(created);
+  testing_support::expect_store_directory(path);
+  auto store = FileRangeStore::open(path, FileRangeStoreOptions(), status);
+  ASSERT_NE(store, nullptr) << status.message();
+  EXPECT_EQ(store->directory(), path);
+  EXPECT_EQ(claim(*store, 10).first, 1);
+  ASSERT_TRUE(FileRangeStore::init(path, FileRangeStoreOptions(), created, status))
+      << status.message();
+  EXPECT_FALSE(created);
+  EXPECT_EQ(claim(*store, 10).first, 11);  // the record survived the second init
+}
+
+// The new directory's entry is made durable: a failed sync of the parent is an error, and the
+// init repeated syncs it again even though the directory exists by then.
+TEST_F(FileRangeStoreTest, InitReportsAFailedParentSyncAndARepeatSyncsAgain) {
+  WatchedFs fs(dir_, kRecord);
+  FileRangeStoreOptions options;
+  options.file_system = &fs;
+  fs.fail_directory_syncs = 1;
+  bool created = true;
+  Status status;
+  EXPECT_FALSE(FileRangeStore::init(dir_ + "/ranges", options, created, status));
   EXPECT_STATUS(status, errc::store_unavailable);
-  EXPECT_NE(status.message().find("missing/ranges"), std::string::npos) << status.message();
-  auto created = FileRangeStore::open(dir_ + "/sub", options, status);
-  ASSERT_NE(created, nullptr) << status.message();  // a missing last component is created
-  EXPECT_EQ(created->directory(), dir_ + "/sub");
+  EXPECT_NE(status.message().find("run the init again"), std::string::npos) << status.message();
+  EXPECT_FALSE(created);
+  const int synced = fs.directory_syncs_ok;
+  ASSERT_TRUE(FileRangeStore::init(dir_ + "/ranges", options, created, status))
+      << status.message();
+  EXPECT_FALSE(created);
+  EXPECT_EQ(fs.directory_syncs_ok, synced + 1);
+}
+
+// A key's first claim says so once (the key and the store named, with its first value); later
+// claims of it, and claims without a listener, say nothing.
+TEST_F(FileRangeStoreTest, AKeysFirstClaimIsReportedOnce) {
+  cosid::testing::RecordingListener listener;
+  FileRangeStoreOptions options;
+  options.listener = &listener;
+  Status status;
+  auto store = FileRangeStore::open(dir_, options, status);
+  ASSERT_NE(store, nullptr) << status.message();
+  RangeRequest first = request(5);
+  first.offset = 1000;
+  Range range;
+  ASSERT_TRUE(store->claim(first, range, status)) << status.message();
+  ASSERT_EQ(range.first, 1001);
+  ASSERT_TRUE(store->claim(first, range, status)) << status.message();
+  (void)claim(*store_, 5);  // the fixture's store has no listener
+  const std::vector<Event> events = listener.of(EventKind::kRangeKeyStarted);
+  ASSERT_EQ(events.size(), 1u);
+  const std::string& message = events[0].message;
+  EXPECT_NE(message.find("segment key \"orders\" had no record in the file range store " + dir_ +
+                         ", so it starts at 1001"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("If the key is not new"), std::string::npos) << message;
 }
 
 }  // namespace

@@ -27,6 +27,7 @@
 #include "cosid/clock.h"
 #include "cosid/fs.h"
 #include "lease/keeper.h"
+#include "store_init_checks.h"
 #include "temp_dir.h"
 #include "test_util.h"
 #include "watched_fs.h"
@@ -223,13 +224,60 @@ TEST_F(FileStoreTest, OpenRefusesBadArguments) {
   options.lock_timeout = milliseconds(-1);
   EXPECT_EQ(FileLeaseStore::open(dir_, options, status), nullptr);
   EXPECT_STATUS(status, errc::invalid_argument);
-  options.lock_timeout = milliseconds(10);
-  EXPECT_EQ(FileLeaseStore::open(dir_ + "/missing/leases", options, status), nullptr);
+}
+
+// A store's directory is never made by opening it: a mistyped one would start every slot at 0.
+TEST_F(FileStoreTest, AMissingDirectoryIsRefusedAndNotCreated) {
+  Status status;
+  const std::string missing = dir_ + "/leases";
+  EXPECT_EQ(FileLeaseStore::open(missing, FileLeaseStoreOptions(), status), nullptr);
+  testing_support::expect_missing_store_refused(status, missing, "slot");
+  // Nor its parents.
+  const std::string deeper = dir_ + "/missing/leases";
+  EXPECT_EQ(FileLeaseStore::open(deeper, FileLeaseStoreOptions(), status), nullptr);
+  testing_support::expect_missing_store_refused(status, deeper, "slot");
+  EXPECT_FALSE(testing_support::path_exists(dir_ + "/missing"));
+}
+
+TEST_F(FileStoreTest, InitCreatesTheDirectoryOnceAndTheStoreThenLeases) {
+  const std::string path = dir_ + "/leases";
+  bool created = false;
+  Status status;
+  ASSERT_TRUE(FileLeaseStore::init(path, FileLeaseStoreOptions(), created, status))
+      << status.message();
+  EXPECT_TRUE(created);
+  testing_support::expect_store_directory(path);
+  auto store = FileLeaseStore::open(path, FileLeaseStoreOptions(), status);
+  ASSERT_NE(store, nullptr) << status.message();
+  acquire(*store, 0);
+  // A second init (with a trailing slash) changes nothing: the record stays.
+  ASSERT_TRUE(FileLeaseStore::init(path + "/", FileLeaseStoreOptions(), created, status))
+      << status.message();
+  EXPECT_FALSE(created);
+  std::vector<SlotRecord> records;
+  std::int64_t now = 0;
+  ASSERT_TRUE(store->scan("orders", terms_, records, now, status)) << status.message();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_TRUE(records[0].held);
+}
+
+TEST_F(FileStoreTest, InitRefusesAMissingParentAndANonDirectory) {
+  bool created = true;
+  Status status;
+  EXPECT_FALSE(FileLeaseStore::init(dir_ + "/missing/leases", FileLeaseStoreOptions(), created,
+                                    status));
   EXPECT_STATUS(status, errc::store_unavailable);
-  EXPECT_NE(status.message().find("missing/leases"), std::string::npos) << status.message();
-  // A missing last component is created.
-  EXPECT_NE(FileLeaseStore::open(dir_ + "/sub", options, status), nullptr) << status.message();
-  ::rmdir((dir_ + "/sub").c_str());
+  EXPECT_NE(status.message().find("its parent " + dir_ + "/missing cannot be opened"),
+            std::string::npos)
+      << status.message();
+  EXPECT_FALSE(created);
+  EXPECT_FALSE(testing_support::path_exists(dir_ + "/missing"));  // a parent is never made
+  std::ofstream(dir_ + "/file") << "x";
+  EXPECT_FALSE(FileLeaseStore::init(dir_ + "/file", FileLeaseStoreOptions(), created, status));
+  EXPECT_STATUS(status, errc::store_unavailable);
+  EXPECT_NE(status.message().find("is not a directory"), std::string::npos) << status.message();
+  EXPECT_FALSE(FileLeaseStore::init("", FileLeaseStoreOptions(), created, status));
+  EXPECT_STATUS(status, errc::invalid_argument);
 }
 
 #if COSID_HAS_EXCEPTIONS
@@ -238,7 +286,7 @@ TEST_F(FileStoreTest, TheThrowingOpenCarriesTheMessage) {
     (void)FileLeaseStore::open(dir_ + "/missing/leases");
     FAIL() << "no exception";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), errc::store_unavailable);
+    EXPECT_EQ(e.code(), errc::store_not_initialized);
     EXPECT_NE(std::string(e.what()).find("missing/leases"), std::string::npos) << e.what();
   }
   EXPECT_NE(FileLeaseStore::open(dir_), nullptr);

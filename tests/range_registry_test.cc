@@ -6,7 +6,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "cosid/clock.h"
 #include "cosid/lease/store_registry.h"
 #include "cosid/segment/memory_range_store.h"
 #include "cosid/segment/options.h"
@@ -222,8 +224,20 @@ TEST(RangeRegistryTest, FileIsAFileRangeStoreInTheDirectory) {
   const TempDir dir("range_registry");
   StoreRegistry registry;
   segment::SegmentOptions options = options_of("file");
-  options.store_directory = dir.path() + "/ranges";  // made by the store
+  options.store_directory = dir.path() + "/ranges";
   Status status;
+  // Not made by opening it: the registry's init makes it, one directory for leases and ranges.
+  EXPECT_EQ(registry.open_range(RangeStoreContext{options}, status), nullptr);
+  EXPECT_STATUS(status, errc::store_not_initialized);
+  Options init_options;
+  init_options.store_type = "file";
+  init_options.store_directory = options.store_directory;
+  SystemClock clock;
+  StoreInitReport report;
+  ASSERT_TRUE(registry.init(StoreContext{init_options, clock}, report, status))
+      << status.message();
+  EXPECT_EQ(report.store, "file store " + options.store_directory);
+  EXPECT_EQ(report.created, std::vector<std::string>{options.store_directory});
   const std::shared_ptr<segment::RangeStore> first =
       registry.open_range(RangeStoreContext{options}, status);
   ASSERT_NE(first, nullptr) << status.message();
@@ -249,6 +263,57 @@ TEST(RangeRegistryTest, FileWithoutADirectoryNamesTheKeyAndTheFlag) {
   EXPECT_TRUE(contains(status.message(), "cosid.segment.distributor.file.directory"))
       << status.message();
   EXPECT_TRUE(contains(status.message(), "--store file:DIR")) << status.message();
+}
+
+// init() resolves the type as open() does: an instance's type (its initializer given the
+// instance), a registered name, and refuses a type without an initializer, and memory.
+TEST(RangeRegistryTest, InitResolvesTheStoreAsOpenDoes) {
+  StoreRegistry registry;
+  int calls = 0;
+  const StoreConfig* seen = nullptr;
+  Status status;
+  ASSERT_TRUE(registry.add_initializer(
+      "kv",
+      [&](const StoreContext& context, StoreInitReport& report, Status& s) {
+        ++calls;
+        seen = context.config;
+        report.store = "kv store";
+        report.created = {"/kv"};
+        s.clear();
+        return true;
+      },
+      status))
+      << status.message();
+  EXPECT_FALSE(registry.add_initializer(
+      "kv", [](const StoreContext&, StoreInitReport&, Status&) { return true; }, status));
+  EXPECT_STATUS(status, errc::invalid_argument);
+  EXPECT_TRUE(contains(status.message(), "a store initializer is registered as \"kv\" already"))
+      << status.message();
+  Options options;
+  options.store_type = "mine";
+  options.stores = {{"mine", "kv", {}}};
+  SystemClock clock;
+  StoreInitReport report;
+  ASSERT_TRUE(registry.init(StoreContext{options, clock}, report, status)) << status.message();
+  EXPECT_EQ(calls, 1);
+  ASSERT_NE(seen, nullptr);
+  EXPECT_EQ(seen->name, "mine");
+  EXPECT_EQ(report.created, std::vector<std::string>{"/kv"});
+
+  options.store_type = "etcd";
+  options.stores.clear();
+  EXPECT_FALSE(registry.init(StoreContext{options, clock}, report, status));
+  EXPECT_STATUS(status, errc::unknown_store_type);
+  EXPECT_TRUE(contains(status.message(), "no store initializer is registered as \"etcd\""))
+      << status.message();
+  options.store_type = "memory";
+  EXPECT_FALSE(registry.init(StoreContext{options, clock}, report, status));
+  EXPECT_STATUS(status, errc::invalid_argument);
+  EXPECT_TRUE(contains(status.message(), "nothing to create")) << status.message();
+  options.store_type = "file";
+  EXPECT_FALSE(registry.init(StoreContext{options, clock}, report, status));
+  EXPECT_STATUS(status, errc::invalid_argument);
+  EXPECT_TRUE(contains(status.message(), "the file store needs a directory")) << status.message();
 }
 
 }  // namespace

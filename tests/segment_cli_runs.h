@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "cli_process.h"
+#include "cli_run.h"
 #include "temp_dir.h"
 
 namespace cosid {
@@ -43,6 +45,17 @@ inline void expect_new(const std::vector<std::uint64_t>& ids, std::set<std::uint
 }
 
 // `cosid segment next orders -n COUNT --store STORE` and `more`.
+// `err` is exactly the one warning of a key's first claim: `key` in the file range store at
+// `directory`, starting at `first`.
+inline void expect_key_started_only(const std::string& err, const std::string& key,
+                                    const std::string& directory, std::uint64_t first) {
+  const std::string start = "cosid: warning: segment key \"" + key +
+                            "\" had no record in the file range store " + directory +
+                            ", so it starts at " + std::to_string(first) + ". If the key is not new";
+  EXPECT_EQ(err.rfind(start, 0), 0u) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
 inline std::vector<std::string> segment_next(const std::string& store, const std::string& count,
                                              const std::vector<std::string>& more = {}) {
   std::vector<std::string> args = {"segment", "next", "orders", "-n", count, "--store", store};

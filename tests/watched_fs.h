@@ -133,6 +133,9 @@ class WatchedFs final : public FileSystem {
     }
     return real().rename_replace(dir, from, to);
   }
+  std::error_code make_directory(int dir, const std::string& name) override {
+    return real().make_directory(dir, name);
+  }
   std::error_code unlink(int dir, const std::string& name) override {
     return real().unlink(dir, name);
   }

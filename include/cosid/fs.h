@@ -89,15 +89,18 @@ class COSID_EXPORT FileSystem {
   // close(fd). Not retried on EINTR: the descriptor is gone either way.
   virtual void close(int fd) = 0;
 
-  // The two calls below serve the file lease store (cosid/lease/file_store.h) only. They are not
-  // pure, so that a FileSystem written before them keeps compiling; by default they fail with
-  // ENOSYS, and a file lease store over such a FileSystem fails with store_unavailable.
+  // The calls below serve the file stores (cosid/lease/file_store.h, segment/file_range_store.h)
+  // only. They are not pure, so that a FileSystem written before them keeps compiling; by default
+  // they fail with ENOSYS, and a file store over such a FileSystem fails with store_unavailable.
   //
   // openat(dir, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0660), plus O_TRUNC when
   // `truncate`: a file that every process of a host shares (group-writable).
   virtual std::error_code open_shared(int dir, const std::string& name, bool truncate, int& fd);
   // renameat(dir, from, dir, to): moves `from` over `to` in one step, replacing it.
   virtual std::error_code rename_replace(int dir, const std::string& from, const std::string& to);
+  // mkdirat(dir, name, 0770): a store's directory, made only by an explicit init (EEXIST when
+  // something of that name exists).
+  virtual std::error_code make_directory(int dir, const std::string& name);
 
   // For the message of a refused lock(): the pid of a process that holds a lock on the file open
   // as `fd`, or -1 when it cannot be told. Not pure, as above; by default -1.
@@ -112,6 +115,10 @@ inline std::error_code FileSystem::open_shared(int, const std::string&, bool, in
 }
 
 inline std::error_code FileSystem::rename_replace(int, const std::string&, const std::string&) {
+  return std::make_error_code(std::errc::function_not_supported);
+}
+
+inline std::error_code FileSystem::make_directory(int, const std::string&) {
   return std::make_error_code(std::errc::function_not_supported);
 }
 

@@ -26,6 +26,7 @@ const Command& lease_fence_command();   // cosid lease fence: later holders star
 const Command& lease_check_command();   // cosid lease check: is an owner's lease live and renewed
 const Command& segment_next_command();  // cosid segment next: segment ids of a key
 const Command& segment_show_command();  // cosid segment show: a key's record in a range store
+const Command& store_init_command();    // cosid store init: create a lease or range store
 const Command& version_command();       // cosid version: the tool's version
 
 // "0.6.0", from cosid/version.h; and the line `cosid version` and `cosid --version` print.

@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/lease_store_open.h"
 
-#include <sys/stat.h>
-
 #include <cstdint>
 #include <string>
 
 #include "cli/config_flags.h"
 #include "cli/store_registry.h"
-#include "fail.h"
-#include "options_internal.h"
 
 namespace cosid {
 namespace cli {
@@ -40,15 +36,7 @@ int resolve_lease_store(const Invocation& invocation, const char* name, OpenLeas
 
 bool open_resolved_lease_store(OpenLeaseStore& out, Status& status) {
   const Options& options = out.options;
-  // A file store's directory that does not exist is reported, not made (opening the store would
-  // create it). Every other store is opened as a runtime would.
-  struct stat directory;
-  if (detail::store_type_of(options) == "file" &&
-      stat(options.store_directory.c_str(), &directory) != 0) {
-    return detail::fail(status, make_error_code(errc::store_unavailable),
-                        "no lease store at " + options.store_directory +
-                            ": the directory does not exist; check the path");
-  }
+  // A missing store is refused by the store itself (store_not_initialized), never made.
   out.registry = make_store_registry(status);
   if (out.registry == nullptr) return false;
   out.store = out.registry->open(lease::StoreContext{options, out.clock}, status);

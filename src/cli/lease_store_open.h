@@ -31,9 +31,9 @@ struct OpenLeaseStore {
 // status after the error was reported.
 int resolve_lease_store(const Invocation& invocation, const char* name, OpenLeaseStore& out);
 
-// Opens the store out.options names, as a runtime would, after resolve_lease_store(); refuses a
-// file store whose directory does not exist (opening one would create it, and a lease command
-// makes no store). False with `status` set, reported to nobody: the caller says how.
+// Opens the store out.options names, as a runtime would, after resolve_lease_store() (a store
+// that was never made is refused with store_not_initialized: a lease command makes no store).
+// False with `status` set, reported to nobody: the caller says how.
 bool open_resolved_lease_store(OpenLeaseStore& out, Status& status);
 
 // Both, reporting a failure as `name`'s error. Returns kExitOk, or the exit status after the

@@ -2,8 +2,6 @@
 // cosid segment next | show: segment ids of one key, claimed in ranges from a range store
 // (segment/range_store.h) and handed out by a SegmentGenerator (segment/generator.h), and the
 // store's record of a key.
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -17,6 +15,7 @@
 #include "cli/output_format.h"
 #include "cli/store_registry.h"
 #include "cli/stream_wait.h"
+#include "cli/warning_printer.h"
 #include "config_keys.h"
 #include "cosid/codec.h"
 #include "cosid/lease/store_registry.h"
@@ -52,9 +51,13 @@ constexpr const char* kNextDescription =
     "run of the key resumes at the id after the last one issued, unless another process claimed\n"
     "meanwhile; a process that is killed skips them instead (a gap, never a repeat).\n"
     "\n"
-    "A new key's first id is offset + 1. --step and --offset set KEY's entry\n"
-    "(cosid.segment.provider.KEY.step and .offset), over the config file's; without them the\n"
-    "config file's entry of KEY, else cosid.segment.share, else step 100 and offset 0.\n"
+    "The store must exist (cosid store init creates it once): a missing one is refused, no id\n"
+    "is issued and nothing is created. A new key's first id is offset + 1, and its first claim\n"
+    "says so on standard error (cosid: warning: segment key \"KEY\" had no record ...): expected\n"
+    "for a new key, a sign of a mistyped key or a moved store for any other. --step and --offset\n"
+    "set KEY's entry (cosid.segment.provider.KEY.step and .offset), over the config file's;\n"
+    "without them the config file's entry of KEY, else cosid.segment.share, else step 100 and\n"
+    "offset 0.\n"
     "\n"
     "Formats: decimal (the default), radix62, radix36, or json, one object a line:\n"
     "\n"
@@ -125,14 +128,17 @@ bool resolve_segment(const Invocation& invocation, const char* name, const std::
 }
 
 // The range store the options name, from the tool's registry; null after reporting the failure,
-// with `exit_status` its status.
+// with `exit_status` its status. A missing store is refused by the store (store_not_initialized),
+// never made. `listener`, if not null, hears what the store reports (a key that starts anew).
 std::shared_ptr<segment::RangeStore> open_store(const Invocation& invocation, const char* name,
                                                 const segment::SegmentOptions& options,
-                                                int& exit_status) {
+                                                EventListener* listener, int& exit_status) {
   Status status;
   const std::unique_ptr<lease::StoreRegistry> stores = make_store_registry(status);
   std::shared_ptr<segment::RangeStore> store;
-  if (stores != nullptr) store = stores->open_range(lease::RangeStoreContext{options}, status);
+  if (stores != nullptr) {
+    store = stores->open_range(lease::RangeStoreContext{options, listener}, status);
+  }
   if (store == nullptr) exit_status = call_failed(invocation.err, name, status);
   return store;
 }
@@ -211,8 +217,10 @@ int run_segment_next(Invocation& invocation) {
   segment::SegmentOptions options;
   int exit_status = kExitOk;
   if (!resolve_segment(invocation, kNextName, key, options, exit_status)) return exit_status;
+  // Prints kRangeKeyStarted (a key's first claim) as a warning; it outlives the store.
+  WarningPrinter warnings(invocation.err);
   const std::shared_ptr<segment::RangeStore> store =
-      open_store(invocation, kNextName, options, exit_status);
+      open_store(invocation, kNextName, options, &warnings, exit_status);
   if (store == nullptr) return exit_status;
   const segment::KeyDefinition definition = options.definition_of(key);
   segment::GeneratorOptions generator_options;
@@ -278,18 +286,8 @@ int run_segment_show(Invocation& invocation) {
   segment::SegmentOptions options;
   int exit_status = kExitOk;
   if (!resolve_segment(invocation, kShowName, key, options, exit_status)) return exit_status;
-  // A reading changes nothing: a file store's directory that does not exist is reported, not
-  // made (opening the store would create it).
-  const StoreConfig* instance = detail::selected_store(options);
-  const std::string& type = instance != nullptr ? instance->type : options.store_type;
-  struct stat directory;
-  if (type == "file" && stat(options.store_directory.c_str(), &directory) != 0) {
-    return runtime_error(invocation.err, std::string(kShowName) + ": no range store at " +
-                                             options.store_directory +
-                                             ": the directory does not exist; check the path");
-  }
   const std::shared_ptr<segment::RangeStore> store =
-      open_store(invocation, kShowName, options, exit_status);
+      open_store(invocation, kShowName, options, nullptr, exit_status);
   if (store == nullptr) return exit_status;
   segment::RangeState state;
   Status status;

@@ -53,6 +53,8 @@ namespace cosid {
 namespace lease {
 namespace {
 
+constexpr detail::FileStoreKind kFileLeaseStore{"file lease store", "/var/lib/cosid/leases",
+                                                "slot"};
 constexpr char kMagicLine[] = "cosid-lease-store 1";
 // A namespace longer than this, escaped, would not fit a file name (255 bytes) with its prefix
 // and suffix.
@@ -246,7 +248,7 @@ class FileLeaseStore::Transaction {
       : store_(store),
         name_space_(name_space),
         dir_{store.fs_,          store.directory_fd_, store.directory_,
-             "file lease store", store.lock_timeout_, store.system_clock_},
+             kFileLeaseStore.name, store.lock_timeout_, store.system_clock_},
         lock_(dir_),
         base_("ns." + escape(name_space)),
         shown_path_(store.directory_ + "/" + base_ + ".lease") {}
@@ -338,12 +340,20 @@ std::unique_ptr<FileLeaseStore> FileLeaseStore::open(const std::string& director
                                                      Status& status) {
   FileSystem& fs = options.file_system != nullptr ? *options.file_system : posix_file_system();
   int fd = -1;
-  if (!detail::open_record_directory(directory, options.lock_timeout, fs, "file lease store",
-                                     "/var/lib/cosid/leases", fd, status)) {
+  if (!detail::open_record_directory(directory, options.lock_timeout, fs, kFileLeaseStore, fd,
+                                     status)) {
     return nullptr;
   }
   status.clear();
   return std::unique_ptr<FileLeaseStore>(new FileLeaseStore(directory, fd, options));
+}
+
+bool FileLeaseStore::init(const std::string& directory, const FileLeaseStoreOptions& options,
+                          bool& created, Status& status) {
+  FileSystem& fs = options.file_system != nullptr ? *options.file_system : posix_file_system();
+  if (!detail::init_record_directory(directory, fs, created, status)) return false;
+  status.clear();
+  return true;
 }
 
 #if COSID_HAS_EXCEPTIONS

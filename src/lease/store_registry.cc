@@ -53,6 +53,18 @@ bool check_new_type(const std::string& type, bool registered, bool empty_factory
   return true;
 }
 
+// Adds `entry` to `entries` under `type`, after check_new_type().
+template <typename Entry>
+bool add_entry(std::vector<std::pair<std::string, Entry>>& entries, const std::string& type,
+               Entry entry, const char* noun, Status& status) {
+  bool registered = false;
+  for (const auto& known : entries) registered = registered || known.first == type;
+  if (!check_new_type(type, registered, !entry, noun, status)) return false;
+  entries.emplace_back(type, std::move(entry));
+  status.clear();
+  return true;
+}
+
 // What the messages of open() and open_range() say of the stores they open.
 struct StoreKind {
   const char* noun;          // "lease store"
@@ -64,6 +76,8 @@ constexpr StoreKind kLeaseKind{"lease store", "cosid.machine.distributor.type", 
                                "register the store in the StoreRegistry given to the runtime"};
 constexpr StoreKind kRangeKind{"range store", "cosid.segment.distributor.type", "",
                                "register the range store with StoreRegistry::add_range"};
+constexpr StoreKind kInitKind{"store initializer", "--store or cosid.machine.distributor.type", "",
+                              "register one with StoreRegistry::add_initializer"};
 
 // The factory of `factories` that `store_type` selects, as open() and open_range() both resolve
 // it: the instance of `stores` of that name (`config` receives it) made by its type's factory,
@@ -172,8 +186,33 @@ StoreRegistry::StoreRegistry(Clock* clock) : clock_(clock != nullptr ? *clock : 
                "or --store file:DIR)");
           return nullptr;
         }
-        return segment::FileRangeStore::open(context.options.store_directory,
-                                             segment::FileRangeStoreOptions(), status);
+        segment::FileRangeStoreOptions options;
+        options.listener = context.listener;  // a new key is a warning
+        return segment::FileRangeStore::open(context.options.store_directory, options, status);
+      });
+  initializers_.emplace_back(
+      "memory", [](const StoreContext&, StoreInitReport&, Status& status) {
+        return fail(status, errc::invalid_argument,
+                    "the memory store lives in one process and is new with each, so there is "
+                    "nothing to create: init a store that processes share, file:DIR or "
+                    "zookeeper:CONNECT");
+      });
+  initializers_.emplace_back(
+      "file", [](const StoreContext& context, StoreInitReport& report, Status& status) {
+        if (!StoreSettings(context.config).finish(status)) return false;
+        const std::string& directory = context.options.store_directory;
+        if (directory.empty()) {
+          return fail(status, errc::invalid_argument,
+                      "the file store needs a directory to create (--store file:DIR, or "
+                      "cosid.machine.distributor.file.directory)");
+        }
+        bool created = false;
+        if (!FileLeaseStore::init(directory, FileLeaseStoreOptions(), created, status)) {
+          return false;
+        }
+        report.store = "file store " + directory;
+        if (created) report.created.push_back(directory);
+        return true;
       });
 }
 
@@ -185,10 +224,21 @@ bool StoreRegistry::add(const std::string& type, StoreFactory factory, Status& s
 }
 
 bool StoreRegistry::add_range(const std::string& type, RangeStoreFactory factory, Status& status) {
-  bool registered = false;
-  for (const auto& entry : range_factories_) registered = registered || entry.first == type;
-  if (!check_new_type(type, registered, !factory, "range store", status)) return false;
-  range_factories_.emplace_back(type, std::move(factory));
+  return add_entry(range_factories_, type, std::move(factory), "range store", status);
+}
+
+bool StoreRegistry::add_initializer(const std::string& type, StoreInitializer initializer,
+                                    Status& status) {
+  return add_entry(initializers_, type, std::move(initializer), "store initializer", status);
+}
+
+bool StoreRegistry::init(const StoreContext& context, StoreInitReport& report, Status& status) {
+  report = StoreInitReport{};
+  StoreContext resolved = context;
+  const StoreInitializer* initializer =
+      find_factory(initializers_, kInitKind, context.options.store_type, context.options.stores,
+                   resolved.config, status);
+  if (initializer == nullptr || !(*initializer)(resolved, report, status)) return false;
   status.clear();
   return true;
 }

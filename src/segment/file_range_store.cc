@@ -159,6 +159,11 @@ struct SeenTable {
 
 }  // namespace
 
+namespace {
+constexpr cosid::detail::FileStoreKind kFileRangeStore{"file range store",
+                                                       "/var/lib/cosid/ranges", "key"};
+}  // namespace
+
 class FileRangeStore::Impl {
  public:
   class Call;
@@ -166,7 +171,8 @@ class FileRangeStore::Impl {
   Impl(std::string directory, int directory_fd, const FileRangeStoreOptions& options)
       : directory_(std::move(directory)),
         fs_(options.file_system != nullptr ? *options.file_system : posix_file_system()),
-        dir_{fs_, directory_fd, directory_, "file range store", options.lock_timeout, clock_},
+        dir_{fs_, directory_fd, directory_, kFileRangeStore.name, options.lock_timeout, clock_},
+        listener_(options.listener),
         seen_(new SeenTable(::getpid(), nullptr)) {}
 
   ~Impl() {
@@ -179,6 +185,11 @@ class FileRangeStore::Impl {
 
   const std::string& directory() const { return directory_; }
   const cosid::detail::RecordDirectory& dir() const { return dir_; }
+
+  // A claim made `key`'s record (durable now), its first value `first`.
+  void report_started(const std::string& key, std::int64_t first) {
+    report_key_started(listener_, std::string(kFileRangeStore.name) + " " + directory_, key, first);
+  }
 
   // This process's table (SeenTable).
   SeenTable& seen() {
@@ -200,6 +211,7 @@ class FileRangeStore::Impl {
   // Lock waits run on real time.
   SystemClock clock_;
   const cosid::detail::RecordDirectory dir_;
+  EventListener* const listener_;  // kRangeKeyStarted; may be null
   std::atomic<SeenTable*> seen_;
 };
 
@@ -310,13 +322,23 @@ std::unique_ptr<FileRangeStore> FileRangeStore::open(const std::string& director
                                                      Status& status) {
   FileSystem& fs = options.file_system != nullptr ? *options.file_system : posix_file_system();
   int fd = -1;
-  if (!cosid::detail::open_record_directory(directory, options.lock_timeout, fs, "file range store",
-                                            "/var/lib/cosid/ranges", fd, status)) {
+  if (!cosid::detail::open_record_directory(directory, options.lock_timeout, fs, kFileRangeStore,
+                                            fd, status)) {
     return nullptr;
   }
   status.clear();
   return std::unique_ptr<FileRangeStore>(
       new FileRangeStore(std::make_unique<Impl>(directory, fd, options)));
+}
+
+bool FileRangeStore::init(const std::string& directory, const FileRangeStoreOptions& options,
+                          bool& created, Status& status) {
+  FileSystem& fs = options.file_system != nullptr ? *options.file_system : posix_file_system();
+  if (!cosid::detail::init_record_directory(directory, fs, created, status)) {
+    return false;
+  }
+  status.clear();
+  return true;
 }
 
 #if COSID_HAS_EXCEPTIONS
@@ -339,6 +361,7 @@ bool FileRangeStore::claim(const RangeRequest& request, Range& range, Status& st
   if (!apply_claim(record.state, request, claimed, status)) return false;
   if (created && !lease::Incarnation::random(record.identity, status)) return false;
   if (!call.commit(record, status)) return false;
+  if (created) impl_->report_started(request.key, claimed.first);
   range = claimed;
   status.clear();
   return true;

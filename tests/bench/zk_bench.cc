@@ -59,6 +59,15 @@ const std::string* started(std::unique_ptr<Servers>& servers, std::string& conne
     return nullptr;
   }
   connect = servers->connect_string();
+  // The store's root, made once as `cosid store init` makes it: no store creates it on first use.
+  cosid::lease::ZooKeeperStoreOptions options;
+  options.connect_string = connect;
+  cosid::lease::StoreInitReport report;
+  if (!cosid::lease::init_zookeeper_store(options, report, status)) {
+    why = status.message();
+    servers.reset();
+    return nullptr;
+  }
   return &connect;
 }
 

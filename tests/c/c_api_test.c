@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "c_check.h"
@@ -738,6 +739,23 @@ static void segments(void) {
              COSID_E_INVALID_ARGUMENT);
   CHECK_CONTAINS(err, "cosid.segment.distributor.type");
   CHECK(none == NULL);
+  /* A store that does not exist is refused and not created: only `cosid store init` makes one. */
+  {
+    const char* missing_keys[] = {"cosid.segment.distributor.type",
+                                  "cosid.segment.distributor.file.directory"};
+    const char* missing_values[2];
+    char missing[512];
+    struct stat st;
+    snprintf(missing, sizeof missing, "%s/missing", dir);
+    missing_values[0] = "file";
+    missing_values[1] = missing;
+    CHECK_CODE(cosid_segment_open(NULL, missing_keys, missing_values, 2, "orders", &none, err,
+                                  sizeof err),
+               COSID_E_STORE_NOT_INITIALIZED);
+    CHECK_CONTAINS(err, "cosid store init --store file:");
+    CHECK(none == NULL);
+    CHECK(stat(missing, &st) != 0);
+  }
   CHECK_CODE(cosid_segment_open(NULL, NULL, NULL, 0, NULL, &none, err, sizeof err),
              COSID_E_INVALID_ARGUMENT);
   CHECK_CODE(cosid_segment_next(NULL, &id, err, sizeof err), COSID_E_INVALID_ARGUMENT);

@@ -68,7 +68,8 @@ check_exports() {
 }
 
 # The store's entry points, which libcosid_zookeeper.so exports and libcosid.so must not.
-readonly ZK_ENTRIES=(ZooKeeperLeaseStore::open parse_zookeeper_options add_zookeeper_store)
+readonly ZK_ENTRIES=(ZooKeeperLeaseStore::open parse_zookeeper_options add_zookeeper_store
+                    init_zookeeper_store)
 
 # check_zookeeper_api LIB yes|no: LIB exports every entry point of the store (yes) or none (no).
 check_zookeeper_api() {

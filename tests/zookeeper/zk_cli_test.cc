@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli_process.h"
+#include "cli_run.h"
 #include "zk_server.h"
 
 namespace {
@@ -144,6 +145,7 @@ class ZooKeeperCliTest : public ::testing::Test {
     COSID_REQUIRE_ZOOKEEPER();
     cosid::Status status;
     ASSERT_TRUE(server_.start(status)) << status.message() << "\n" << server_.log_tail();
+    cosid::testing::init_store(dir_, "zookeeper:" + server_.connect_string());
   }
 
   cosid::testing::ZkServer server_;
@@ -242,6 +244,7 @@ TEST(ZooKeeperEnsembleCliTest, KillingTheLeaderWhileTwoProcessesStreamRepeatsNoI
   cosid::Status status;
   ASSERT_TRUE(ensemble.start(status)) << status.message() << "\n" << ensemble.log_tail();
   TempDir dir("zk_cli_ensemble");
+  cosid::testing::init_store(dir, "zookeeper:" + ensemble.connect_string());
   Streamer first(dir, ensemble.connect_string(), "leader", "a", "3s", "500ms");
   Streamer second(dir, ensemble.connect_string(), "leader", "b", "3s", "500ms");
   ASSERT_EQ(first.read(1000), 1000u) << first.err();

@@ -42,6 +42,7 @@
 #include "test_util.h"
 #include "zk_raw_client.h"
 #include "zk_server.h"
+#include "zk_store_init.h"
 
 namespace cosid::testing {
 namespace {
@@ -260,6 +261,7 @@ class ZkStandaloneFaultTest : public ZkSuite<ZkServer> {
     // A test that failed half-way may have left it stopped or down.
     Status status;
     ASSERT_TRUE(servers()->serve_again(status)) << status.message();
+    ASSERT_TRUE(init_zk_store(connect_string()));
     name_space_ = test_namespace();
   }
 
@@ -810,6 +812,7 @@ class ZkEnsembleFaultTest : public ZkSuite<ZkEnsemble> {
     if (IsSkipped() || HasFatalFailure()) return;
     restart_stopped_peers();
     ASSERT_GE(servers()->wait_for_leader(kHang), 0) << servers()->log_tail();
+    ASSERT_TRUE(init_zk_store(connect_string()));
     name_space_ = test_namespace();
   }
   void TearDown() override {

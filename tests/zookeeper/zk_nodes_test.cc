@@ -84,9 +84,16 @@ TEST(ZkNodePaths, NameTheNodesOfANamespace) {
   EXPECT_EQ(slot_path("orders", 4294967295u), "/cosid/slot/orders/4294967295");
   EXPECT_EQ(clock_path("orders"), "/cosid/slot/orders/.clock");
   EXPECT_EQ(owner_path("orders", "host-a:101"), "/cosid/owner/orders/host-a:101");
-  EXPECT_EQ(
-      parent_paths("orders"),
-      (std::vector<std::string>{"/cosid", "/cosid/slot", "/cosid/owner", "/cosid/owner/orders"}));
+  EXPECT_EQ(owner_parent_path("orders"), "/cosid/owner/orders");
+}
+
+// The store's root, which only an init creates, outermost first; each store checks its part.
+TEST(ZkNodePaths, NameTheStoresRoot) {
+  EXPECT_EQ(store_paths(),
+            (std::vector<std::string>{"/cosid", "/cosid/slot", "/cosid/owner", "/cosid/range"}));
+  EXPECT_EQ(lease_root_paths(), (std::vector<std::string>{"/cosid/slot", "/cosid/owner"}));
+  EXPECT_EQ(range_root_paths(), std::vector<std::string>{"/cosid/range"});
+  EXPECT_EQ(range_path("orders"), "/cosid/range/orders");
 }
 
 TEST(ZkNodePaths, AnOwnerKeyWithASlashStaysOnePathComponent) {

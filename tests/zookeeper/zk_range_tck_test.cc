@@ -17,6 +17,7 @@
 #include "cosid/segment/zookeeper_range_store.h"
 #include "zk_raw_client.h"
 #include "zk_server.h"
+#include "zk_store_init.h"
 
 namespace {
 
@@ -57,6 +58,11 @@ const bool kRegistered = [] {
     // Threads and processes race for one key, each losing compare-and-sets to the others:
     // generous, so that a loaded machine does not turn a race into a timeout.
     options.timeout = std::chrono::milliseconds(10000);
+    // The store is made once, as a deployment makes it (`cosid store init`), before its first
+    // use; a forked child finds it made.
+    static std::string why;
+    static const bool made = cosid::testing::make_zk_store(options.connect_string, why);
+    if (!made) std::fprintf(stderr, "%s\n", why.c_str());
     cosid::Status status;
     std::unique_ptr<ZooKeeperRangeStore> store = ZooKeeperRangeStore::open(options, status);
     // No GoogleTest assertion here: a forked child calls this too. The kit fails the case of a

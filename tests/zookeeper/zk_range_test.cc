@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "cosid/clock.h"
 #include "cosid/error.h"
 #include "cosid/lease/store_registry.h"
 #include "cosid/lease/zookeeper_store.h"
@@ -37,6 +38,7 @@
 #include "test_util.h"
 #include "zk_raw_client.h"
 #include "zk_server.h"
+#include "zk_store_init.h"
 
 namespace cosid::testing {
 namespace {
@@ -330,6 +332,7 @@ class ZkRangeTest : public ZkSuite<ZkServer> {
     // A test that failed half-way may have left it stopped or down.
     Status status;
     ASSERT_TRUE(servers()->serve_again(status)) << status.message();
+    ASSERT_TRUE(init_zk_store(connect_string()));
     key_ = test_key();
     path_ = node_of(key_);
   }
@@ -521,6 +524,87 @@ TEST_F(ZkRangeTest, RegistryOpensTheRangeStoreOfAZooKeeperInstance) {
   EXPECT_EQ(registry.open_range(lease::RangeStoreContext{options, nullptr, nullptr}, status),
             nullptr);
   EXPECT_STATUS(status, errc::config_unknown_key);
+}
+
+// A chroot with no store in it (a mistyped one, or a store never made): both stores refuse to
+// open with store_not_initialized, naming the node and the command, and create nothing; the
+// registry's init (what `cosid store init` runs) makes the four root nodes, both stores then
+// open, and a second init changes nothing.
+TEST_F(ZkRangeTest, AChrootWithoutTheStoreIsRefusedUntilInitMakesIt) {
+  RawClient raw(connect_string(), nullptr);
+  ASSERT_TRUE(raw.connected());
+  const std::string chroot = "/" + key_;
+  ASSERT_EQ(raw.create(chroot, ""), ZOK);
+  ZooKeeperStoreOptions options;
+  options.connect_string = connect_string() + chroot;
+  Status status;
+  EXPECT_EQ(ZooKeeperRangeStore::open(options, status), nullptr);
+  EXPECT_STATUS(status, errc::store_not_initialized);
+  EXPECT_NE(status.message().find("the ZooKeeper store " + options.connect_string +
+                                  " has no node /cosid/range"),
+            std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("starts every slot and key from zero"), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("cosid store init --store zookeeper:" + options.connect_string),
+            std::string::npos)
+      << status.message();
+  EXPECT_EQ(ZooKeeperLeaseStore::open(options, status), nullptr);
+  EXPECT_STATUS(status, errc::store_not_initialized);
+  EXPECT_NE(status.message().find("has no node /cosid/slot"), std::string::npos)
+      << status.message();
+  std::string data;
+  Stat stat{};
+  int rc = ZOK;
+  EXPECT_FALSE(raw.get(chroot + "/cosid", data, stat, rc));
+  EXPECT_EQ(rc, ZNONODE) << "a refused open created the store";
+
+  lease::StoreRegistry registry;
+  ASSERT_TRUE(lease::add_zookeeper_store(registry, status)) << status.message();
+  Options init_options;
+  init_options.store_type = "zookeeper";
+  StoreConfig config;
+  config.name = "zookeeper";
+  config.type = "zookeeper";
+  config.settings = {{"options.connectString", options.connect_string, "test"}};
+  init_options.stores.push_back(config);
+  SystemClock clock;
+  lease::StoreInitReport report;
+  ASSERT_TRUE(registry.init(lease::StoreContext{init_options, clock}, report, status))
+      << status.message();
+  EXPECT_EQ(report.store, "ZooKeeper store " + options.connect_string);
+  EXPECT_EQ(report.created,
+            (std::vector<std::string>{"/cosid", "/cosid/slot", "/cosid/owner", "/cosid/range"}));
+  ASSERT_TRUE(raw.get(chroot + "/cosid/range", data, stat, rc));
+  EXPECT_EQ(rc, ZOK);
+  EXPECT_NE(ZooKeeperLeaseStore::open(options, status), nullptr) << status.message();
+  auto store = ZooKeeperRangeStore::open(options, status);
+  ASSERT_NE(store, nullptr) << status.message();
+  EXPECT_EQ(claim(*store, request_for(key_, 10)).first, 1);
+  ASSERT_TRUE(registry.init(lease::StoreContext{init_options, clock}, report, status))
+      << status.message();
+  EXPECT_TRUE(report.created.empty());
+  EXPECT_EQ(claim(*store, request_for(key_, 10)).first, 11);  // the key's record stayed
+}
+
+// A key's first claim, and it alone, reports kRangeKeyStarted to the store's listener once the
+// node is created: the key, the store and the first value.
+TEST_F(ZkRangeTest, AKeysFirstClaimIsReportedOnce) {
+  RecordingListener listener;
+  ZooKeeperStoreOptions options;
+  options.connect_string = connect_string();
+  options.listener = &listener;
+  auto store = open_store(options);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(claim(*store, request_for(key_, 10, 500)).first, 501);
+  EXPECT_EQ(claim(*store, request_for(key_, 10, 500)).first, 511);
+  const std::vector<Event> events = listener.of(EventKind::kRangeKeyStarted);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_NE(events[0].message.find("segment key \"" + key_ +
+                                   "\" had no record in the ZooKeeper range store " +
+                                   connect_string() + ", so it starts at 501."),
+            std::string::npos)
+      << events[0].message;
 }
 
 // A frozen server (SIGSTOP) answers nothing: a claim fails with store_unavailable within the

@@ -14,6 +14,7 @@
 #include "cosid/lease/conformance.h"
 #include "cosid/lease/zookeeper_store.h"
 #include "zk_server.h"
+#include "zk_store_init.h"
 
 namespace {
 
@@ -32,6 +33,11 @@ const bool kRegistered = [] {
          // 16 threads or processes race for one namespace's slots, each losing compare-and-sets
          // to the others: generous, so that a loaded machine does not turn a race into a timeout.
          options.timeout = std::chrono::milliseconds(10000);
+         // The store is made once, as a deployment makes it (`cosid store init`), before its
+         // first use; a forked child finds it made.
+         static std::string why;
+         static const bool made = cosid::testing::make_zk_store(options.connect_string, why);
+         if (!made) std::fprintf(stderr, "%s\n", why.c_str());
          cosid::Status status;
          std::unique_ptr<ZooKeeperLeaseStore> store = ZooKeeperLeaseStore::open(options, status);
          // No GoogleTest assertion here: a forked child calls this too. The kit fails the case

@@ -57,9 +57,11 @@ struct FileLeaseStoreOptions {
 
 class COSID_EXPORT FileLeaseStore final : public SlotLeaseStore {
  public:
-  // Opens the store in `directory`, creating the directory (not its parents) if it is missing.
-  // Fails with invalid_argument for an empty path or a negative lock_timeout, and with
-  // store_unavailable when the directory cannot be created or opened.
+  // Opens the store in the existing `directory`. A missing directory is never created here: it is
+  // errc::store_not_initialized (the message names the path and the `cosid store init` that
+  // creates it), since a new store starts every slot from zero and a mistyped or moved directory
+  // would repeat ids. Fails also with invalid_argument for an empty path or a negative
+  // lock_timeout, and with store_unavailable when the directory cannot be opened.
   [[nodiscard]] static std::unique_ptr<FileLeaseStore> open(const std::string& directory,
                                                             const FileLeaseStoreOptions& options,
                                                             Status& status);
@@ -68,6 +70,13 @@ class COSID_EXPORT FileLeaseStore final : public SlotLeaseStore {
   static std::unique_ptr<FileLeaseStore> open(const std::string& directory,
                                               const FileLeaseStoreOptions& options = {});
 #endif
+
+  // Creates the store's `directory`, as `cosid store init --store file:DIR` does: the last
+  // component only (0770), its parent synced; the parent must exist. `created` false: it existed,
+  // and nothing changed. Fails with invalid_argument (an empty path) or store_unavailable.
+  // StoreRegistry::init() calls it for the type "file".
+  [[nodiscard]] static bool init(const std::string& directory, const FileLeaseStoreOptions& options,
+                                 bool& created, Status& status);
 
   ~FileLeaseStore() override;
   FileLeaseStore(const FileLeaseStore&) = delete;

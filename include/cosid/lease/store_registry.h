@@ -18,6 +18,14 @@
 // It holds range stores for segment ids (segment/range_store.h) the same way, by the same type
 // names: add_range() and open_range(), chosen by cosid.segment.distributor.type.
 //
+// A store is created only by init() (`cosid store init`), never by opening it: a store that was
+// meant to exist and does not (a mistyped directory or ZooKeeper chroot, a moved directory) would
+// start every slot and key over from zero, and ids would repeat. So open() and open_range() of a
+// missing file store or ZooKeeper root fail with errc::store_not_initialized, and init() creates
+// it, by the same type names: "file" makes the directory (FileLeaseStore::init), "zookeeper" the
+// root nodes (init_zookeeper_store), and a program's own type provides its initializer with
+// add_initializer(). One store, once made, serves both leases and ranges.
+//
 // Thread safety: add() must not race open(); open(), contains() and types() may be called from
 // any thread at once.
 #ifndef COSID_LEASE_STORE_REGISTRY_H_
@@ -105,12 +113,30 @@ using StoreFactory =
 // one (open_range() sets it). As for StoreContext, none of them outlive the call.
 struct RangeStoreContext {
   const segment::SegmentOptions& options;
+  // What the store reports: EventKind::kRangeKeyStarted when a claim creates a key's record (the
+  // file and ZooKeeper stores; the memory store, new with every process, does not). Null: none.
   EventListener* listener = nullptr;
   const StoreConfig* config = nullptr;
 };
 
 using RangeStoreFactory = std::function<std::shared_ptr<segment::RangeStore>(
     const RangeStoreContext& context, Status& status)>;
+
+// What init() did to a store.
+struct StoreInitReport {
+  // The store as messages name it: "file store /var/lib/cosid/leases", "ZooKeeper store
+  // zk1:2181/app".
+  std::string store;
+  // What it created, in order: the directory, or the nodes ("/cosid", "/cosid/slot", ...). Empty:
+  // the store existed whole, and nothing was changed.
+  std::vector<std::string> created;
+};
+
+// Creates the store `context` names if it is missing, and only what is missing; an existing store
+// is left as it is (report.created empty). On failure returns false and sets `status`. It must be
+// safe to repeat, and must never change a record a store holds.
+using StoreInitializer =
+    std::function<bool(const StoreContext& context, StoreInitReport& report, Status& status)>;
 
 class COSID_EXPORT StoreRegistry {
  public:
@@ -130,6 +156,20 @@ class COSID_EXPORT StoreRegistry {
   // Registers a range store factory under `type`, by the rules of add(); a type may have a lease
   // store, a range store or both (file, memory and zookeeper have both).
   [[nodiscard]] bool add_range(const std::string& type, RangeStoreFactory factory, Status& status);
+
+  // Registers the initializer of store type `type`, by the rules of add(); file, zookeeper (with
+  // add_zookeeper_store) and memory (which refuses: it lives in one process, with nothing to
+  // create) have theirs.
+  [[nodiscard]] bool add_initializer(const std::string& type, StoreInitializer initializer,
+                                     Status& status);
+
+  // Creates the store for context.options.store_type (resolved as open() resolves it: an instance
+  // of options.stores, or a registered type) with its type's initializer: the directory of a file
+  // store (options.store_directory), the root nodes of a ZooKeeper store. `report` says what was
+  // created; nothing when the store existed. Fails with unknown_store_type (no initializer for
+  // the type), invalid_argument, or the initializer's error (store_unavailable: the ensemble or
+  // disk; a file store's parent directory must exist).
+  [[nodiscard]] bool init(const StoreContext& context, StoreInitReport& report, Status& status);
 
   bool contains(std::string_view type) const;
   // The registered names, in the order they were added.
@@ -160,6 +200,7 @@ class COSID_EXPORT StoreRegistry {
   std::shared_ptr<SlotLeaseStore> memory_;
   std::vector<std::pair<std::string, RangeStoreFactory>> range_factories_;
   std::shared_ptr<segment::RangeStore> memory_ranges_;  // guarded by memory_mutex_
+  std::vector<std::pair<std::string, StoreInitializer>> initializers_;
 };
 
 }  // namespace lease

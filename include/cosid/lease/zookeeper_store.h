@@ -97,15 +97,28 @@ struct ZooKeeperStoreOptions {
                                                         ZooKeeperStoreOptions& options,
                                                         Status& status);
 
+// Creates the store's root nodes that are missing, as `cosid store init --store zookeeper:CONNECT`
+// does: /cosid, /cosid/slot, /cosid/owner and /cosid/range under the connect string's chroot
+// (which must exist), each empty and persistent. A lease or range store opened on an ensemble
+// without them fails with errc::store_not_initialized: a mistyped chroot must not be a second,
+// empty store. report.created lists the nodes made (empty: the store existed, nothing changed).
+// Namespaces and range keys inside the store are still made on first use. Fails with
+// invalid_argument (an option) or store_unavailable (the ensemble, or a missing chroot).
+[[nodiscard]] COSID_EXPORT bool init_zookeeper_store(const ZooKeeperStoreOptions& options,
+                                                     StoreInitReport& report, Status& status);
+
 // Registers the store in `registry` as "zookeeper", as a lease store and as a range store
-// (segment/zookeeper_range_store.h): each runtime, and each open_range(), with a ZooKeeper store
-// instance (or --store zookeeper:CONNECT) gets a store, and a session, of its own.
+// (segment/zookeeper_range_store.h), with init_zookeeper_store() as its initializer: each
+// runtime, and each open_range(), with a ZooKeeper store instance (or --store zookeeper:CONNECT)
+// gets a store, and a session, of its own.
 [[nodiscard]] COSID_EXPORT bool add_zookeeper_store(StoreRegistry& registry, Status& status);
 
 class COSID_EXPORT ZooKeeperLeaseStore final : public SlotLeaseStore {
  public:
-  // Connects to the ensemble, waiting up to block_until_connected_wait for the first connection.
-  // Fails with invalid_argument (an option out of range, an empty connect string) or
+  // Connects to the ensemble, waiting up to block_until_connected_wait for the first connection,
+  // and checks that the store's root exists (/cosid/slot and /cosid/owner; never created here:
+  // init_zookeeper_store). Fails with invalid_argument (an option out of range, an empty connect
+  // string), store_not_initialized (no root: the message names the node and the init command) or
   // store_unavailable (no server answered in time; the message names the connect string).
   [[nodiscard]] static std::unique_ptr<ZooKeeperLeaseStore> open(
       const ZooKeeperStoreOptions& options, Status& status);

@@ -26,6 +26,7 @@
 #include <string>
 
 #include "cosid/config.h"
+#include "cosid/events.h"
 #include "cosid/export.h"
 #include "cosid/fs.h"
 #include "cosid/segment/range_store.h"
@@ -38,12 +39,18 @@ struct FileRangeStoreOptions {
   std::chrono::milliseconds lock_timeout{10000};
   // The file calls (tests fail them); null: the real file system. REQUIRES: outlives the store.
   FileSystem* file_system = nullptr;
+  // Receives EventKind::kRangeKeyStarted when a claim creates a key's record (a key never claimed
+  // in this store); null: not reported. Called on the claiming thread. REQUIRES: outlives the
+  // store.
+  EventListener* listener = nullptr;
 };
 
 class COSID_EXPORT FileRangeStore final : public RangeStore {
  public:
-  // Opens the store in `directory`, creating the directory (not its parents) if it is missing.
-  // Fails with invalid_argument (an empty path, a negative lock_timeout) or store_unavailable.
+  // Opens the store in the existing `directory`. A missing directory is never created here: it is
+  // errc::store_not_initialized (the message names the path and the `cosid store init` that
+  // creates it), since a new store starts every key from zero. Fails also with invalid_argument
+  // (an empty path, a negative lock_timeout) or store_unavailable.
   [[nodiscard]] static std::unique_ptr<FileRangeStore> open(const std::string& directory,
                                                             const FileRangeStoreOptions& options,
                                                             Status& status);
@@ -51,6 +58,11 @@ class COSID_EXPORT FileRangeStore final : public RangeStore {
   static std::unique_ptr<FileRangeStore> open(const std::string& directory,
                                               const FileRangeStoreOptions& options = {});
 #endif
+
+  // Creates the store's `directory` as FileLeaseStore::init() does (one directory may hold both
+  // kinds of record): the last component only, its parent synced. `created` false: it existed.
+  [[nodiscard]] static bool init(const std::string& directory, const FileRangeStoreOptions& options,
+                                 bool& created, Status& status);
 
   ~FileRangeStore() override;
   FileRangeStore(const FileRangeStore&) = delete;

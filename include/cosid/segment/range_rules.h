@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "cosid/error.h"
+#include "cosid/events.h"
 #include "cosid/export.h"
 #include "cosid/segment/range_store.h"
 
@@ -56,6 +57,13 @@ COSID_EXPORT std::string format_range_value(const RangeState& state);
 // format_range_value() writes; false for anything else (the caller reports store_corrupt, naming
 // the record). A next value below 1 is refused too: no claim writes one.
 COSID_EXPORT bool parse_range_value(std::string_view text, RangeState& state) noexcept;
+
+// Reports that a claim created `key`'s record in the store `store` ("file range store
+// /var/lib/cosid/ranges"), its first value `first`: EventKind::kRangeKeyStarted to `listener`
+// (nothing when null), with the sentence every store gives. A store calls it once its create is
+// durable, so that a key never meant to be new (a typo, a store moved) does not start over unseen.
+COSID_EXPORT void report_key_started(EventListener* listener, const std::string& store,
+                                     const std::string& key, std::int64_t first);
 
 }  // namespace segment
 }  // namespace cosid

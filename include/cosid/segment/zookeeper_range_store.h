@@ -6,7 +6,8 @@
 //
 // The node, as every cosid store of a fleet writes it: /cosid/range/{key} holds the next value as
 // decimal text, with ":sealed" appended once sealed (range_rules.h writes and reads it). A key's
-// first claim creates the node; every later change is a set on the version this store read, so the
+// first claim creates the node, and reports it to options.listener (EventKind::kRangeKeyStarted);
+// /cosid/range itself is made only by lease::init_zookeeper_store(). Every later change is a set on the version this store read, so the
 // node's version is the record's version. The node is never deleted while any store uses the key.
 // A node deleted behind the store, or recreated (another czxid than the one this store saw), is
 // errc::store_corrupt and never used again by this store. A recreated node's first write cannot be
@@ -38,7 +39,9 @@ namespace segment {
 
 class COSID_EXPORT ZooKeeperRangeStore final : public RangeStore {
  public:
-  // Connects as ZooKeeperLeaseStore::open() does (options.clock is not used: ranges keep no time).
+  // Connects as ZooKeeperLeaseStore::open() does (options.clock is not used: ranges keep no time),
+  // and checks that /cosid/range exists: errc::store_not_initialized when it does not (the
+  // message names the node and the `cosid store init` that creates it).
   [[nodiscard]] static std::unique_ptr<ZooKeeperRangeStore> open(
       const lease::ZooKeeperStoreOptions& options, Status& status);
 #if COSID_HAS_EXCEPTIONS

@@ -77,16 +77,20 @@ std::string clock_path(const std::string& name_space) {
 }
 
 std::string owner_path(const std::string& name_space, const std::string& owner_key) {
-  return "/cosid/owner/" + name_space + "/" + escape_key(owner_key);
+  return owner_parent_path(name_space) + "/" + escape_key(owner_key);
 }
 
-std::vector<std::string> parent_paths(const std::string& name_space) {
-  return {"/cosid", "/cosid/slot", "/cosid/owner", "/cosid/owner/" + name_space};
-}
+std::string owner_parent_path(const std::string& name_space) { return "/cosid/owner/" + name_space; }
 
 std::string range_path(const std::string& key) { return "/cosid/range/" + key; }
 
-std::vector<std::string> range_parent_paths() { return {"/cosid", "/cosid/range"}; }
+std::vector<std::string> store_paths() {
+  return {"/cosid", "/cosid/slot", "/cosid/owner", "/cosid/range"};
+}
+
+std::vector<std::string> lease_root_paths() { return {"/cosid/slot", "/cosid/owner"}; }
+
+std::vector<std::string> range_root_paths() { return {"/cosid/range"}; }
 
 bool check_namespace(const std::string& name_space, Status& status) {
   bool printable = !name_space.empty() && name_space.size() <= kMaxNamespaceBytes &&

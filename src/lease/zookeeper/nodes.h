@@ -21,12 +21,19 @@ std::string namespace_path(const std::string& name_space);  // /cosid/slot/{ns}
 std::string slot_path(const std::string& name_space, std::uint32_t slot);
 std::string clock_path(const std::string& name_space);  // /cosid/slot/{ns}/.clock
 std::string owner_path(const std::string& name_space, const std::string& owner_key);
-// The nodes above every namespace, outermost first.
-std::vector<std::string> parent_paths(const std::string& name_space);
+// The parent of a namespace's owner index nodes, /cosid/owner/{ns}: made on the namespace's first
+// use, like /cosid/slot/{ns}.
+std::string owner_parent_path(const std::string& name_space);
 // A range key's node, /cosid/range/{key} (the key as segment::check_key() allows it, a path
-// component as it is), and the nodes above every range node, outermost first.
+// component as it is).
 std::string range_path(const std::string& key);
-std::vector<std::string> range_parent_paths();
+
+// The store itself (NODES.md, "The store's root"), outermost first: /cosid and the parents of
+// every namespace, owner index and range key. Only init_zookeeper_store() creates them.
+std::vector<std::string> store_paths();
+// The ones a lease store needs (/cosid/slot, /cosid/owner), and a range store (/cosid/range).
+std::vector<std::string> lease_root_paths();
+std::vector<std::string> range_root_paths();
 
 // A namespace is 1 to 200 bytes of printable ASCII without '/', and not "." or "..".
 bool check_namespace(const std::string& name_space, Status& status);

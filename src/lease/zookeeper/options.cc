@@ -85,6 +85,14 @@ bool add_zookeeper_store(StoreRegistry& registry, Status& status) {
                }
                return segment::ZooKeeperRangeStore::open(options, factory_status);
              },
+             status) &&
+         registry.add_initializer(
+             "zookeeper",
+             [](const StoreContext& context, StoreInitReport& report, Status& init_status) {
+               ZooKeeperStoreOptions options;
+               return instance_options(context.config, context.listener, options, init_status) &&
+                      init_zookeeper_store(options, report, init_status);
+             },
              status);
 }
 

@@ -13,6 +13,7 @@
 #include "fail.h"
 #include "nodes.h"
 #include "session.h"
+#include "store_root.h"
 
 namespace cosid {
 namespace segment {
@@ -56,6 +57,12 @@ class ZooKeeperRangeStore::Impl {
       : options_(options), session_(std::move(session)) {}
 
   lease::zk::Session& session() { return *session_; }
+
+  // A claim created `key`'s node, its first value `first`.
+  void report_started(const std::string& key, std::int64_t first) {
+    report_key_started(options_.listener, "ZooKeeper range store " + options_.connect_string, key,
+                       first);
+  }
 
   template <typename F>
   bool run(const char* what, F&& step, Status& status) {
@@ -130,23 +137,6 @@ class ZooKeeperRangeStore::Impl {
                     "new key, whose values start over");
   }
 
-  // /cosid and /cosid/range, once per store (a node missing under them would otherwise fail its
-  // create); they are never deleted by cosid.
-  Step ensure_parents(Deadline deadline, Status& status) {
-    // Relaxed: the flag publishes nothing of this process. The parents exist on the server once
-    // their creates were answered, and a later request of this session is ordered after them.
-    if (parents_made_.load(std::memory_order_relaxed)) return Step::kDone;
-    bool transient = false;
-    int rc = ZOK;
-    for (const std::string& parent : lease::zk::range_parent_paths()) {
-      if (!session_->create(parent, std::string(), deadline, rc, transient, status)) {
-        return after(transient);
-      }
-    }
-    parents_made_.store(true, std::memory_order_relaxed);
-    return Step::kDone;
-  }
-
   // Writes `next` over `stored` (a set on the version read; a create when there is no node).
   // kDone with `version` the written node's version; kConflict when another writer came first
   // (nothing written).
@@ -160,8 +150,8 @@ class ZooKeeperRangeStore::Impl {
       // A node this store saw and did not find was deleted, or the answer is older than the node
       // a concurrent call saw: read again (then deleted() decides), never create it anew.
       if (seen_.seen_any(path)) return Step::kConflict;
-      const Step parents = ensure_parents(deadline, status);
-      if (parents != Step::kDone) return parents;
+      // /cosid/range exists (checked at open) and is never made here: a create under one removed
+      // since fails, with the parent named.
       if (!session_->create(path, text, deadline, rc, transient, status, &stat)) {
         return after(transient);
       }
@@ -196,7 +186,6 @@ class ZooKeeperRangeStore::Impl {
   const lease::ZooKeeperStoreOptions options_;
   std::unique_ptr<lease::zk::Session> session_;
   lease::zk::SeenNodes seen_;              // the range nodes this store has read or created
-  std::atomic<bool> parents_made_{false};  // ensure_parents() succeeded once
 };
 
 ZooKeeperRangeStore::ZooKeeperRangeStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -205,7 +194,10 @@ ZooKeeperRangeStore::~ZooKeeperRangeStore() = default;
 std::unique_ptr<ZooKeeperRangeStore> ZooKeeperRangeStore::open(
     const lease::ZooKeeperStoreOptions& options, Status& status) {
   std::unique_ptr<lease::zk::Session> session = lease::zk::Session::open(options, status);
-  if (session == nullptr) return nullptr;
+  if (session == nullptr ||
+      !lease::zk::check_store_root(*session, options, lease::zk::range_root_paths(), status)) {
+    return nullptr;
+  }
   status.clear();
   return std::unique_ptr<ZooKeeperRangeStore>(
       new ZooKeeperRangeStore(std::make_unique<Impl>(options, std::move(session))));
@@ -238,7 +230,10 @@ bool ZooKeeperRangeStore::claim(const RangeRequest& request, Range& range, Statu
           return Step::kFailed;
         }
         step = impl_->write(path, stored, next, deadline, claimed.version, s);
-        if (step == Step::kDone) range = claimed;
+        if (step != Step::kDone) return step;
+        // The ensemble acknowledged the create: the key's record is durable, and new.
+        if (!stored.state.exists) impl_->report_started(request.key, claimed.first);
+        range = claimed;
         return step;
       },
       status);

@@ -12,6 +12,7 @@
 #include "fail.h"
 #include "nodes.h"
 #include "session.h"
+#include "store_root.h"
 
 namespace cosid {
 namespace lease {
@@ -62,13 +63,12 @@ class ZooKeeperLeaseStore::Impl {
     zk::NodeRead read;
     if (!session_->get(path, deadline, read, transient, status)) return after(transient);
     if (read.rc == ZNONODE) {
+      // A new namespace inside the store is made on first use; the store's root (checked at
+      // open) never is: a create under a root removed since fails, with the parent named.
       int rc = ZOK;
-      for (const std::string& parent : zk::parent_paths(name_space)) {
-        if (!session_->create(parent, std::string(), deadline, rc, transient, status)) {
-          return after(transient);
-        }
-      }
-      if (!session_->create(path, zk::encode_terms(terms), deadline, rc, transient, status) ||
+      if (!session_->create(zk::owner_parent_path(name_space), std::string(), deadline, rc,
+                            transient, status) ||
+          !session_->create(path, zk::encode_terms(terms), deadline, rc, transient, status) ||
           !session_->get(path, deadline, read, transient, status)) {
         return after(transient);
       }
@@ -286,7 +286,10 @@ ZooKeeperLeaseStore::~ZooKeeperLeaseStore() = default;
 std::unique_ptr<ZooKeeperLeaseStore> ZooKeeperLeaseStore::open(const ZooKeeperStoreOptions& options,
                                                                Status& status) {
   std::unique_ptr<zk::Session> session = zk::Session::open(options, status);
-  if (session == nullptr) return nullptr;
+  if (session == nullptr ||
+      !zk::check_store_root(*session, options, zk::lease_root_paths(), status)) {
+    return nullptr;
+  }
   status.clear();
   return std::unique_ptr<ZooKeeperLeaseStore>(
       new ZooKeeperLeaseStore(std::make_unique<Impl>(options, std::move(session))));
