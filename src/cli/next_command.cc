@@ -134,13 +134,15 @@ int run_next(Invocation& invocation) {
       !parse_rate(args, count, rate, error)) {
     return usage_error(invocation.err, kName, std::string(kName) + ": " + error);
   }
+  // Before anything is opened: a signal during the start cancels it (environment.cancel).
+  install_stop_handlers();
+  ignore_broken_pipe();
   Options options;
   int exit_status = kExitOk;
   if (!resolve_command_options(invocation, kName, options, nullptr, exit_status)) {
     return exit_status;
   }
-  std::error_code ec;
-  std::string message;
+  IdOutput output(kName, invocation.out, invocation.err, count);
   WarningPrinter warnings(invocation.err);
   Status opening;
   const std::unique_ptr<lease::StoreRegistry> stores = make_store_registry(opening);
@@ -148,8 +150,11 @@ int run_next(Invocation& invocation) {
   RuntimeEnvironment environment;
   environment.listener = &warnings;
   environment.stores = stores.get();
+  environment.cancel = stop_flag();
   const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, opening);
   if (runtime == nullptr) {
+    // Cancelled by a stop signal: the start undid what it did; a stream ends as asked.
+    if (opening.code() == errc::cancelled) return output.exit_status(kExitOk);
     return call_failed(invocation.err, kName, opening);
   }
   const bool metrics = args.has("metrics");
@@ -162,15 +167,12 @@ int run_next(Invocation& invocation) {
   }
 
   const bool streaming = count == 0;
-  ignore_broken_pipe();
-  if (streaming) install_stop_handlers();
   const Layout& layout = options.layout;
-  IdOutput output(kName, invocation.out, invocation.err, count);
   Pacer pacer(rate, invocation.out);
   int status = kExitOk;
   Status outcome;  // of the last next()
   for (std::uint64_t issued = 0; streaming || issued < count; ++issued) {
-    if (streaming && !pacer.wait_turn()) break;
+    if (!pacer.wait_turn()) break;  // a stop signal (with -n N too), or a stream's reader gone
     std::uint64_t id = generator->next(outcome);
     while (outcome.code() == errc::slot_lost && options.uses_store()) {
       // The lease was lost (a warning said so): go on over the slot leased in its place. Again if
@@ -191,7 +193,7 @@ int run_next(Invocation& invocation) {
   }
   if (status == kExitOk && !output.stopped() && !output.chunk().empty()) output.flush();
   close_runtime(*runtime, invocation.err, metrics);
-  return output.failed() ? kExitFailure : status;
+  return output.exit_status(status);
 }
 
 }  // namespace

@@ -168,9 +168,13 @@ int run_segment_next(Invocation& invocation) {
       !parse_segment_format(args.value_or("format", "decimal"), json, format, error)) {
     return usage_error(invocation.err, kNextName, std::string(kNextName) + ": " + error);
   }
+  // Before anything is opened: a signal during the first claim cancels it (generator_options).
+  install_stop_handlers();
+  ignore_broken_pipe();
   segment::SegmentOptions options;
   int exit_status = kExitOk;
   if (!resolve_segment(invocation, kNextName, key, options, exit_status)) return exit_status;
+  IdOutput output(kNextName, invocation.out, invocation.err, count);
   const std::shared_ptr<segment::RangeStore> store =
       open_store(invocation, kNextName, options, exit_status);
   if (store == nullptr) return exit_status;
@@ -180,6 +184,7 @@ int run_segment_next(Invocation& invocation) {
   generator_options.offset = definition.offset;
   generator_options.step = definition.step;
   generator_options.safe_distance = options.safe_distance;
+  generator_options.cancel = stop_flag();
   // As far ahead as 1024 segments, or as one claim may take (resolution checked that the safe
   // distance fits in it).
   generator_options.max_distance = std::max<std::uint32_t>(
@@ -188,17 +193,18 @@ int run_segment_next(Invocation& invocation) {
   Status status;
   const std::unique_ptr<segment::SegmentGenerator> generator =
       segment::SegmentGenerator::open(store, generator_options, status);
-  if (generator == nullptr) return call_failed(invocation.err, kNextName, status);
+  if (generator == nullptr) {
+    // Cancelled by a stop signal: the claimed values went back; a stream ends as asked.
+    if (status.code() == errc::cancelled) return output.exit_status(kExitOk);
+    return call_failed(invocation.err, kNextName, status);
+  }
 
   const bool streaming = count == 0;
-  ignore_broken_pipe();
-  if (streaming) install_stop_handlers();
-  IdOutput output(kNextName, invocation.out, invocation.err, count);
   int result = kExitOk;
   std::vector<std::int64_t> ids(
       streaming ? 1 : static_cast<std::size_t>(std::min<std::uint64_t>(count, kBatch)));
   for (std::uint64_t issued = 0; streaming || issued < count;) {
-    if (streaming && stop_requested()) break;
+    if (stop_requested()) break;  // with -n N too: exit_status() says how many got out
     const auto want = static_cast<std::size_t>(
         std::min<std::uint64_t>(ids.size(), streaming ? 1 : count - issued));
     const std::size_t taken = generator->next_batch(ids.data(), want, status);
@@ -217,7 +223,7 @@ int run_segment_next(Invocation& invocation) {
     std::fprintf(invocation.err, "cosid: warning: %s: the ids claimed but not issued are skipped\n",
                  status.message().c_str());
   }
-  return output.failed() ? kExitFailure : result;
+  return output.exit_status(result);
 }
 
 int run_segment_show(Invocation& invocation) {
