@@ -32,8 +32,13 @@ constexpr const char* kDescription =
     "Issues COUNT new ids (default 1) on the configured slot, one per line. With -n 0 it issues\n"
     "ids until it receives SIGINT, SIGTERM or SIGHUP, or its standard output is closed (the\n"
     "reader of a pipe has gone), writing each line as soon as it is made; then it shuts down\n"
-    "cleanly, so that the state file records the last timestamp, and exits 0. With -n N\n"
-    "a closed standard output is a failure (status 1): the message says how many ids got out.\n"
+    "cleanly, so that the state file records the last timestamp, and exits 0. A signal does so\n"
+    "at any moment: during the start (nothing is issued, a lease taken is released) and while\n"
+    "standard output is blocked (the lines not yet written are dropped: a gap, never a repeat).\n"
+    "With -n N a closed standard output is a failure (status 1): the message says how many ids\n"
+    "got out. A signal during -n N also shuts down cleanly and prints the ids issued that the\n"
+    "output takes at once, then exits 128 + the signal (143 for SIGTERM) with \"stopped by\n"
+    "SIGTERM after K of N ids\": a script must not take a short batch for a whole one.\n"
     "--rate N paces a stream at N ids per second (for a demo that must not fill a disk).\n"
     "\n"
     "Formats: decimal (the default), radix62, radix36, friendly, or json, one object a line:\n"
@@ -225,10 +230,12 @@ const Command& next_command() {
           {kExitOk,
            "the ids were issued, or -n 0 was stopped by SIGINT, SIGTERM, SIGHUP or a closed "
            "standard output"},
+
           {kExitFailure,
            "the config file could not be read, or the state file, the lease store or the clock "
            "did not allow issuing ids, or the output could not be written (see standard error)"},
           usage_exit_status(),
+          signal_exit_status(),
       },
       run_next,
   };

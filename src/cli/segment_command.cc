@@ -41,6 +41,9 @@ constexpr const char* kNextDescription =
     "fleet. With -n 0 it issues ids until it receives SIGINT, SIGTERM or SIGHUP, or its standard\n"
     "output is closed (the reader of a pipe has gone), writing each line as soon as it is taken;\n"
     "with -n N a closed standard output is a failure (status 1) that says how many ids got out.\n"
+    "A signal ends a run cleanly at any moment, during the first claim (a store waiting for its\n"
+    "lock) too: a stream exits 0; -n N prints the ids issued that the output takes at once and\n"
+    "exits 128 + the signal (143 for SIGTERM), saying \"stopped by SIGTERM after K of N ids\".\n"
     "\n"
     "At the end the ids claimed but not issued are handed back to the store, so that the next\n"
     "run of the key resumes at the id after the last one issued, unless another process claimed\n"
@@ -290,11 +293,13 @@ const Command& segment_next_command() {
           {kExitOk,
            "the ids were issued, or -n 0 was stopped by SIGINT, SIGTERM, SIGHUP or a closed "
            "standard output"},
+
           {kExitFailure,
            "the range store did not allow issuing ids (the key is sealed or exhausted, the store "
            "cannot be reached or its record is damaged), the config file could not be read, or "
            "the output could not be written (see standard error)"},
           usage_exit_status(),
+          signal_exit_status(),
       },
       run_segment_next,
   };
