@@ -35,7 +35,6 @@ using cosid::testing::Cli;
 using cosid::testing::read_file;
 using cosid::testing::segment_next;
 using cosid::testing::Steady;
-using cosid::testing::to_id;
 using cosid::testing::to_ids;
 
 // The promise is 2 s; the bound asserted leaves room for a loaded 2-core machine.
