@@ -81,8 +81,8 @@ class COSID_NO_EXPORT Runtime::Impl final {
                                                 environment_.cancel, status);
       if (!keeper_ || !go_on("once the lease store was opened", status)) return false;
     } else {
-      keeper_ = std::make_unique<detail::StateFileKeeper>(options_, clock_, fs_,
-                                                          environment_.listener, fork_guard_, loop);
+      keeper_ = std::make_unique<detail::StateFileKeeper>(
+          options_, clock_, fs_, environment_.listener, fork_guard_, loop, environment_.cancel);
     }
     const detail::FloorWait wait = [this](std::int64_t& floor, std::uint32_t slot,
                                           Status& failure) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The real `cosid next` and `cosid segment next` stopped by SIGTERM at each moment that once
 // killed them or held them (issue 27, item 2): the wait for the floor, a slow first sync, a lease
-// acquire that waits for a free slot, a segment claim that waits for the store's lock, and a
-// full pipe whose reader stopped reading. Each ends cleanly: a stream (-n 0) with status 0, a
+// acquire that waits for a free slot, the wait for a state file another process holds, a segment
+// claim that waits for the store's lock, and a full pipe whose reader stopped reading. Each ends cleanly: a stream (-n 0) with status 0, a
 // batch (-n N) with 128 + SIGTERM and "stopped by SIGTERM after K of N ids"; nothing is left
 // held (no lease, no claimed range), and no id is issued at or below one issued before.
 //
@@ -208,6 +208,28 @@ TEST(CliSignal, SigtermDuringASlowFirstSyncEndsAStreamCleanly) { stop_during_slo
 
 TEST(CliSignal, SigtermDuringASlowFirstSyncEndsABatchWith128PlusSigterm) {
   stop_during_slow_sync("2", 128 + SIGTERM);
+}
+
+// Another process holds the state file: the start waits for its lock (--lock-wait 30s); SIGTERM
+// ends the wait at once with status 0, and the holder goes on issuing.
+TEST(CliSignal, SigtermWhileWaitingForTheStateFilesLockEndsTheWait) {
+  const TempDir dir("cli_signal");
+  ASSERT_FALSE(dir.path().empty());
+  const std::string state = dir.path() + "/state";
+  Cli holder(dir, next_args(state, 26, "0"));
+  ASSERT_EQ(holder.lines(1).size(), 1u) << holder.err();
+  std::vector<std::string> args = next_args(state, 26, "0");
+  args.insert(args.end(), {"--lock-wait", "30s"});
+  Cli waiting(dir, args);
+  // No event tells when the start waits for the lock; it does from its start until the lock goes.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::vector<std::string> lines;
+  EXPECT_EQ(terminate(waiting, &lines), 0) << waiting.err();
+  EXPECT_TRUE(lines.empty());
+  EXPECT_LT(waiting.ms_to_end(), 30000);  // not the end of the lock wait
+  EXPECT_FALSE(contains(waiting.err(), "cosid: next:")) << waiting.err();
+  EXPECT_EQ(holder.lines(100).size(), 100u) << holder.err();
+  EXPECT_EQ(terminate(holder), 0) << holder.err();
 }
 
 std::vector<std::string> leased(const std::string& leases) {

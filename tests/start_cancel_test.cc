@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The cancel flag of a start (RuntimeEnvironment::cancel, segment::GeneratorOptions::cancel,
 // RangeRequest::cancel) set at each moment of the start: before it, during the wait for the
-// floor, right after the first ceiling's sync, while every slot of a lease namespace is held,
+// floor, during the wait for the state file's lock, right after the first ceiling's sync, while every slot of a lease namespace is held,
 // once a lease is acquired, around the first segment claim, and while a file range store waits
 // for its lock. Each start fails with errc::cancelled, says where it stood, and leaves nothing
 // behind that could move a floor past what was issued (nothing was): no ceiling written ahead, no
@@ -164,6 +164,36 @@ TEST_F(StateFileCancelTest, CancelDuringTheFirstCeilingsSyncClosesCleanAtTheFloo
   ASSERT_NE(restart, nullptr) << status_.message();
   EXPECT_EQ(restart->floor_ms(), last);
   EXPECT_EQ(listener_.recorded.count(EventKind::kWaitingForFloor), 0);
+}
+
+// Another runtime holds the state file: the start waits for its lock (lock_wait) on a clock that
+// only moves when told (so the wait would last for ever), and the flag, set from another thread,
+// ends it.
+TEST(StateFileLockCancelTest, CancelWhileWaitingForTheFilesLockReadsAndWritesNothing) {
+  MemoryFs fs;
+  ManualClock clock(kNow, ManualClock::OnSleep::kYield);
+  Options options = testing::small_runtime_options(testing::kStatePath);
+  RuntimeEnvironment environment = testing::inline_environment(clock, fs);
+  Status status;
+  auto holder = Runtime::open(options, environment, status);
+  ASSERT_NE(holder, nullptr) << status.message();
+  options.lock_wait = milliseconds(1000);
+  std::atomic<bool> cancel{false};
+  environment.cancel = &cancel;
+  std::thread signaller([&cancel] {
+    std::this_thread::sleep_for(milliseconds(50));
+    cancel.store(true, std::memory_order_relaxed);
+  });
+  EXPECT_EQ(Runtime::open(options, environment, status), nullptr);
+  signaller.join();
+  EXPECT_STATUS(status, errc::cancelled);
+  EXPECT_TRUE(contains(status.message(), "while waiting for the lock of state file var/state"))
+      << status.message();
+  // The holder goes on under the ceiling it wrote: its generator still issues.
+  Generator* generator = holder->generator("default", status);
+  ASSERT_NE(generator, nullptr) << status.message();
+  (void)generator->next(status);
+  EXPECT_OK(status);
 }
 
 class LeaseCancelTest : public ::testing::Test {

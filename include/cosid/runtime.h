@@ -83,14 +83,15 @@ struct COSID_EXPORT RuntimeEnvironment {
   // runtime of the process slot 0: runtimes share a memory store through one registry).
   lease::StoreRegistry* stores = nullptr;
   // Cancels open(): once *cancel is true, open() stops at its next look (before each step of the
-  // start, in every 10 ms slice of the wait for the floor, between the retries of a lease acquire
-  // that found every slot held; a sync or a store call in progress runs to its end, and the look
-  // comes right after it), undoes what it did and fails with errc::cancelled: a lease acquired is
-  // released with nothing issued (so the slot's next floor stays where it was safe), a first
-  // ceiling written is closed with the clean-shutdown flag at the floor, and the state file's lock
-  // is released. A std::atomic<bool> is lock-free on every target cosid builds for, so a signal
-  // handler may set it (relaxed is enough: the flag publishes no data). Read only during open();
-  // null: open() cannot be cancelled.
+  // start, in every slice of the wait for the floor and of the wait for the state file's lock
+  // (lock_wait), between the retries of a lease acquire that found every slot held; a sync or a
+  // store call in progress runs to its end, and the look comes right after it), undoes what it
+  // did and fails with errc::cancelled: a lease acquired is released with nothing issued (so the
+  // slot's next floor stays where it was safe), a first ceiling written is closed with the
+  // clean-shutdown flag at the floor, and the state file's lock is released. A std::atomic<bool>
+  // is lock-free on every target cosid builds for, so a signal handler may set it (relaxed is
+  // enough: the flag publishes no data). Read only during open(); null: open() cannot be
+  // cancelled.
   const std::atomic<bool>* cancel = nullptr;
 };
 

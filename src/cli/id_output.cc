@@ -104,9 +104,14 @@ void install_stop_handlers() {
   // A call the signal interrupts goes on (a sync, a store call: the start looks at the flag right
   // after it); a blocked output is left by write_lines()'s poll slices, not by EINTR.
   action.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-  sigaction(SIGHUP, &action, nullptr);  // a closed terminal ends a stream like SIGTERM
+  // SIGHUP too: a closed terminal ends a stream like SIGTERM. A signal ignored when the command
+  // started stays ignored: whoever started it (nohup, a shell's background job) asked that this
+  // signal not end it.
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction before;
+    if (sigaction(signal, nullptr, &before) == 0 && before.sa_handler == SIG_IGN) continue;
+    sigaction(signal, &action, nullptr);
+  }
 }
 
 bool stop_requested() noexcept { return g_stop.load(std::memory_order_relaxed); }

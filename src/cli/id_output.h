@@ -34,7 +34,8 @@ namespace cosid {
 namespace cli {
 
 // Makes SIGINT, SIGTERM and SIGHUP set the flag stop_requested() reads (SA_RESTART: a call the
-// signal interrupts goes on, and the command stops after it).
+// signal interrupts goes on, and the command stops after it); one ignored at the start (nohup)
+// stays ignored.
 void install_stop_handlers();
 bool stop_requested() noexcept;
 // The same flag, for RuntimeEnvironment::cancel and segment::GeneratorOptions::cancel: a
