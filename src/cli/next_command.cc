@@ -230,7 +230,6 @@ const Command& next_command() {
           {kExitOk,
            "the ids were issued, or -n 0 was stopped by SIGINT, SIGTERM, SIGHUP or a closed "
            "standard output"},
-
           {kExitFailure,
            "the config file could not be read, or the state file, the lease store or the clock "
            "did not allow issuing ids, or the output could not be written (see standard error)"},

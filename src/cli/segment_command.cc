@@ -293,7 +293,6 @@ const Command& segment_next_command() {
           {kExitOk,
            "the ids were issued, or -n 0 was stopped by SIGINT, SIGTERM, SIGHUP or a closed "
            "standard output"},
-
           {kExitFailure,
            "the range store did not allow issuing ids (the key is sealed or exhausted, the store "
            "cannot be reached or its record is damaged), the config file could not be read, or "
