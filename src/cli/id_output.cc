@@ -31,14 +31,15 @@ extern "C" void on_stop_signal(int signal) {
   g_stop.store(true, std::memory_order_relaxed);
 }
 
-// The longest run of whole lines at the start of `data` that fits in PIPE_BUF bytes (a pipe takes
-// a write of at most PIPE_BUF bytes whole or not at all); the first line whole if it alone is
-// longer (no id's line is).
-std::size_t whole_lines(const char* data, std::size_t size) {
-  if (size <= PIPE_BUF) return size;  // the chunk ends with a newline
-  for (std::size_t end = PIPE_BUF; end > 0; --end) {
+// The longest run of whole lines at the start of `data` that fits in `room` bytes; 0 if the first
+// line does not fit (with room < PIPE_BUF: poll() again for a whole free buffer), the first line
+// whole if it alone is longer than PIPE_BUF (no id's line is).
+std::size_t whole_lines(const char* data, std::size_t size, std::size_t room) {
+  if (size <= room) return size;  // the chunk ends with a newline
+  for (std::size_t end = room; end > 0; --end) {
     if (data[end - 1] == '\n') return end;
   }
+  if (room < PIPE_BUF) return 0;
   const void* newline = std::memchr(data, '\n', size);
   return newline == nullptr ? size
                             : static_cast<std::size_t>(static_cast<const char*>(newline) - data) + 1;
@@ -48,28 +49,42 @@ std::size_t whole_lines(const char* data, std::size_t size) {
 // `error` to the errno of a failed write; returns early without one when a stop signal came and
 // the output would not take the rest at once. A line a write left half done (not a pipe: a file
 // or terminal may take part of a write) is finished before the stop is honoured.
-std::size_t write_lines(int fd, const char* data, std::size_t size, int& error) {
+//
+// `room` carries, from call to call, how many bytes the output still takes without blocking since
+// poll() last said it takes some: a Linux pipe that reports POLLOUT has a free page buffer, which
+// takes PIPE_BUF bytes in any number of writes (merged into it), so a stream of short lines polls
+// once per PIPE_BUF bytes, not once per line. Another writer of the same pipe may fill that buffer
+// first; a write may then block until the reader reads, as any write to a shared pipe may.
+std::size_t write_lines(int fd, const char* data, std::size_t size, std::size_t& room,
+                        int& error) {
   std::size_t done = 0;
   while (done < size) {
-    const bool stopping = stop_requested() && (done == 0 || data[done - 1] == '\n');
-    pollfd output{fd, POLLOUT, 0};
-    const int ready = poll(&output, 1, stopping ? 0 : kPollSliceMs);
-    if (ready < 0 && errno != EINTR) {
-      error = errno;
-      break;
+    std::size_t piece = whole_lines(data + done, size - done, room);
+    if (piece == 0) {
+      const bool stopping = stop_requested() && (done == 0 || data[done - 1] == '\n');
+      pollfd output{fd, POLLOUT, 0};
+      const int ready = poll(&output, 1, stopping ? 0 : kPollSliceMs);
+      if (ready < 0 && errno != EINTR) {
+        error = errno;
+        break;
+      }
+      if (ready <= 0) {
+        if (stopping) break;  // abandoned: the reader does not take more now
+        continue;
+      }
+      // POLLERR or POLLHUP (the reader has gone) too: the write reports it as EPIPE.
+      room = PIPE_BUF;
+      piece = whole_lines(data + done, size - done, room);
     }
-    if (ready <= 0) {
-      if (stopping) break;  // abandoned: the reader does not take more now
-      continue;
-    }
-    // POLLERR or POLLHUP (the reader has gone) too: the write reports it as EPIPE.
-    const ssize_t wrote = ::write(fd, data + done, whole_lines(data + done, size - done));
+    const ssize_t wrote = ::write(fd, data + done, piece);
     if (wrote < 0) {
       if (errno == EINTR) continue;
+      room = 0;
       error = errno;
       break;
     }
     done += static_cast<std::size_t>(wrote);
+    room -= std::min(room, static_cast<std::size_t>(wrote));
   }
   return done;
 }
@@ -137,7 +152,7 @@ bool IdOutput::flush() {
   } else if (std::fflush(out_) != 0) {
     error_number = errno;
   } else {
-    done = write_lines(fd, chunk_.data(), chunk_.size(), error_number);
+    done = write_lines(fd, chunk_.data(), chunk_.size(), room_, error_number);
   }
   const bool ok = error_number == 0 && done == chunk_.size();
   written_ += static_cast<std::uint64_t>(

@@ -8,7 +8,7 @@
 // how many of its ids got out, so that a script does not take a short batch for a whole one.
 //
 // The lines go out through the file descriptor, in writes of whole lines of at most PIPE_BUF
-// bytes, each once poll() says the output takes them: a stop signal is noticed while a reader
+// bytes, once poll() says the output takes them: a stop signal is noticed while a reader
 // that stopped reading keeps a pipe full, and the unwritten lines are then abandoned (ids nobody
 // sees: a gap, never a repeat). The descriptor is never made non-blocking (its file description
 // may be shared with other processes). An output without a descriptor (a memory stream) is
@@ -84,6 +84,7 @@ class IdOutput {
   std::string chunk_;
   std::uint64_t pending_ = 0;  // lines in chunk_
   std::uint64_t written_ = 0;  // lines that reached the output whole
+  std::size_t room_ = 0;       // bytes the output takes without blocking (id_output.cc)
   bool failed_ = false;
   bool stopped_ = false;
 };
