@@ -17,6 +17,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <set>
 #include <string>
@@ -317,6 +318,28 @@ TEST(CliSignal, SigtermDuringASegmentClaimEndsABatchWith128PlusSigterm) {
   stop_during_claim("5", 128 + SIGTERM);
 }
 
+// Reads one line of `cli`'s stream, then stalls until the pipe is full (a Linux pipe holds 64 KiB:
+// full once it stops near that) and the writer blocked on it, then sends SIGTERM. Expects the
+// process to end with `expected_status` within kStopBoundMs and to leave no half line; returns
+// every line it wrote (the one read, then what the pipe held).
+std::vector<std::string> stall_then_sigterm(Cli& cli, int expected_status) {
+  std::vector<std::string> lines = cli.lines(1);
+  EXPECT_EQ(lines.size(), 1u) << cli.err();
+  EXPECT_TRUE(await([&] { return cli.unread_bytes() >= 60000; })) << cli.unread_bytes();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // blocked in the write now
+  const Steady::time_point signalled = Steady::now();
+  cli.signal(SIGTERM);
+  EXPECT_EQ(cli.wait(), expected_status) << cli.err();
+  const double stop_ms = cosid::testing::ms_since(signalled);
+  EXPECT_LT(stop_ms, kStopBoundMs);
+  std::printf("stopped %.1f ms after SIGTERM with %zu bytes in the pipe\n", stop_ms,
+              cli.unread_bytes());
+  const std::vector<std::string> rest = cli.rest();
+  lines.insert(lines.end(), rest.begin(), rest.end());
+  EXPECT_EQ(cli.partial(), "");  // no half line
+  return lines;
+}
+
 // A reader that takes one line and stalls: the pipe fills, the stream blocks on it, and SIGTERM
 // still ends it cleanly. The ids the pipe holds are whole lines, the state file's clean record
 // covers every one of them, and the restart issues above them all.
@@ -325,21 +348,7 @@ TEST(CliSignal, SigtermWhileTheReaderStallsEndsAStreamCleanly) {
   ASSERT_FALSE(dir.path().empty());
   const std::string state = dir.path() + "/state";
   Cli cli(dir, next_args(state, 23, "0"));
-  std::vector<std::string> lines = cli.lines(1);
-  ASSERT_EQ(lines.size(), 1u) << cli.err();
-  // A Linux pipe holds 64 KiB: full once it stops growing near that.
-  ASSERT_TRUE(await([&] { return cli.unread_bytes() >= 60000; })) << cli.unread_bytes();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // blocked in the write now
-  const Steady::time_point signalled = Steady::now();
-  cli.signal(SIGTERM);
-  EXPECT_EQ(cli.wait(), 0) << cli.err();
-  const double stop_ms = cosid::testing::ms_since(signalled);
-  EXPECT_LT(stop_ms, kStopBoundMs);
-  std::printf("stopped %.1f ms after SIGTERM with %zu bytes in the pipe\n", stop_ms,
-              cli.unread_bytes());
-  const std::vector<std::string> rest = cli.rest();
-  lines.insert(lines.end(), rest.begin(), rest.end());
-  EXPECT_EQ(cli.partial(), "");  // no half line
+  const std::vector<std::string> lines = stall_then_sigterm(cli, 0);
   EXPECT_FALSE(contains(cli.err(), "cosid: next:")) << cli.err();
   const std::vector<std::uint64_t> ids = to_ids(lines);
   ASSERT_GT(ids.size(), 1000u);
@@ -369,17 +378,7 @@ TEST(CliSignal, SigtermWhileTheReaderStallsEndsASegmentStreamCleanly) {
   ASSERT_FALSE(dir.path().empty());
   const std::string store = "file:" + dir.path() + "/ranges";
   Cli cli(dir, segment_next(store, "0"));
-  std::vector<std::string> lines = cli.lines(1);
-  ASSERT_EQ(lines.size(), 1u) << cli.err();
-  ASSERT_TRUE(await([&] { return cli.unread_bytes() >= 60000; })) << cli.unread_bytes();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  const Steady::time_point signalled = Steady::now();
-  cli.signal(SIGTERM);
-  EXPECT_EQ(cli.wait(), 0) << cli.err();
-  EXPECT_LT(cosid::testing::ms_since(signalled), kStopBoundMs);
-  const std::vector<std::string> rest = cli.rest();
-  lines.insert(lines.end(), rest.begin(), rest.end());
-  EXPECT_EQ(cli.partial(), "");
+  const std::vector<std::string> lines = stall_then_sigterm(cli, 0);
   EXPECT_EQ(cli.err(), "");
   const std::vector<std::uint64_t> ids = to_ids(lines);
   cosid::testing::expect_increasing(ids, "the stalled stream");
@@ -396,15 +395,7 @@ TEST(CliSignal, SigtermWhileTheReaderStallsStopsABatchAndSaysHowManyGotOut) {
   const TempDir dir("cli_signal");
   ASSERT_FALSE(dir.path().empty());
   Cli cli(dir, next_args(dir.path() + "/state", 24, "100000000"));
-  std::vector<std::string> lines = cli.lines(1);
-  ASSERT_EQ(lines.size(), 1u) << cli.err();
-  ASSERT_TRUE(await([&] { return cli.unread_bytes() >= 60000; })) << cli.unread_bytes();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  cli.signal(SIGTERM);
-  EXPECT_EQ(cli.wait(), 128 + SIGTERM) << cli.err();
-  const std::vector<std::string> rest = cli.rest();
-  lines.insert(lines.end(), rest.begin(), rest.end());
-  EXPECT_EQ(cli.partial(), "");
+  const std::vector<std::string> lines = stall_then_sigterm(cli, 128 + SIGTERM);
   EXPECT_TRUE(contains(cli.err(), "cosid: next: stopped by SIGTERM after " +
                                       std::to_string(lines.size()) + " of 100000000 ids"))
       << cli.err() << " (" << lines.size() << " lines read)";
