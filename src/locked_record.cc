@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cancel.h"
 #include "crc32c.h"
 #include "fail.h"
 #include "time_format.h"
@@ -165,7 +166,7 @@ RecordLock::~RecordLock() {
   if (fd_ >= 0) dir_.fs.close(fd_);  // releases the OFD lock
 }
 
-bool RecordLock::lock(const std::string& name, Status& status) {
+bool RecordLock::lock(const std::string& name, Status& status, const std::atomic<bool>* cancel) {
   const std::int64_t deadline = dir_.wait_clock.monotonic_ns() + to_nanos(dir_.lock_timeout);
   for (int changes = 0;; ++changes) {
     if (changes > kMaxLockFileChanges) {
@@ -176,7 +177,7 @@ bool RecordLock::lock(const std::string& name, Status& status) {
                       "store's directory; stop it (the lock file must stay while any process "
                       "uses the store), then retry");
     }
-    if (!lock_once(name, deadline, status)) return false;
+    if (!lock_once(name, deadline, cancel, status)) return false;
     FileInfo locked;
     FileInfo at_path;
     std::error_code io = dir_.fs.stat(fd_, locked);
@@ -194,7 +195,8 @@ bool RecordLock::lock(const std::string& name, Status& status) {
 }
 
 // Opens the lock file (creating it) and locks it, waiting until `deadline` (monotonic ns).
-bool RecordLock::lock_once(const std::string& name, std::int64_t deadline, Status& status) {
+bool RecordLock::lock_once(const std::string& name, std::int64_t deadline,
+                           const std::atomic<bool>* cancel, Status& status) {
   std::error_code io = dir_.fs.open_shared(dir_.fd, name, /*truncate=*/false, fd_);
   if (io) {
     fd_ = -1;
@@ -216,7 +218,12 @@ bool RecordLock::lock_once(const std::string& name, std::int64_t deadline, Statu
                       " ms; retry, or find the process that holds it (fuser " + dir_.path + "/" +
                       name + ")");
     }
-    dir_.wait_clock.sleep_for(std::chrono::nanoseconds(sleep_ns));
+    if (!sleep_unless_cancelled(dir_.wait_clock, std::chrono::nanoseconds(sleep_ns), cancel)) {
+      return start_cancelled(status,
+                             "while waiting for " + name + " of " + std::string(dir_.store_name) +
+                                 " " + dir_.path + ", which another process or thread holds",
+                             "nothing was changed in the store");
+    }
     sleep_ns = std::min(sleep_ns * 2, kMaxLockSleepNs);
   }
 }

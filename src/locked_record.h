@@ -17,6 +17,7 @@
 #ifndef COSID_SRC_LOCKED_RECORD_H_
 #define COSID_SRC_LOCKED_RECORD_H_
 
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <string>
@@ -83,11 +84,12 @@ class RecordLock {
   // that the locked file is still the one at its path: a lock file removed (or replaced) between
   // this call's open and its lock would let this call lock an orphaned inode while another
   // process locks the new file at the path, and both would change the record at once. Fails with
-  // store_unavailable.
-  bool lock(const std::string& name, Status& status);
+  // store_unavailable; with errc::cancelled once `cancel` (may be null) is set during the wait.
+  bool lock(const std::string& name, Status& status, const std::atomic<bool>* cancel = nullptr);
 
  private:
-  bool lock_once(const std::string& name, std::int64_t deadline, Status& status);
+  bool lock_once(const std::string& name, std::int64_t deadline, const std::atomic<bool>* cancel,
+                 Status& status);
 
   const RecordDirectory& dir_;
   int fd_ = -1;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "cancel.h"
 #include "fail.h"
 #include "fork_guard.h"
 #include "lease/keeper.h"
@@ -84,25 +85,34 @@ class COSID_NO_EXPORT Runtime::Impl final {
   bool start(Status& status) {
     if (!validate_options(options_, status)) return false;
     if (!options_.layout.validate_at(clock_.now_ms(), status)) return false;
+    if (!go_on("before anything was opened", status)) return false;
     detail::KeeperLoop* loop = environment_.background_thread ? &loop_ : nullptr;
     if (options_.uses_store()) {
       keeper_ = lease::LeaseKeeper::for_runtime(options_, environment_.stores,
-                                                environment_.listener, clock_, loop, status);
-      if (!keeper_) return false;
+                                                environment_.listener, clock_, loop,
+                                                environment_.cancel, status);
+      if (!keeper_ || !go_on("once the lease store was opened", status)) return false;
     } else {
-      keeper_ = std::make_unique<detail::StateFileKeeper>(options_, clock_, fs_,
-                                                          environment_.listener, fork_guard_, loop);
+      keeper_ = std::make_unique<detail::StateFileKeeper>(
+          options_, clock_, fs_, environment_.listener, fork_guard_, loop, environment_.cancel);
     }
     const detail::FloorWait wait = [this](std::int64_t& floor, std::uint32_t slot,
                                           Status& failure) {
       floor = std::max(floor, options_.layout.epoch_ms() - 1);
-      if (!check_floor(floor, slot, failure) || !wait_for_floor(floor, slot, failure)) return false;
+      if (!go_on("before the wait for the floor", failure) || !check_floor(floor, slot, failure) ||
+          !wait_for_floor(floor, slot, failure)) {
+        return false;
+      }
       borrow_floor(floor);
       return true;
     };
     // On failure close() (from the destructor) records nothing that could roll a window back:
-    // nothing was issued.
-    if (!keeper_->start(wait, status)) return false;
+    // nothing was issued. A cancel after the start made its first window durable is undone the
+    // same way: close() then records the floor as the last timestamp (the state file's clean
+    // shutdown, the lease's release), which nothing issued lies above.
+    if (!keeper_->start(wait, status) || !go_on("once the first window was durable", status)) {
+      return false;
+    }
     if (loop != nullptr && keeper_->has_rounds() &&
         !loop_.start(*keeper_, options_.uses_store() ? "lease keeper's" : "runtime's", status)) {
       return false;
@@ -341,6 +351,15 @@ class COSID_NO_EXPORT Runtime::Impl final {
               floor});
   }
 
+  // The start's look at RuntimeEnvironment::cancel between its steps: fails with errc::cancelled
+  // once it is set. `when` says where the start stood; close() (from ~Impl) undoes the rest.
+  bool go_on(const char* when, Status& status) const {
+    if (!detail::cancel_requested(environment_.cancel)) return true;
+    return detail::start_cancelled(status, when,
+                                   "nothing was issued, and what the start held is given back (a "
+                                   "lease released, the state file closed)");
+  }
+
   bool wait_for_floor(std::int64_t floor, std::uint32_t slot, Status& status) {
     const std::int64_t start = clock_.monotonic_ns();
     const std::int64_t bound_ns = detail::to_nanos(options_.start_wait);
@@ -349,6 +368,8 @@ class COSID_NO_EXPORT Runtime::Impl final {
     // In start mode borrow the clock need only come within `ahead` of it (borrow_floor()).
     const std::int64_t wanted_ms = usable_ms - lent_ms();
     while (clock_.now_ms() < wanted_ms) {
+      // Looked at every slice (1 ms) of the wait, which may last up to the start wait.
+      if (!go_on("while waiting for the clock to pass the floor", status)) return false;
       const std::int64_t now = clock_.now_ms();
       const std::int64_t waited_ns = clock_.monotonic_ns() - start;
       // A clock running at its rate cannot close a gap larger than the wait left, so that is

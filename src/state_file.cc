@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 
+#include "cancel.h"
 #include "fail.h"
 #include "parse_util.h"
 #include "state_record.h"
@@ -287,7 +288,12 @@ bool StateFile::open_and_lock(const StateFileOpenOptions& options, Status& statu
     const bool held =
         io == std::errc::resource_unavailable_try_again || io == std::errc::permission_denied;
     if (!held || clock_.monotonic_ns() >= give_up_ns) break;
-    clock_.sleep_for(std::chrono::milliseconds(5));
+    if (!detail::sleep_unless_cancelled(clock_, std::chrono::milliseconds(5), options.cancel)) {
+      return detail::start_cancelled(status,
+                                     "while waiting for the lock of state file " + path_ +
+                                         ", which another process or runtime holds",
+                                     "the file was neither read nor changed");
+    }
   }
   if (io == std::errc::resource_unavailable_try_again || io == std::errc::permission_denied) {
     const int holder = fs_.lock_holder(fd_);

@@ -38,13 +38,14 @@ std::int64_t round_up_for_gap(std::int64_t ms) {
 
 StateFileKeeper::StateFileKeeper(const Options& options, Clock& clock, FileSystem& fs,
                                  EventListener* listener, const ForkGuard& fork_guard,
-                                 KeeperLoop* loop)
+                                 KeeperLoop* loop, const std::atomic<bool>* cancel)
     : options_(options),
       clock_(clock),
       fs_(fs),
       listener_(listener),
       fork_guard_(fork_guard),
       loop_(loop),
+      cancel_(cancel),
       backoff_(options.ahead / 4) {}
 
 bool StateFileKeeper::start(const FloorWait& wait_for_floor, Status& status) {
@@ -54,6 +55,7 @@ bool StateFileKeeper::start(const FloorWait& wait_for_floor, Status& status) {
     open_options.create_if_missing = !options_.require_state_file;
     open_options.not_before_ms = options_.not_before_ms;
     open_options.lock_wait = options_.lock_wait;
+    open_options.cancel = cancel_;
     file_ = StateFile::open(fs_, clock_, options_.state_file,
                             StateFileOwner{options_.slot, options_.layout, options_.namespace_name},
                             open_options, status);

@@ -49,8 +49,9 @@ class StateFileKeeper final : public WindowKeeper, private CeilingListener {
   // `loop` is the runtime's background loop (null without one: a generator waiting at the
   // ceiling then writes it itself, if no other call is writing). Every reference outlives the
   // keeper.
+  // `cancel` (may be null) is the runtime's cancel flag: it ends the wait for the file's lock.
   StateFileKeeper(const Options& options, Clock& clock, FileSystem& fs, EventListener* listener,
-                  const ForkGuard& fork_guard, KeeperLoop* loop);
+                  const ForkGuard& fork_guard, KeeperLoop* loop, const std::atomic<bool>* cancel);
 
   bool start(const FloorWait& wait_for_floor, Status& status) override;
   Binding* binding(std::uint64_t& generation, std::error_code& ec) noexcept override;
@@ -80,6 +81,7 @@ class StateFileKeeper final : public WindowKeeper, private CeilingListener {
   EventListener* const listener_;
   const ForkGuard& fork_guard_;
   KeeperLoop* const loop_;
+  const std::atomic<bool>* const cancel_;
   // Set in start(), before any other thread can see the keeper, and constant after: binding()
   // reads it without a lock.
   std::unique_ptr<Binding> binding_;

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -134,6 +135,13 @@ class Cli {
     if (out_ >= 0) close(out_);
     out_ = -1;
     eof_ = true;
+  }
+  // Bytes written to stdout that this side has not read yet (FIONREAD on the pipe): how full the
+  // pipe is while the test does not read.
+  std::size_t unread_bytes() const {
+    int bytes = 0;
+    if (out_ < 0 || ioctl(out_, FIONREAD, &bytes) != 0) return 0;
+    return static_cast<std::size_t>(bytes);
   }
   void signal(int sig) { kill(pid_, sig); }
   pid_t pid() const { return pid_; }

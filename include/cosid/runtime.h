@@ -42,6 +42,7 @@
 #ifndef COSID_RUNTIME_H_
 #define COSID_RUNTIME_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -81,6 +82,17 @@ struct COSID_EXPORT RuntimeEnvironment {
   // which knows file but refuses memory (a memory store private to one runtime would give every
   // runtime of the process slot 0: runtimes share a memory store through one registry).
   lease::StoreRegistry* stores = nullptr;
+  // Cancels open(): once *cancel is true, open() stops at its next look (before each step of the
+  // start, in every slice of the wait for the floor and of the wait for the state file's lock
+  // (lock_wait), between the retries of a lease acquire that found every slot held; a sync or a
+  // store call in progress runs to its end, and the look comes right after it), undoes what it
+  // did and fails with errc::cancelled: a lease acquired is released with nothing issued (so the
+  // slot's next floor stays where it was safe), a first ceiling written is closed with the
+  // clean-shutdown flag at the floor, and the state file's lock is released. A std::atomic<bool>
+  // is lock-free on every target cosid builds for, so a signal handler may set it (relaxed is
+  // enough: the flag publishes no data). Read only during open(); null: open() cannot be
+  // cancelled.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class COSID_EXPORT Runtime {
@@ -91,8 +103,8 @@ class COSID_EXPORT Runtime {
   // states the gap and when ids can be issued), a layout error, errc::slot_out_of_range, or the
   // errno of a background thread that cannot be started (generic category: EAGAIN under a low
   // `ulimit -u`); with a store also unknown_store_type, lease_exhausted, lease_terms_mismatch,
-  // store_unavailable or store_corrupt; then returns null and `status` explains. Nothing was
-  // issued then.
+  // store_unavailable or store_corrupt; with errc::cancelled once RuntimeEnvironment::cancel was
+  // set; then returns null and `status` explains. Nothing was issued then.
   [[nodiscard]] static std::unique_ptr<Runtime> open(const Options& options,
                                                      const RuntimeEnvironment& environment,
                                                      Status& status);

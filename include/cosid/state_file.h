@@ -17,6 +17,7 @@
 #ifndef COSID_STATE_FILE_H_
 #define COSID_STATE_FILE_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -73,6 +74,9 @@ struct COSID_EXPORT StateFileOpenOptions {
   // While another process holds the lock, try again (on the clock's sleep_for) until this has
   // passed on its monotonic clock; 0: fail at once with errc::state_file_locked.
   std::chrono::milliseconds lock_wait{0};
+  // Null, or a flag (lock-free: a signal handler may set it) that ends the wait for the lock
+  // with errc::cancelled, the file neither read nor changed (RuntimeEnvironment::cancel).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class COSID_EXPORT StateFile {

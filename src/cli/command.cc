@@ -2,6 +2,7 @@
 #include "cli/command.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 
 namespace cosid {
@@ -41,6 +42,13 @@ ExitStatusDoc usage_exit_status() {
   return {kExitUsage,
           "usage error: an unknown command or option, an option given twice, a missing or "
           "malformed value"};
+}
+
+ExitStatusDoc signal_exit_status() {
+  return {kExitSignal + SIGTERM,
+          "next or segment next stopped by SIGTERM (128 + the signal: 130 for SIGINT, 129 for "
+          "SIGHUP) before all the ids of -n N got out; it shut down cleanly, and standard error "
+          "says how many did"};
 }
 
 std::vector<OptionSpec> all_options(const Command& command) {

@@ -22,6 +22,9 @@ enum ExitStatus : int {
   kExitOk = 0,       // done
   kExitFailure = 1,  // a runtime error, reported as `cosid: WHAT: WHY. WHAT TO DO`
   kExitUsage = 2,    // the command line is wrong
+  // + the signal: `next -n N` or `segment next -n N` stopped by SIGINT, SIGTERM or SIGHUP before
+  // its N ids got out, after a clean shutdown (cli/id_output.h)
+  kExitSignal = 128,
 };
 
 // Options listed under one heading of the help ("Options", "Layout flags").
@@ -59,6 +62,9 @@ struct Command {
 OptionSpec help_option();
 // The meaning of exit status 2, the same for every command.
 ExitStatusDoc usage_exit_status();
+// The meaning of 128 + a signal (listed as 143, SIGTERM's), for the tool and the commands that
+// issue ids.
+ExitStatusDoc signal_exit_status();
 
 // Every option of every group of `command`, for the parser.
 std::vector<OptionSpec> all_options(const Command& command);

@@ -1,7 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // How the commands that issue ids (`next`, `segment next`) write them: whole lines gathered into
-// chunks, each chunk written and flushed once it is large, or at once when streaming; and, when
-// streaming (-n 0), SIGINT, SIGTERM and SIGHUP ask the command to stop after the current id.
+// chunks, each chunk written once it is large, or at once when streaming; and how SIGINT, SIGTERM
+// and SIGHUP stop them. The handlers are installed before anything is opened, so that a signal at
+// any moment (during the start too: the library's start looks at the same flag) ends the run
+// cleanly: nothing issued but what was written, a lease released, claimed values given back.
+// A stream (-n 0) stopped by a signal exits 0; a batch (-n N) exits 128 + the signal after saying
+// how many of its ids got out, so that a script does not take a short batch for a whole one.
+//
+// The lines go out through the file descriptor, in writes of whole lines of at most PIPE_BUF
+// bytes, once poll() says the output takes them: a stop signal is noticed while a reader
+// that stopped reading keeps a pipe full, and the unwritten lines are then abandoned (ids nobody
+// sees: a gap, never a repeat). The descriptor is never made non-blocking (its file description
+// may be shared with other processes). An output without a descriptor (a memory stream) is
+// written with stdio.
 //
 // A closed standard output (the reader of a pipe has gone: `cosid next -n 0 | head -1`) ends a
 // stream like SIGTERM: the command closes cleanly and exits 0, since a reader that stops reading
@@ -13,6 +24,7 @@
 #ifndef COSID_CLI_ID_OUTPUT_H_
 #define COSID_CLI_ID_OUTPUT_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -21,10 +33,16 @@
 namespace cosid {
 namespace cli {
 
-// Makes SIGINT, SIGTERM and SIGHUP set the flag stop_requested() reads (SA_RESTART: a write the
-// signal interrupts goes on, and the command stops after it).
+// Makes SIGINT, SIGTERM and SIGHUP set the flag stop_requested() reads (SA_RESTART: a call the
+// signal interrupts goes on, and the command stops after it); one ignored at the start (nohup)
+// stays ignored.
 void install_stop_handlers();
 bool stop_requested() noexcept;
+// The same flag, for RuntimeEnvironment::cancel and segment::GeneratorOptions::cancel: a
+// lock-free atomic, which the handler sets.
+const std::atomic<bool>* stop_flag() noexcept;
+// The signal that stopped the run; 0 if none came.
+int stop_signal() noexcept;
 
 class IdOutput {
  public:
@@ -42,8 +60,15 @@ class IdOutput {
 
   // Writes and flushes the chunk. On failure stops the run: for a closed output (EPIPE: the
   // command ignores SIGPIPE so that it shows as one) quietly when streaming, else with the
-  // "closed after K of N ids" message; with the errno's text for anything else.
+  // "closed after K of N ids" message; with the errno's text for anything else. After a stop
+  // signal it writes only what the output takes at once and abandons the rest (false).
   bool flush();
+
+  // The run's exit status once its loop ended with `status` (kExitOk, or a failure it reported):
+  // kExitFailure after a failed output; a batch (-n N) that a stop signal cut short before all N
+  // ids got out says "NAME: stopped by SIGTERM after K of N ids" and gives 128 + the signal; a
+  // stream stopped by a signal gives `status`.
+  int exit_status(int status) const;
 
   // Whether the run must end with status 1 because of the output (a stream whose reader went
   // away ended as asked: not a failure).
@@ -59,6 +84,7 @@ class IdOutput {
   std::string chunk_;
   std::uint64_t pending_ = 0;  // lines in chunk_
   std::uint64_t written_ = 0;  // lines that reached the output whole
+  std::size_t room_ = 0;       // bytes the output takes without blocking (id_output.cc)
   bool failed_ = false;
   bool stopped_ = false;
 };

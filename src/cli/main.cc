@@ -48,6 +48,7 @@ ToolDoc tool_doc() {
           {kExitFailure,
            "a runtime error, explained on standard error as `cosid: WHAT: WHY. WHAT TO DO`"},
           usage_exit_status(),
+          signal_exit_status(),
       },
       all_commands(),
       "print help of the tool or COMMAND; --man: the manual page; --options: all options",

@@ -33,8 +33,13 @@ constexpr const char* kDescription =
     "Issues COUNT new ids (default 1) on the configured slot, one per line. With -n 0 it issues\n"
     "ids until it receives SIGINT, SIGTERM or SIGHUP, or its standard output is closed (the\n"
     "reader of a pipe has gone), writing each line as soon as it is made; then it shuts down\n"
-    "cleanly, so that the state file records the last timestamp, and exits 0. With -n N\n"
-    "a closed standard output is a failure (status 1): the message says how many ids got out.\n"
+    "cleanly, so that the state file records the last timestamp, and exits 0. A signal does so\n"
+    "at any moment: during the start (nothing is issued, a lease taken is released) and while\n"
+    "standard output is blocked (the lines not yet written are dropped: a gap, never a repeat).\n"
+    "With -n N a closed standard output is a failure (status 1): the message says how many ids\n"
+    "got out. A signal during -n N also shuts down cleanly and prints the ids issued that the\n"
+    "output takes at once, then exits 128 + the signal (143 for SIGTERM) with \"stopped by\n"
+    "SIGTERM after K of N ids\": a script must not take a short batch for a whole one.\n"
     "--rate N paces a stream at N ids per second (for a demo that must not fill a disk).\n"
     "\n"
     "Formats: decimal (the default), radix62, radix36, friendly, or json, one object a line:\n"
@@ -84,14 +89,15 @@ void append_id(std::string& chunk, std::uint64_t id, bool json, IdFormat format,
 }
 
 // With -n N, after a lost lease: the generator over the slot the runtime leases next, once it has
-// one; null when none came within ttl + tolerance (a stream waits instead: next_riding()).
+// one; null when none came within ttl + tolerance or on a stop signal (a stream waits instead:
+// next_riding()).
 Generator* replacement_generator(Runtime& runtime, const Options& options) {
   const auto deadline = std::chrono::steady_clock::now() + options.ttl + options.tolerance;
   for (;;) {
     Status status;
     Generator* generator = runtime.generator("default", status);
     if (generator != nullptr || status.code() != errc::slot_lost) return generator;
-    if (std::chrono::steady_clock::now() >= deadline) return nullptr;
+    if (std::chrono::steady_clock::now() >= deadline || stop_requested()) return nullptr;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
@@ -144,16 +150,21 @@ std::string window_part(const ParsedArgs& args, const Options& options) {
 
 // Opens the runtime; a stream retries an open that fails for a reason waiting mends (a store
 // that does not answer, every slot held), through `wait`. Null after reporting the failure, with
-// `exit_status`.
+// `exit_status`; also null when a stop signal cancelled the start, which undid what it did (a
+// stream ends as asked, a batch with output's status for a signal).
 std::unique_ptr<Runtime> open_runtime(const Options& options, const RuntimeEnvironment& environment,
-                                      bool streaming, StreamWait& wait, std::FILE* err,
-                                      int& exit_status) {
+                                      bool streaming, StreamWait& wait, const IdOutput& output,
+                                      std::FILE* err, int& exit_status) {
   for (;;) {
     Status opening;
     std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, opening);
     if (runtime != nullptr) {
       wait.succeeded();
       return runtime;
+    }
+    if (opening.code() == errc::cancelled) {
+      exit_status = output.exit_status(kExitOk);
+      return nullptr;
     }
     const bool retry =
         opening.code() == errc::store_unavailable || opening.code() == errc::lease_exhausted;
@@ -201,13 +212,15 @@ int run_next(Invocation& invocation) {
       !parse_stream_wait_flags(args, count, wait_options, error)) {
     return usage_error(invocation.err, kName, std::string(kName) + ": " + error);
   }
+  // Before anything is opened: a signal during the start cancels it (environment.cancel).
+  install_stop_handlers();
+  ignore_broken_pipe();
   Options options;
   int exit_status = kExitOk;
   if (!resolve_command_options(invocation, kName, options, nullptr, exit_status)) {
     return exit_status;
   }
-  std::error_code ec;
-  std::string message;
+  IdOutput output(kName, invocation.out, invocation.err, count);
   WarningPrinter warnings(invocation.err);
   FailureRecorder failures(warnings);
   Status opening;
@@ -216,10 +229,11 @@ int run_next(Invocation& invocation) {
   RuntimeEnvironment environment;
   environment.listener = &failures;
   environment.stores = stores.get();
+  environment.cancel = stop_flag();
   const bool streaming = count == 0;
   StreamWait wait(kName, invocation.err, window_part(args, options), wait_options, &failures);
   const std::unique_ptr<Runtime> runtime =
-      open_runtime(options, environment, streaming, wait, invocation.err, exit_status);
+      open_runtime(options, environment, streaming, wait, output, invocation.err, exit_status);
   if (runtime == nullptr) return exit_status;
   const bool metrics = args.has("metrics");
   Generator* generator = runtime->generator("default", opening);
@@ -230,15 +244,12 @@ int run_next(Invocation& invocation) {
     return status;
   }
 
-  ignore_broken_pipe();
-  if (streaming) install_stop_handlers();
   const Layout& layout = options.layout;
-  IdOutput output(kName, invocation.out, invocation.err, count);
   Pacer pacer(rate, invocation.out);
   int status = kExitOk;
   Status outcome;  // of the last next()
   for (std::uint64_t issued = 0; streaming || issued < count; ++issued) {
-    if (streaming && !pacer.wait_turn()) break;
+    if (!pacer.wait_turn()) break;  // a stop signal (with -n N too), or a stream's reader gone
     std::uint64_t id = 0;
     if (streaming) {
       if (!next_riding(*runtime, generator, wait, id, status)) break;
@@ -263,7 +274,7 @@ int run_next(Invocation& invocation) {
   }
   if (status == kExitOk && !output.stopped() && !output.chunk().empty()) output.flush();
   close_runtime(*runtime, invocation.err, metrics);
-  return output.failed() ? kExitFailure : status;
+  return output.exit_status(status);
 }
 
 }  // namespace
@@ -300,6 +311,7 @@ const Command& next_command() {
            "did not allow issuing ids (with -n 0: a fault waiting cannot mend, or --give-up-after "
            "ran out), or the output could not be written (see standard error)"},
           usage_exit_status(),
+          signal_exit_status(),
       },
       run_next,
   };

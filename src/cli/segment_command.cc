@@ -46,6 +46,9 @@ constexpr const char* kNextDescription =
     "warns when the wait begins and every --report-every while it lasts, and says `resumed\n"
     "after` once a claim succeeds; it ends with status 1 on a sealed or exhausted key, a\n"
     "damaged record, or once it has waited --give-up-after.\n"
+    "A signal ends a run cleanly at any moment, during the first claim (a store waiting for its\n"
+    "lock) too: a stream exits 0; -n N prints the ids issued that the output takes at once and\n"
+    "exits 128 + the signal (143 for SIGTERM), saying \"stopped by SIGTERM after K of N ids\".\n"
     "\n"
     "At the end the ids claimed but not issued are handed back to the store, so that the next\n"
     "run of the key resumes at the id after the last one issued, unless another process claimed\n"
@@ -179,10 +182,11 @@ std::string range_store_part(const ParsedArgs& args, const segment::SegmentOptio
 }
 
 // Opens the key's generator; a stream retries an open whose store does not answer, through
-// `wait`. Null after reporting the failure, with `exit_status`.
+// `wait`. Null after reporting the failure, with `exit_status`; also null when a stop signal
+// cancelled the first claim (a stream ends as asked, a batch with output's status for a signal).
 std::unique_ptr<segment::SegmentGenerator> open_generator(
     const std::shared_ptr<segment::RangeStore>& store, const segment::GeneratorOptions& options,
-    bool streaming, StreamWait& wait, std::FILE* err, int& exit_status) {
+    bool streaming, StreamWait& wait, const IdOutput& output, std::FILE* err, int& exit_status) {
   for (;;) {
     Status status;
     std::unique_ptr<segment::SegmentGenerator> generator =
@@ -190,6 +194,10 @@ std::unique_ptr<segment::SegmentGenerator> open_generator(
     if (generator != nullptr) {
       wait.succeeded();
       return generator;
+    }
+    if (status.code() == errc::cancelled) {  // by a stop signal: the claimed values went back
+      exit_status = output.exit_status(kExitOk);
+      return nullptr;
     }
     if (!streaming || status.code() != errc::store_unavailable) {
       exit_status = call_failed(err, kNextName, status);
@@ -214,11 +222,15 @@ int run_segment_next(Invocation& invocation) {
       !parse_stream_wait_flags(args, count, wait_options, error)) {
     return usage_error(invocation.err, kNextName, std::string(kNextName) + ": " + error);
   }
+  // Before anything is opened: a signal during the first claim cancels it (generator_options).
+  install_stop_handlers();
+  ignore_broken_pipe();
   segment::SegmentOptions options;
   int exit_status = kExitOk;
   if (!resolve_segment(invocation, kNextName, key, options, exit_status)) return exit_status;
   // Prints kRangeKeyStarted (a key's first claim) as a warning; it outlives the store.
   WarningPrinter warnings(invocation.err);
+  IdOutput output(kNextName, invocation.out, invocation.err, count);
   const std::shared_ptr<segment::RangeStore> store =
       open_store(invocation, kNextName, options, &warnings, exit_status);
   if (store == nullptr) return exit_status;
@@ -228,6 +240,7 @@ int run_segment_next(Invocation& invocation) {
   generator_options.offset = definition.offset;
   generator_options.step = definition.step;
   generator_options.safe_distance = options.safe_distance;
+  generator_options.cancel = stop_flag();
   // As far ahead as 1024 segments, or as one claim may take (resolution checked that the safe
   // distance fits in it).
   generator_options.max_distance = std::max<std::uint32_t>(
@@ -237,19 +250,16 @@ int run_segment_next(Invocation& invocation) {
   if (streaming) generator_options.wait = kStreamClaimWait;
   StreamWait wait(kNextName, invocation.err, range_store_part(args, options), wait_options,
                   nullptr);
-  const std::unique_ptr<segment::SegmentGenerator> generator =
-      open_generator(store, generator_options, streaming, wait, invocation.err, exit_status);
+  const std::unique_ptr<segment::SegmentGenerator> generator = open_generator(
+      store, generator_options, streaming, wait, output, invocation.err, exit_status);
   if (generator == nullptr) return exit_status;
 
   Status status;
-  ignore_broken_pipe();
-  if (streaming) install_stop_handlers();
-  IdOutput output(kNextName, invocation.out, invocation.err, count);
   int result = kExitOk;
   std::vector<std::int64_t> ids(
       streaming ? 1 : static_cast<std::size_t>(std::min<std::uint64_t>(count, kBatch)));
   for (std::uint64_t issued = 0; streaming || issued < count;) {
-    if (streaming && stop_requested()) break;
+    if (stop_requested()) break;  // with -n N too: exit_status() says how many got out
     const auto want = static_cast<std::size_t>(
         std::min<std::uint64_t>(ids.size(), streaming ? 1 : count - issued));
     const std::size_t taken = generator->next_batch(ids.data(), want, status);
@@ -273,7 +283,7 @@ int run_segment_next(Invocation& invocation) {
     std::fprintf(invocation.err, "cosid: warning: %s: the ids claimed but not issued are skipped\n",
                  status.message().c_str());
   }
-  return output.failed() ? kExitFailure : result;
+  return output.exit_status(result);
 }
 
 int run_segment_show(Invocation& invocation) {
@@ -338,6 +348,7 @@ const Command& segment_next_command() {
            "mend, or --give-up-after ran out), the config file could not be read, or the output "
            "could not be written (see standard error)"},
           usage_exit_status(),
+          signal_exit_status(),
       },
       run_segment_next,
   };

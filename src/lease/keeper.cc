@@ -13,6 +13,7 @@
 
 #include "cosid/lease/slot_choice.h"
 #include "cosid/lease/store_registry.h"
+#include "cancel.h"
 #include "cosid/slot_source.h"
 #include "fail.h"
 #include "parse_util.h"
@@ -104,7 +105,12 @@ class LeaseKeeper::Impl {
         reported = true;
       }
       const std::int64_t left = to_ns(timeout) - waited;
-      clock_.sleep_for(nanoseconds(std::min<std::int64_t>(to_ns(backoff.failed()), left)));
+      if (!detail::sleep_unless_cancelled(
+              clock_, nanoseconds(std::min<std::int64_t>(to_ns(backoff.failed()), left)),
+              options_.cancel)) {
+        return detail::start_cancelled(status, "while waiting for a free slot",
+                                       "no slot was leased, nothing was issued");
+      }
     }
   }
 
@@ -465,7 +471,9 @@ std::unique_ptr<LeaseKeeper> LeaseKeeper::open(SlotLeaseStore& store, const Keep
 
 std::unique_ptr<LeaseKeeper> LeaseKeeper::for_runtime(const Options& options, StoreRegistry* stores,
                                                       EventListener* listener, Clock& clock,
-                                                      detail::KeeperLoop* loop, Status& status) {
+                                                      detail::KeeperLoop* loop,
+                                                      const std::atomic<bool>* cancel,
+                                                      Status& status) {
   std::unique_ptr<LeaseKeeper> keeper(new LeaseKeeper());
   if (stores == nullptr) {
     if (options.store_type == "memory") {
@@ -489,6 +497,7 @@ std::unique_ptr<LeaseKeeper> LeaseKeeper::for_runtime(const Options& options, St
   terms.ttl = options.ttl;
   terms.preferred_slot = options.preferred_slot;
   terms.not_before_ms = options.not_before_ms;
+  terms.cancel = cancel;
   keeper->impl_ = std::make_unique<Impl>(*keeper->own_store_, terms, clock, listener, loop);
   return keeper;
 }

@@ -43,6 +43,7 @@
 #ifndef COSID_SRC_LEASE_KEEPER_H_
 #define COSID_SRC_LEASE_KEEPER_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -75,6 +76,9 @@ struct KeeperOptions {
   // No binding's floor lies below this (Unix ms; 0: none), for a namespace that issued ids
   // before it was leased (the not-before of a migration).
   std::int64_t not_before_ms = 0;
+  // Set (by a signal handler, say): start() stops retrying a namespace whose slots are all held,
+  // and fails with errc::cancelled. Null: start() retries for the whole acquire timeout.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class LeaseKeeper final : public detail::WindowKeeper {
@@ -91,10 +95,12 @@ class LeaseKeeper final : public detail::WindowKeeper {
   // The keeper of a runtime: opens the store Options::store_type names, through `stores` (the
   // runtime environment's registry; null: one of its own, which the keeper then owns), with the
   // options' namespace, terms, ttl, owner key, preferred slot and not-before. Leases nothing yet:
-  // start() does. Fails with unknown_store_type or the store's own errors.
+  // start() does. `cancel` (may be null) is the runtime's cancel flag: start() looks at it between
+  // its acquire attempts and fails with errc::cancelled once it is set. Fails with
+  // unknown_store_type or the store's own errors.
   [[nodiscard]] static std::unique_ptr<LeaseKeeper> for_runtime(
       const Options& options, StoreRegistry* stores, EventListener* listener, Clock& clock,
-      detail::KeeperLoop* loop, Status& status);
+      detail::KeeperLoop* loop, const std::atomic<bool>* cancel, Status& status);
 
   // Closes (without a last timestamp: the binding's floor is released as the last one, which is
   // only exact if nothing was issued; call close() first).

@@ -227,11 +227,12 @@ class FileRangeStore::Impl::Call {
 
   // Locks and reads the key's record into `record` (record.state.exists false when it has none),
   // and checks it against what this store saw. REQUIRES: check_key(key) passed.
-  bool begin(RangeRecord& record, Status& status) {
+  // `cancel` (may be null) ends the wait for the lock (RangeRequest::cancel).
+  bool begin(RangeRecord& record, Status& status, const std::atomic<bool>* cancel = nullptr) {
     const cosid::detail::RecordDirectory& dir = store_.dir();
     bool exists = false;
     std::string data;
-    if (!lock_.lock(internal::lock_file_name(key_), status) ||
+    if (!lock_.lock(internal::lock_file_name(key_), status, cancel) ||
         !cosid::detail::read_record(dir, internal::record_file_name(key_), exists, data, status)) {
       return false;
     }
@@ -355,7 +356,7 @@ bool FileRangeStore::claim(const RangeRequest& request, Range& range, Status& st
   if (!check_claim(request, status)) return false;
   Impl::Call call(*impl_, request.key);
   RangeRecord record;
-  if (!call.begin(record, status)) return false;
+  if (!call.begin(record, status, request.cancel)) return false;
   const bool created = !record.state.exists;
   Range claimed;
   if (!apply_claim(record.state, request, claimed, status)) return false;

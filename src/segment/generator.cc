@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "background_thread.h"
+#include "cancel.h"
 #include "cosid/segment/range_rules.h"
 #include "fail.h"
 #include "fork_guard.h"
@@ -57,6 +58,14 @@ bool permanent(const std::error_code& code) {
 }
 
 std::string key_text(const std::string& key) { return "segment key " + cosid::detail::quote(key); }
+
+// The first range of an open() that fails after claiming it: nobody used it, so it goes back.
+// A failed give-back skips it (a gap, never a repeat).
+void give_back_unused(RangeStore& store, const std::string& key, const Range& range) {
+  bool returned = false;
+  Status ignored;
+  (void)store.give_back(key, range, returned, ignored);
+}
 
 }  // namespace
 
@@ -459,6 +468,11 @@ std::unique_ptr<SegmentGenerator> SegmentGenerator::open(std::shared_ptr<RangeSt
   request.key = options.key;
   request.offset = options.offset;
   request.count = static_cast<std::int64_t>(options.safe_distance) * options.step;
+  request.cancel = options.cancel;  // the first claim only: the background claims run on
+  if (cosid::detail::cancel_requested(options.cancel)) {
+    cosid::detail::start_cancelled(status, "before the first claim of " + key, "nothing was claimed");
+    return nullptr;
+  }
   Range range;
   if (!impl.store_->claim(request, range, status)) return nullptr;
   if (range.first < 1 || range.end - range.first != request.count) {
@@ -486,12 +500,17 @@ std::unique_ptr<SegmentGenerator> SegmentGenerator::open(std::shared_ptr<RangeSt
   generator->low_mark_.store(static_cast<std::uint64_t>(range.first) + (size - keep),
                              std::memory_order_relaxed);
 
+  // A claim cannot be interrupted: the look at the flag comes right after it.
+  if (cosid::detail::cancel_requested(options.cancel)) {
+    give_back_unused(*impl.store_, options.key, range);
+    cosid::detail::start_cancelled(status, "once the first claim of " + key + " returned",
+                                   "its values [" + std::to_string(range.first) + ", " +
+                                       std::to_string(range.end) + ") are given back");
+    return nullptr;
+  }
   const std::error_code started = impl.thread_->start<Impl, &Impl::run>(&impl);
   if (started) {
-    // The range is given back: nobody used it.
-    bool returned = false;
-    Status ignored;
-    (void)impl.store_->give_back(options.key, range, returned, ignored);
+    give_back_unused(*impl.store_, options.key, range);
     fail(status, errc::store_unavailable,
          cosid::detail::thread_start_failure("segment generator's", started));
     return nullptr;

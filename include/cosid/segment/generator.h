@@ -70,6 +70,12 @@ struct COSID_EXPORT GeneratorOptions {
   std::chrono::milliseconds wait{10000};
   // Monotonic time for rates and waits; null: the system clock. REQUIRES: outlives the generator.
   Clock* clock = nullptr;
+  // Cancels open(): once *cancel is true (a signal handler may set it: the atomic is lock-free),
+  // open() stops at its next look (before the first claim, in every slice of the claim's wait for
+  // a store that waits, as the file store for another's lock, and right after the claim), hands
+  // the values it claimed back and fails with errc::cancelled. Read only during open(); null:
+  // open() cannot be cancelled. REQUIRES: outlives open().
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Counters of one generator since open(); every field but `distance` only grows.
@@ -86,8 +92,9 @@ struct COSID_EXPORT GeneratorStats {
 class COSID_EXPORT SegmentGenerator {
  public:
   // Checks the options (invalid_argument naming the value), claims the first range (the store's
-  // error otherwise) and starts the background thread (store_unavailable if it cannot start).
-  // On failure returns null and sets `status`. REQUIRES: `store` is not null.
+  // error otherwise) and starts the background thread (store_unavailable if it cannot start);
+  // errc::cancelled once options.cancel was set. On failure returns null and sets `status`, and
+  // the values it claimed are given back. REQUIRES: `store` is not null.
   [[nodiscard]] static std::unique_ptr<SegmentGenerator> open(std::shared_ptr<RangeStore> store,
                                                               const GeneratorOptions& options,
                                                               Status& status);

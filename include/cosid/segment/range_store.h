@@ -47,6 +47,7 @@
 #ifndef COSID_SEGMENT_RANGE_STORE_H_
 #define COSID_SEGMENT_RANGE_STORE_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -79,6 +80,11 @@ struct COSID_EXPORT RangeRequest {
   // key's next value has no effect.
   std::int64_t offset = 0;
   std::int64_t count = 100;  // how many values: 1 to kMaxClaim
+  // Null, or a flag the caller may set (from a signal handler: a lock-free atomic) to cancel the
+  // claim while it waits before it changes anything (the file store for another's lock): it then
+  // fails with errc::cancelled and claims nothing. A change begun runs to its end. A store that
+  // does not wait may ignore it.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Values [first, end) of one key, and the version of the record the claim that took them wrote.
