@@ -20,6 +20,7 @@ namespace cosid {
 namespace {
 
 using testing::CliOutcome;
+using testing::init_store;
 using testing::run_cli;
 
 // 16 slots (the layout's 63 bits kept), so that fencing a namespace is quick.
@@ -51,6 +52,7 @@ std::int64_t json_number(const std::string& text, const std::string& anchor,
 TEST(CliLeaseFence, FencesEverySlotAndTheNextIdsLieAboveTheTime) {
   const TempDir dir("cli_lease_fence");
   const std::string store = "file:" + dir.file("leases");
+  init_store(dir, store);
   const CliOutcome first = run_cli(
       dir, with({"next", "-n", "3", "--store", store, "--owner-key", "a", "--format", "json",
                  "--ttl", "1s"},
@@ -106,6 +108,7 @@ TEST(CliLeaseFence, FencesEverySlotAndTheNextIdsLieAboveTheTime) {
 TEST(CliLeaseFence, EndsAHeldLeaseOnOneSlot) {
   const TempDir dir("cli_lease_fence");
   const std::string directory = dir.file("leases");
+  init_store(dir, "file:" + directory);
   Status status;
   const std::unique_ptr<lease::FileLeaseStore> store =
       lease::FileLeaseStore::open(directory, {}, status);
@@ -150,7 +153,7 @@ TEST(CliLeaseFence, EndsAHeldLeaseOnOneSlot) {
 
 TEST(CliLeaseFence, RefusalsNameWhatIsWrong) {
   const TempDir dir("cli_lease_fence");
-  const std::string store = "file:" + dir.file("leases");
+  const std::string store = "file:" + dir.file("leases");  // never made: refused below
   const CliOutcome no_time = run_cli(dir, {"lease", "fence", "--store", store});
   EXPECT_EQ(no_time.code, 2);
   EXPECT_NE(no_time.err.find("cosid: lease fence: no --not-before given: give a time after the "
@@ -184,6 +187,7 @@ TEST(CliLeaseFence, RefusalsNameWhatIsWrong) {
 TEST(CliLeaseFence, AStoreFailureNamesTheSlotAndExits1) {
   const TempDir dir("cli_lease_fence");
   const std::string directory = dir.file("leases");
+  init_store(dir, "file:" + directory);
   const CliOutcome first =
       run_cli(dir, with({"next", "-n", "1", "--store", "file:" + directory}, kSmall));
   ASSERT_EQ(first.code, 0) << first.err;

@@ -236,6 +236,7 @@ TEST(CliRide, StoreStreamOutlivesAnUnreachableStore) {
   const TempDir dir("cli_ride");
   ASSERT_FALSE(dir.path().empty());
   const std::string store = "file:" + dir.path() + "/leases";
+  init_store(dir, store);
   Cli cli(dir, {"next", "-n", "0", "--store", store, "--ttl", "3s", "--tolerance", "1s", "--rate",
                 "200", "--report-every", "1s"});
   std::vector<std::uint64_t> ids = to_ids(cli.lines(5));
@@ -260,6 +261,7 @@ TEST(CliRide, StoreStreamWhoseLeaseIsTakenGoesOnOnANewSlot) {
   const TempDir dir("cli_ride");
   ASSERT_FALSE(dir.path().empty());
   const std::string store = "file:" + dir.path() + "/leases";
+  init_store(dir, store);
   const auto stream = [&](const std::string& key) {
     return std::vector<std::string>{
         "next", "-n",    "0",  "--store",     store, "--owner-key", key,  "--preferred-slot",
@@ -296,6 +298,7 @@ TEST(CliRide, LeaseCheckSaysWhetherAnOwnersLeaseIsLive) {
   const TempDir dir("cli_ride");
   ASSERT_FALSE(dir.path().empty());
   const std::string store = "file:" + dir.path() + "/leases";
+  init_store(dir, store);
   const auto check = [&](const std::vector<std::string>& extra) {
     std::vector<std::string> args = {"lease", "check", "--store", store};
     args.insert(args.end(), extra.begin(), extra.end());
@@ -386,6 +389,7 @@ TEST(CliRide, SegmentStreamOutlivesALockedRangeStore) {
   const TempDir dir("cli_ride");
   ASSERT_FALSE(dir.path().empty());
   const std::string store = "file:" + dir.path() + "/ranges";
+  init_store(dir, store);
   Cli cli(dir, {"segment", "next", "orders", "-n", "0", "--step", "5", "--report-every", "1s",
                 "--store", store});
   std::vector<std::uint64_t> ids = to_ids(cli.lines(5));

@@ -18,6 +18,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <set>
 #include <string>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "cli_process.h"
+#include "cli_run.h"
 #include "cosid/layout.h"
 #include "segment_cli_runs.h"
 #include "temp_dir.h"
@@ -33,6 +35,7 @@
 namespace {
 
 using cosid::testing::Cli;
+using cosid::testing::init_store;
 using cosid::testing::read_file;
 using cosid::testing::segment_next;
 using cosid::testing::Steady;
@@ -147,15 +150,16 @@ std::size_t lines_in(const std::string& path) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
-// The variables that preload tests/slow_sync_preload.cc: every sync marks `mark`, then waits
-// `delay_ms`.
-std::vector<std::string> slow_syncs(const std::string& mark, int delay_ms) {
-  return {std::string("LD_PRELOAD=") + COSID_SLOW_SYNC_LIBRARY,
-          "COSID_TEST_SLOW_SYNC_MS=" + std::to_string(delay_ms),
-          "COSID_TEST_SLOW_SYNC_MARK=" + mark};
+// The variables that preload tests/disk_fault_preload.cc: every sync marks `mark`, then waits
+// `delay_ms` (its fault file `fault` says so; none when 0).
+std::vector<std::string> slow_syncs(const std::string& mark, const std::string& fault,
+                                    int delay_ms) {
+  if (delay_ms > 0) std::ofstream(fault, std::ios::trunc) << "slow-sync " << delay_ms;
+  return {std::string("LD_PRELOAD=") + COSID_DISK_FAULT_LIB, "COSID_TEST_DISK_FAULT=" + fault,
+          "COSID_TEST_SYNC_MARK=" + mark};
 }
 
-// Every sync of the process takes 1 s (tests/slow_sync_preload.cc). A run of one id on a state
+// Every sync of the process takes 1 s (tests/disk_fault_preload.cc). A run of one id on a state
 // file like this one, with no delay, counts the syncs: the last is the clean shutdown's, the one before it the first
 // ceiling's. SIGTERM once that one began: the sync runs to its end, then the start is undone: the
 // state file closed with the clean-shutdown flag at the floor (nothing was issued above it).
@@ -163,7 +167,7 @@ void stop_during_slow_sync(const std::string& count, int expected_status) {
 #ifdef COSID_TEST_SANITIZED
   GTEST_SKIP() << "a sanitizer runtime must come first: nothing is preloaded into sanitizer builds";
 #endif
-  if (std::string(COSID_SLOW_SYNC_LIBRARY).empty()) {
+  if (std::string(COSID_DISK_FAULT_LIB).empty()) {
     GTEST_SKIP() << "no slow-sync library in this build (a cross or static build)";
   }
   const TempDir dir("cli_signal");
@@ -175,14 +179,14 @@ void stop_during_slow_sync(const std::string& count, int expected_status) {
   init_state(dir, other, 25, floor);
   const std::string counted = dir.path() + "/counted";
   {
-    Cli one(dir, next_args(other, 25, "1"), slow_syncs(counted, 0));
+    Cli one(dir, next_args(other, 25, "1"), slow_syncs(counted, dir.path() + "/no-fault", 0));
     ASSERT_EQ(one.rest().size(), 1u);
     ASSERT_EQ(one.wait(), 0) << one.err();
   }
   ASSERT_GE(lines_in(counted), 2u);
   const std::size_t first_ceiling = lines_in(counted) - 1;
   const std::string mark = dir.path() + "/syncs";
-  Cli cli(dir, next_args(state, 22, count), slow_syncs(mark, 1000));
+  Cli cli(dir, next_args(state, 22, count), slow_syncs(mark, dir.path() + "/fault", 1000));
   ASSERT_TRUE(await([&] { return lines_in(mark) >= first_ceiling; })) << cli.err();
   std::vector<std::string> lines;
   EXPECT_EQ(terminate(cli, &lines), expected_status) << cli.err();
@@ -243,6 +247,7 @@ TEST(CliSignal, SigtermWhileEverySlotIsHeldEndsTheWaitWithNoLease) {
   const TempDir dir("cli_signal");
   ASSERT_FALSE(dir.path().empty());
   const std::string leases = dir.path() + "/leases";
+  init_store(dir, "file:" + leases);
   Cli first(dir, leased(leases));
   ASSERT_EQ(first.lines(1).size(), 1u) << first.err();
   Cli second(dir, leased(leases));
@@ -281,6 +286,7 @@ void stop_during_claim(const std::string& count, int expected_status) {
   const TempDir dir("cli_signal");
   ASSERT_FALSE(dir.path().empty());
   const std::string store = "file:" + dir.path() + "/ranges";
+  init_store(dir, store);
   Cli first(dir, segment_next(store, "1"));
   ASSERT_EQ(to_ids(first.rest()), std::vector<std::uint64_t>{1});
   ASSERT_EQ(first.wait(), 0) << first.err();
@@ -377,9 +383,13 @@ TEST(CliSignal, SigtermWhileTheReaderStallsEndsASegmentStreamCleanly) {
   const TempDir dir("cli_signal");
   ASSERT_FALSE(dir.path().empty());
   const std::string store = "file:" + dir.path() + "/ranges";
+  init_store(dir, store);
   Cli cli(dir, segment_next(store, "0"));
   const std::vector<std::string> lines = stall_then_sigterm(cli, 0);
-  EXPECT_EQ(cli.err(), "");
+  // Standard error holds the new key's warning (its first claim) and nothing else.
+  const std::string err = cli.err();
+  EXPECT_EQ(err.rfind("cosid: warning: segment key \"orders\" had no record", 0), 0u) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   const std::vector<std::uint64_t> ids = to_ids(lines);
   cosid::testing::expect_increasing(ids, "the stalled stream");
   Cli again(dir, segment_next(store, "1"));

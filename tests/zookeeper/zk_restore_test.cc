@@ -20,6 +20,7 @@
 #include "cosid/lease/zookeeper_store.h"
 #include "zk_raw_client.h"
 #include "zk_server.h"
+#include "zk_store_init.h"
 
 namespace cosid {
 namespace {
@@ -86,6 +87,7 @@ TEST(ZkRestore, AFencedRestoreOnALaggingServerLeavesNoTimestampTwice) {
   const std::int64_t behind = -4000;
 
   // A leases slot 0 on the original server; the backup is taken at once.
+  ASSERT_TRUE(testing::init_zk_store(original.connect_string()));
   auto a = open_store(original.connect_string());
   ASSERT_NE(a, nullptr);
   lease::AcquireRequest a_request = request("a", terms);
@@ -124,13 +126,12 @@ TEST(ZkRestore, AFencedRestoreOnALaggingServerLeavesNoTimestampTwice) {
   ASSERT_GT(a_last, 0);
   // A crashes here: no release, no renewal.
 
-  // The backup restored on the lagging server, the node rebuilt without its `node=` line.
+  // The backup restored on the lagging server (a store made there first, as on any new server),
+  // the node rebuilt without its `node=` line.
+  ASSERT_TRUE(testing::init_zk_store(lagging.connect_string()));
   {
     RawClient restore(lagging.connect_string(), nullptr);
     ASSERT_TRUE(restore.connected());
-    EXPECT_EQ(restore.create("/cosid", ""), ZOK);
-    EXPECT_EQ(restore.create("/cosid/slot", ""), ZOK);
-    EXPECT_EQ(restore.create("/cosid/owner", ""), ZOK);
     EXPECT_EQ(restore.create("/cosid/owner/restore", ""), ZOK);
     ASSERT_EQ(restore.create(kNode, terms_text), ZOK);
     ASSERT_EQ(restore.create(kSlotNode, without_node_line(slot_text)), ZOK);
