@@ -23,7 +23,7 @@ install(TARGETS cosid EXPORT cosidTargets
 # without it the header declares functions that nothing defines.
 set(_cosid_header_rules FILES_MATCHING PATTERN "*.h")
 if(NOT COSID_WITH_ZOOKEEPER)
-  list(APPEND _cosid_header_rules PATTERN "zookeeper_*store.h" EXCLUDE)
+  list(APPEND _cosid_header_rules PATTERN "zookeeper" EXCLUDE PATTERN "zookeeper_*store.h" EXCLUDE)
 endif()
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/cosid" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         ${_cosid_header_rules})

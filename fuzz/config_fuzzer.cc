@@ -17,7 +17,7 @@
 #include <system_error>
 #include <vector>
 
-#include "config_keys.h"
+#include "config/config_keys.h"
 #include "cosid/error.h"
 #include "cosid/options.h"
 #include "fuzz_util.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fuzzes the strict value parsers and their printers (src/parse_util.h):
+// Fuzzes the strict value parsers and their printers (src/base/parse_util.h):
 //  - parse_duration, parse_instant, parse_uint and parse_bool never crash; a refusal says why
 //    (bounded, non-empty) and the form without `why` agrees;
 //  - an accepted duration is >= 0 and format_duration of it re-parses to the same value and is
@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "fuzz_util.h"
-#include "parse_util.h"
+#include "base/parse_util.h"
 
 namespace {
 

@@ -35,8 +35,8 @@
 #include "cosid/options.h"
 #include "cosid/runtime.h"
 #include "fuzz_util.h"
-#include "memory_fs.h"
-#include "state_record.h"
+#include "support/memory_fs.h"
+#include "window/state_record.h"
 
 namespace {
 

@@ -15,7 +15,7 @@
 
 #include "cosid/segment/range_rules.h"
 #include "fuzz_util.h"
-#include "locked_record.h"
+#include "store/locked_record.h"
 #include "segment/file_range_record.h"
 
 namespace {

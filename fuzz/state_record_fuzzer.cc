@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fuzzes the state file (F1): its record codec (src/state_record.h) and StateFile::open on an
+// Fuzzes the state file (F1): its record codec (src/window/state_record.h) and StateFile::open on an
 // arbitrary file image.
 //  - decode_block never crashes; a block that decodes valid re-encodes to the same 4,096 bytes;
 //  - StateFile::open (on a MemoryFs holding the image, with a ManualClock) never crashes and
@@ -31,10 +31,10 @@
 #include "cosid/error.h"
 #include "cosid/layout.h"
 #include "cosid/state_file.h"
-#include "crc32c.h"
+#include "base/crc32c.h"
 #include "fuzz_util.h"
-#include "memory_fs.h"
-#include "state_record.h"
+#include "support/memory_fs.h"
+#include "window/state_record.h"
 
 namespace {
 

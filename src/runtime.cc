@@ -9,13 +9,12 @@
 #include <utility>
 #include <vector>
 
-#include "cancel.h"
-#include "fail.h"
-#include "fork_guard.h"
-#include "lease/keeper.h"
-#include "state_file_keeper.h"
-#include "time_format.h"
-#include "window_keeper.h"
+#include "base/cancel.h"
+#include "base/fail.h"
+#include "base/fork_guard.h"
+#include "runtime_keeper.h"
+#include "base/time_format.h"
+#include "window/window_keeper.h"
 
 namespace cosid {
 
@@ -87,15 +86,10 @@ class COSID_NO_EXPORT Runtime::Impl final {
     if (!options_.layout.validate_at(clock_.now_ms(), status)) return false;
     if (!go_on("before anything was opened", status)) return false;
     detail::KeeperLoop* loop = environment_.background_thread ? &loop_ : nullptr;
-    if (options_.uses_store()) {
-      keeper_ = lease::LeaseKeeper::for_runtime(options_, environment_.stores,
-                                                environment_.listener, clock_, loop,
-                                                environment_.cancel, status);
-      if (!keeper_ || !go_on("once the lease store was opened", status)) return false;
-    } else {
-      keeper_ = std::make_unique<detail::StateFileKeeper>(
-          options_, clock_, fs_, environment_.listener, fork_guard_, loop, environment_.cancel);
-    }
+    keeper_ = detail::open_runtime_keeper(options_, environment_, clock_, fs_, fork_guard_, loop,
+                                          status);
+    if (!keeper_) return false;
+    if (options_.uses_store() && !go_on("once the lease store was opened", status)) return false;
     const detail::FloorWait wait = [this](std::int64_t& floor, std::uint32_t slot,
                                           Status& failure) {
       floor = std::max(floor, options_.layout.epoch_ms() - 1);

@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "cosid/runtime.h"
-#include "frozen_calls.h"
-#include "memory_fs.h"
-#include "runtime_setup.h"
-#include "sync_times.h"
-#include "test_util.h"
+#include "support/frozen_calls.h"
+#include "support/memory_fs.h"
+#include "support/runtime_setup.h"
+#include "window/sync_times.h"
+#include "support/test_util.h"
 
 namespace cosid {
 namespace {

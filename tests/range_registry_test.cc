@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Range stores in the StoreRegistry (lease/store_registry.h): add_range() by the rules of add(),
+// Range stores in the StoreRegistry (cosid/store_registry.h): add_range() by the rules of add(),
 // open_range() resolving cosid.segment.distributor.type to a registered range store or an instance
 // of cosid.stores, and the built-in memory and file range stores.
 #include <gtest/gtest.h>
@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "cosid/clock.h"
-#include "cosid/lease/store_registry.h"
+#include "cosid/store_registry.h"
 #include "cosid/segment/memory_range_store.h"
 #include "cosid/segment/options.h"
-#include "temp_dir.h"
-#include "test_util.h"
+#include "support/temp_dir.h"
+#include "support/test_util.h"
 
 namespace cosid {
 namespace lease {

@@ -13,10 +13,10 @@
 #include "cosid/generator.h"
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
-#include "memory_fs.h"
-#include "runtime_setup.h"
-#include "state_record.h"
-#include "test_util.h"
+#include "support/memory_fs.h"
+#include "support/runtime_setup.h"
+#include "window/state_record.h"
+#include "support/test_util.h"
 
 namespace cosid {
 namespace {
@@ -292,7 +292,7 @@ TEST_F(RuntimeRegression, WaitingGeneratorMustNotBlockBehindASlowSyncPastItsBoun
   (void)runtime->close(status_);
 }
 
-// Without the background thread, nothing used to run the identity check (src/DURABILITY.md,
+// Without the background thread, nothing used to run the identity check (src/window/DURABILITY.md,
 // "Advance"; runtime.h kStateFileReplaced): maintain() kept writing ceilings into a file that was
 // removed, so the ids it allowed were recorded nowhere a restart will look. StateFileKeeper's
 // maintain() now checks the file's identity inline, before every write and when no write is due.

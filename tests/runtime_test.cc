@@ -17,12 +17,12 @@
 #include <thread>
 #include <vector>
 
-#include "cosid/lease/store_registry.h"
-#include "memory_fs.h"
-#include "runtime_setup.h"
-#include "state_record.h"
-#include "test_util.h"
-#include "time_format.h"
+#include "cosid/store_registry.h"
+#include "support/memory_fs.h"
+#include "support/runtime_setup.h"
+#include "window/state_record.h"
+#include "support/test_util.h"
+#include "base/time_format.h"
 
 namespace cosid {
 namespace {
@@ -837,7 +837,7 @@ TEST_F(RuntimeTest, BackgroundThreadThatCannotStartFailsTheOpenWithAClearError) 
 
 TEST_F(RuntimeTest, LeaseKeeperThreadThatCannotStartFailsTheOpenWithAClearError) {
   if (const char* why = thread_limits_do_not_bind()) GTEST_SKIP() << why;
-  lease::StoreRegistry stores;
+  StoreRegistry stores;
   options_.store_type = "memory";
   options_.state_file.clear();
   options_.start_wait = milliseconds(31000);

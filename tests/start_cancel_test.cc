@@ -20,16 +20,16 @@
 
 #include "cosid/clock.h"
 #include "cosid/lease/memory_store.h"
-#include "cosid/lease/store_registry.h"
+#include "cosid/store_registry.h"
 #include "cosid/runtime.h"
 #include "cosid/segment/file_range_store.h"
 #include "cosid/segment/generator.h"
 #include "cosid/segment/memory_range_store.h"
-#include "memory_fs.h"
-#include "range_store_wrapper.h"
-#include "runtime_setup.h"
-#include "temp_dir.h"
-#include "test_util.h"
+#include "support/memory_fs.h"
+#include "support/range_store_wrapper.h"
+#include "support/runtime_setup.h"
+#include "support/temp_dir.h"
+#include "support/test_util.h"
 
 namespace cosid {
 namespace {
@@ -201,7 +201,7 @@ class LeaseCancelTest : public ::testing::Test {
   LeaseCancelTest() {
     Status status;
     EXPECT_TRUE(stores_.add(
-        "mine", [this](const lease::StoreContext&, Status&) { return store_; }, status));
+        "mine", [this](const StoreContext&, Status&) { return store_; }, status));
     options_.store_type = "mine";
     options_.namespace_name = "orders";
     options_.layout.slot_bits = 1;  // two slots
@@ -225,7 +225,7 @@ class LeaseCancelTest : public ::testing::Test {
   ManualClock clock_{kNow};
   std::shared_ptr<lease::MemoryLeaseStore> store_ =
       std::make_shared<lease::MemoryLeaseStore>(clock_);
-  lease::StoreRegistry stores_{&clock_};
+  StoreRegistry stores_{&clock_};
   Options options_;
   RuntimeEnvironment environment_;
 };

@@ -12,10 +12,10 @@
 
 #include "cosid/clock.h"
 #include "cosid/lease/memory_store.h"
-#include "cosid/lease/store_registry.h"
+#include "cosid/store_registry.h"
 #include "cosid/options.h"
-#include "temp_dir.h"
-#include "test_util.h"
+#include "support/temp_dir.h"
+#include "support/test_util.h"
 
 namespace cosid {
 namespace lease {

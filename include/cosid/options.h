@@ -80,7 +80,7 @@ struct COSID_EXPORT StoreSetting {
 
 // A store instance of the config file's cosid.stores block (cosid.stores.NAME.type and the keys
 // below NAME): the registered store type it is made by, and its other keys as text, each with its
-// origin, for that store's factory to read (lease/store_registry.h, StoreSettings) and to refuse
+// origin, for that store's factory to read (cosid/store_registry.h, StoreSettings) and to refuse
 // when it does not know one. cosid.machine.distributor.type names an instance or a store type.
 struct COSID_EXPORT StoreConfig {
   std::string name;                    // NAME: lower-case letters, digits, '-', '_' (1 to 64)
@@ -128,7 +128,7 @@ struct COSID_EXPORT Options {
   // variable or key sets it).
   std::chrono::milliseconds start_wait{11000};
   // The slot distributor: "static" (slot, slot_source, state_file, ahead above), or the name of a
-  // lease store (lease/store_registry.h) from which the slot is leased.
+  // lease store (cosid/store_registry.h) from which the slot is leased.
   std::string store_type = "static";
   std::chrono::milliseconds ttl{30000};
   std::chrono::milliseconds tolerance{1000};
@@ -172,7 +172,7 @@ struct COSID_EXPORT Setting {
 // for a flag key cosid does not know), config_duplicate_key, unset_variable, invalid_value,
 // unknown_layout, layout_*, no_slot_configured, invalid_slot, no_hostname_ordinal or
 // slot_out_of_range. A store type is only checked for its spelling here: whether a store of that
-// name exists is for the lease::StoreRegistry that Runtime::open() uses (errc::unknown_store_type).
+// name exists is for the StoreRegistry that Runtime::open() uses (errc::unknown_store_type).
 [[nodiscard]] COSID_EXPORT Options resolve_options(const OptionSources& sources,
                                                    Status& status) noexcept;
 [[nodiscard]] COSID_EXPORT Options resolve_options(const OptionSources& sources,

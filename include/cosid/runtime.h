@@ -23,7 +23,7 @@
 // closed, releasing its lock.
 //
 // With a lease store (Options::store_type other than "static") the slot is leased instead: the
-// store is opened through the lease::StoreRegistry of the environment, the runtime's lease keeper
+// store is opened through the StoreRegistry of the environment, the runtime's lease keeper
 // leases a slot, renews it on the background thread and publishes each renewed ceiling; start-up
 // waits for the clock to pass the lease's floor as above. When the lease is lost, the generator
 // handed out so far fails with errc::slot_lost for good, and generator() hands out a new one over
@@ -58,12 +58,8 @@
 #include "cosid/options.h"
 
 namespace cosid {
-namespace lease {
-class StoreRegistry;
-}  // namespace lease
-}  // namespace cosid
 
-namespace cosid {
+class StoreRegistry;  // cosid/store_registry.h
 
 // The seams and knobs a program or a test may set. Every pointer may be null for the default and
 // must otherwise outlive the Runtime.
@@ -81,7 +77,7 @@ struct COSID_EXPORT RuntimeEnvironment {
   // The lease stores Options::store_type may name. Default: a registry of this runtime alone,
   // which knows file but refuses memory (a memory store private to one runtime would give every
   // runtime of the process slot 0: runtimes share a memory store through one registry).
-  lease::StoreRegistry* stores = nullptr;
+  StoreRegistry* stores = nullptr;
   // Cancels open(): once *cancel is true, open() stops at its next look (before each step of the
   // start, in every slice of the wait for the floor and of the wait for the state file's lock
   // (lock_wait), between the retries of a lease acquire that found every slot held; a sync or a

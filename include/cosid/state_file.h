@@ -9,7 +9,7 @@
 // only once both blocks hold it, each synced, so damage to either block (a torn write, a flipped
 // bit) leaves a valid block that covers every id issued. The file is created through a temporary
 // file and a link, and locked with an open-file-description lock while open. The format is
-// specified in src/state_record.h; why each step is enough, in src/DURABILITY.md.
+// specified in src/window/state_record.h; why each step is enough, in src/window/DURABILITY.md.
 //
 // Thread safety: a StateFile is used by one thread at a time (the runtime's ceiling writer); the
 // free functions may be called from any thread. Two StateFiles, in one process or two, can never
@@ -39,7 +39,7 @@ struct COSID_EXPORT StateFileOwner {
   std::string namespace_name;
 };
 
-// One record as stored (see src/state_record.h for the bytes).
+// One record as stored (see src/window/state_record.h for the bytes).
 struct COSID_EXPORT StateRecord {
   std::uint64_t generation = 0;
   std::int64_t ceiling_ms = 0;

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "parse_util.h"
+#include "base/parse_util.h"
 
 namespace cosid {
 namespace cli {

@@ -10,8 +10,8 @@
 // twice, in any spelling (`--slot 1 --slot 2`, `-n 1 --count 2`, `--json --json`), is refused:
 // "the last one wins" would hide a mistake in a long command line or a script's concatenation.
 // An unknown option is refused with the closest option's name when one is close (did_you_mean).
-#ifndef COSID_CLI_ARGS_H_
-#define COSID_CLI_ARGS_H_
+#ifndef COSID_SRC_CLI_ARGS_H_
+#define COSID_SRC_CLI_ARGS_H_
 
 #include <cstdint>
 #include <functional>
@@ -85,4 +85,4 @@ std::string quote(std::string_view text);
 }  // namespace cli
 }  // namespace cosid
 
-#endif  // COSID_CLI_ARGS_H_
+#endif  // COSID_SRC_CLI_ARGS_H_

@@ -31,7 +31,7 @@
 #include "cosid/generator.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
-#include "parse_util.h"
+#include "base/parse_util.h"
 
 namespace cosid {
 namespace cli {

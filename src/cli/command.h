@@ -2,8 +2,8 @@
 // What a cosid CLI command is: its documentation (one record per command, from which both the
 // --help text and, later, the man page are made), its options, and the function that runs it;
 // plus the exit statuses and the error lines every command prints the same way.
-#ifndef COSID_CLI_COMMAND_H_
-#define COSID_CLI_COMMAND_H_
+#ifndef COSID_SRC_CLI_COMMAND_H_
+#define COSID_SRC_CLI_COMMAND_H_
 
 #include <cstdio>
 #include <string>
@@ -116,4 +116,4 @@ int run_command(const Command& command, const std::vector<std::string_view>& arg
 }  // namespace cli
 }  // namespace cosid
 
-#endif  // COSID_CLI_COMMAND_H_
+#endif  // COSID_SRC_CLI_COMMAND_H_

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The commands of the cosid tool, one file each (NAME_command.cc). main.cc lists them in the order
 // `cosid --help` shows them; a new command adds its accessor here and a line there.
-#ifndef COSID_CLI_COMMANDS_H_
-#define COSID_CLI_COMMANDS_H_
+#ifndef COSID_SRC_CLI_COMMANDS_H_
+#define COSID_SRC_CLI_COMMANDS_H_
 
 #include <string>
 
@@ -36,4 +36,4 @@ std::string version_line();
 }  // namespace cli
 }  // namespace cosid
 
-#endif  // COSID_CLI_COMMANDS_H_
+#endif  // COSID_SRC_CLI_COMMANDS_H_

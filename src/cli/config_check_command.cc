@@ -9,11 +9,11 @@
 #include "cli/config_flags.h"
 #include "cli/layout_flags.h"
 #include "cli/output_format.h"
-#include "cli/store_registry.h"
-#include "cosid/lease/store_registry.h"
+#include "cli/tool_stores.h"
+#include "cosid/store_registry.h"
 #include "cosid/options.h"
 #include "cosid/segment/options.h"
-#include "options_internal.h"
+#include "config/options_internal.h"
 
 namespace cosid {
 namespace cli {
@@ -57,7 +57,7 @@ int run_config_check(Invocation& invocation) {
   // The store type is only spelled right so far: the CLI's registry decides whether it exists,
   // and the instance's store whether it knows the instance's keys.
   Status status;
-  const std::unique_ptr<lease::StoreRegistry> stores = make_store_registry(status);
+  const std::unique_ptr<StoreRegistry> stores = make_store_registry(status);
   if (stores == nullptr) return call_failed(invocation.err, kName, status);
   const std::string& type = detail::store_type_of(options);
   if (options.uses_store() && !stores->contains(type)) {

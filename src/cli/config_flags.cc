@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cosid/segment/options.h"
-#include "options_internal.h"
+#include "config/options_internal.h"
 
 namespace cosid {
 namespace cli {

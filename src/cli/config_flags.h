@@ -9,8 +9,8 @@
 //
 // Their values are checked by resolve_options(), not here, so that a flag, a COSID_* variable and
 // a config file are held to the same rules and messages.
-#ifndef COSID_CLI_CONFIG_FLAGS_H_
-#define COSID_CLI_CONFIG_FLAGS_H_
+#ifndef COSID_SRC_CLI_CONFIG_FLAGS_H_
+#define COSID_SRC_CLI_CONFIG_FLAGS_H_
 
 #include <initializer_list>
 #include <string_view>
@@ -18,7 +18,7 @@
 
 #include "cli/args.h"
 #include "cli/command.h"
-#include "config_keys.h"
+#include "config/config_keys.h"
 #include "cosid/options.h"
 
 namespace cosid {
@@ -77,4 +77,4 @@ bool resolve_command_layout(const Invocation& invocation, const char* name, Layo
 }  // namespace cli
 }  // namespace cosid
 
-#endif  // COSID_CLI_CONFIG_FLAGS_H_
+#endif  // COSID_SRC_CLI_CONFIG_FLAGS_H_

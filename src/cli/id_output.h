@@ -21,8 +21,8 @@
 //
 // Thread safety: one IdOutput per command run, on its one thread; the stop flag is set by the
 // signal handler and read by that thread.
-#ifndef COSID_CLI_ID_OUTPUT_H_
-#define COSID_CLI_ID_OUTPUT_H_
+#ifndef COSID_SRC_CLI_ID_OUTPUT_H_
+#define COSID_SRC_CLI_ID_OUTPUT_H_
 
 #include <atomic>
 #include <chrono>
@@ -115,4 +115,4 @@ void ignore_broken_pipe();
 }  // namespace cli
 }  // namespace cosid
 
-#endif  // COSID_CLI_ID_OUTPUT_H_
+#endif  // COSID_SRC_CLI_ID_OUTPUT_H_

@@ -5,7 +5,7 @@
 
 #include "cli/args.h"
 #include "cli/config_flags.h"
-#include "fail.h"
+#include "base/fail.h"
 
 namespace cosid {
 namespace cli {

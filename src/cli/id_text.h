@@ -2,8 +2,8 @@
 // Ids as the commands read and print them: the --format flag of the commands that read ids, the
 // decoding that `parse` and `not-before` share, and the fields of an id that `parse --json` and
 // `next --format json` print.
-#ifndef COSID_CLI_ID_TEXT_H_
-#define COSID_CLI_ID_TEXT_H_
+#ifndef COSID_SRC_CLI_ID_TEXT_H_
+#define COSID_SRC_CLI_ID_TEXT_H_
 
 #include <cstdint>
 #include <string>
@@ -47,4 +47,4 @@ Record id_record(std::uint64_t id, const Layout& layout);
 }  // namespace cli
 }  // namespace cosid
 
-#endif  // COSID_CLI_ID_TEXT_H_
+#endif  // COSID_SRC_CLI_ID_TEXT_H_

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "config_keys.h"
+#include "config/config_keys.h"
 #include "cosid/options.h"
 
 namespace cosid {

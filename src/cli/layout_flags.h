@@ -10,8 +10,8 @@
 // These rules are the library's (cosid::layout_from_settings): each flag is mapped to its
 // cosid.layout.* key through its row of the config key table (config_keys.h), so a flag and a config file are held to the
 // same rules and messages.
-#ifndef COSID_CLI_LAYOUT_FLAGS_H_
-#define COSID_CLI_LAYOUT_FLAGS_H_
+#ifndef COSID_SRC_CLI_LAYOUT_FLAGS_H_
+#define COSID_SRC_CLI_LAYOUT_FLAGS_H_
 
 #include <string>
 
@@ -33,4 +33,4 @@ bool layout_from_flags(const ParsedArgs& args, Layout& layout, std::string& erro
 }  // namespace cli
 }  // namespace cosid
 
-#endif  // COSID_CLI_LAYOUT_FLAGS_H_
+#endif  // COSID_SRC_CLI_LAYOUT_FLAGS_H_

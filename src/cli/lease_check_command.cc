@@ -12,7 +12,7 @@
 #include "cli/lease_scan.h"
 #include "cli/output_format.h"
 #include "cosid/lease/store.h"
-#include "parse_util.h"
+#include "base/parse_util.h"
 
 namespace cosid {
 namespace cli {

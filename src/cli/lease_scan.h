@@ -3,8 +3,8 @@
 // `cosid lease list` prints and `cosid lease check` judges.
 //
 // Thread safety: a function of its arguments, for the command's one thread.
-#ifndef COSID_CLI_LEASE_SCAN_H_
-#define COSID_CLI_LEASE_SCAN_H_
+#ifndef COSID_SRC_CLI_LEASE_SCAN_H_
+#define COSID_SRC_CLI_LEASE_SCAN_H_
 
 #include <cstdint>
 #include <vector>
@@ -34,4 +34,4 @@ bool scan_lease_store(const Invocation& invocation, const char* name, LeaseScan&
 }  // namespace cli
 }  // namespace cosid
 
-#endif  // COSID_CLI_LEASE_SCAN_H_
+#endif  // COSID_SRC_CLI_LEASE_SCAN_H_

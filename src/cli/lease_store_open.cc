@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cli/config_flags.h"
-#include "cli/store_registry.h"
+#include "cli/tool_stores.h"
 
 namespace cosid {
 namespace cli {
@@ -39,7 +39,7 @@ bool open_resolved_lease_store(OpenLeaseStore& out, Status& status) {
   // A missing store is refused by the store itself (store_not_initialized), never made.
   out.registry = make_store_registry(status);
   if (out.registry == nullptr) return false;
-  out.store = out.registry->open(lease::StoreContext{options, out.clock}, status);
+  out.store = out.registry->open(StoreContext{options, out.clock}, status);
   return out.store != nullptr;
 }
 

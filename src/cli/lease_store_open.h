@@ -3,15 +3,15 @@
 // the store opened as a runtime would open it, and the namespace's terms.
 //
 // Thread safety: for the CLI's one thread.
-#ifndef COSID_CLI_LEASE_STORE_OPEN_H_
-#define COSID_CLI_LEASE_STORE_OPEN_H_
+#ifndef COSID_SRC_CLI_LEASE_STORE_OPEN_H_
+#define COSID_SRC_CLI_LEASE_STORE_OPEN_H_
 
 #include <memory>
 
 #include "cli/command.h"
 #include "cosid/clock.h"
 #include "cosid/lease/store.h"
-#include "cosid/lease/store_registry.h"
+#include "cosid/store_registry.h"
 #include "cosid/options.h"
 
 namespace cosid {
@@ -22,7 +22,7 @@ struct OpenLeaseStore {
   Options options;
   lease::NamespaceTerms terms;  // 2^slot bits of the layout, and the tolerance
   SystemClock clock;
-  std::unique_ptr<lease::StoreRegistry> registry;
+  std::unique_ptr<StoreRegistry> registry;
   std::shared_ptr<lease::SlotLeaseStore> store;
 };
 
@@ -43,4 +43,4 @@ int open_lease_store(const Invocation& invocation, const char* name, OpenLeaseSt
 }  // namespace cli
 }  // namespace cosid
 
-#endif  // COSID_CLI_LEASE_STORE_OPEN_H_
+#endif  // COSID_SRC_CLI_LEASE_STORE_OPEN_H_

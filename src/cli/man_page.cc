@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "cli/config_flags.h"
-#include "config_keys.h"
+#include "config/config_keys.h"
 
 namespace cosid {
 namespace cli {

@@ -2,8 +2,8 @@
 // The cosid(1) manual page, made from the same records as the --help texts: the tool's own
 // description and every Command's usage, description, options and exit statuses. Printed by
 // `cosid help --man` as roff with the man(7) macros; the build writes it to cosid.1.
-#ifndef COSID_CLI_MAN_PAGE_H_
-#define COSID_CLI_MAN_PAGE_H_
+#ifndef COSID_SRC_CLI_MAN_PAGE_H_
+#define COSID_SRC_CLI_MAN_PAGE_H_
 
 #include <string>
 #include <vector>
@@ -34,4 +34,4 @@ std::string render_man_page(const ToolDoc& tool);
 }  // namespace cli
 }  // namespace cosid
 
-#endif  // COSID_CLI_MAN_PAGE_H_
+#endif  // COSID_SRC_CLI_MAN_PAGE_H_

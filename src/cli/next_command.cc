@@ -14,11 +14,11 @@
 #include "cli/id_output.h"
 #include "cli/id_text.h"
 #include "cli/layout_flags.h"
-#include "cli/store_registry.h"
+#include "cli/tool_stores.h"
 #include "cli/stream_wait.h"
 #include "cli/warning_printer.h"
 #include "cosid/codec.h"
-#include "cosid/lease/store_registry.h"
+#include "cosid/store_registry.h"
 #include "cosid/metrics.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
@@ -224,7 +224,7 @@ int run_next(Invocation& invocation) {
   WarningPrinter warnings(invocation.err);
   FailureRecorder failures(warnings);
   Status opening;
-  const std::unique_ptr<lease::StoreRegistry> stores = make_store_registry(opening);
+  const std::unique_ptr<StoreRegistry> stores = make_store_registry(opening);
   if (stores == nullptr) return call_failed(invocation.err, kName, opening);
   RuntimeEnvironment environment;
   environment.listener = &failures;

@@ -3,7 +3,7 @@
 
 #include <utility>
 
-#include "parse_util.h"
+#include "base/parse_util.h"
 
 namespace cosid {
 namespace cli {

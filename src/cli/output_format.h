@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // How the cosid CLI prints values: instants as RFC 3339, and records (named fields) either as
 // `name: value` lines or as one JSON object a line, so that both forms of a command stay in step.
-#ifndef COSID_CLI_OUTPUT_FORMAT_H_
-#define COSID_CLI_OUTPUT_FORMAT_H_
+#ifndef COSID_SRC_CLI_OUTPUT_FORMAT_H_
+#define COSID_SRC_CLI_OUTPUT_FORMAT_H_
 
 #include <cstdint>
 #include <string>
@@ -51,4 +51,4 @@ class Record {
 }  // namespace cli
 }  // namespace cosid
 
-#endif  // COSID_CLI_OUTPUT_FORMAT_H_
+#endif  // COSID_SRC_CLI_OUTPUT_FORMAT_H_

@@ -13,17 +13,17 @@
 #include "cli/commands.h"
 #include "cli/id_output.h"
 #include "cli/output_format.h"
-#include "cli/store_registry.h"
+#include "cli/tool_stores.h"
 #include "cli/stream_wait.h"
 #include "cli/warning_printer.h"
-#include "config_keys.h"
+#include "config/config_keys.h"
 #include "cosid/codec.h"
-#include "cosid/lease/store_registry.h"
+#include "cosid/store_registry.h"
 #include "cosid/segment/generator.h"
 #include "cosid/segment/options.h"
 #include "cosid/segment/range_rules.h"
 #include "cosid/segment/range_store.h"
-#include "options_internal.h"
+#include "config/options_internal.h"
 
 namespace cosid {
 namespace cli {
@@ -137,10 +137,10 @@ std::shared_ptr<segment::RangeStore> open_store(const Invocation& invocation, co
                                                 const segment::SegmentOptions& options,
                                                 EventListener* listener, int& exit_status) {
   Status status;
-  const std::unique_ptr<lease::StoreRegistry> stores = make_store_registry(status);
+  const std::unique_ptr<StoreRegistry> stores = make_store_registry(status);
   std::shared_ptr<segment::RangeStore> store;
   if (stores != nullptr) {
-    store = stores->open_range(lease::RangeStoreContext{options, listener}, status);
+    store = stores->open_range(RangeStoreContext{options, listener}, status);
   }
   if (store == nullptr) exit_status = call_failed(invocation.err, name, status);
   return store;

@@ -20,7 +20,7 @@
 #include "cosid/fs.h"
 #include "cosid/options.h"
 #include "cosid/state_file.h"
-#include "parse_util.h"
+#include "base/parse_util.h"
 
 namespace cosid {
 namespace cli {

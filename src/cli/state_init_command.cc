@@ -12,7 +12,7 @@
 #include "cosid/fs.h"
 #include "cosid/options.h"
 #include "cosid/state_file.h"
-#include "time_format.h"
+#include "base/time_format.h"
 
 namespace cosid {
 namespace cli {

@@ -2,8 +2,8 @@
 // The arguments of the commands that write a state file for a slot without running it (state
 // init, state repair): FILE, --slot N, --not-before, --namespace and the layout flags, from the
 // command line alone (no COSID_* variable, no config file: what such a file is for must be said).
-#ifndef COSID_CLI_STATE_OWNER_H_
-#define COSID_CLI_STATE_OWNER_H_
+#ifndef COSID_SRC_CLI_STATE_OWNER_H_
+#define COSID_SRC_CLI_STATE_OWNER_H_
 
 #include <string>
 
@@ -21,4 +21,4 @@ int resolve_state_file_args(Invocation& invocation, const char* name, std::strin
 }  // namespace cli
 }  // namespace cosid
 
-#endif  // COSID_CLI_STATE_OWNER_H_
+#endif  // COSID_SRC_CLI_STATE_OWNER_H_

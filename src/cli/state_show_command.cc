@@ -12,7 +12,7 @@
 #include "cosid/fs.h"
 #include "cosid/options.h"
 #include "cosid/state_file.h"
-#include "state_record.h"
+#include "window/state_record.h"
 
 namespace cosid {
 namespace cli {

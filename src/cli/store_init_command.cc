@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // cosid store init: creates a lease or range store (a file store's directory, a ZooKeeper store's
-// root nodes), the one way a store comes into being (lease/store_registry.h, StoreRegistry::init).
+// root nodes), the one way a store comes into being (cosid/store_registry.h, StoreRegistry::init).
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -8,12 +8,12 @@
 
 #include "cli/commands.h"
 #include "cli/config_flags.h"
-#include "cli/store_registry.h"
+#include "cli/tool_stores.h"
 #include "cosid/clock.h"
-#include "cosid/lease/store_registry.h"
+#include "cosid/store_registry.h"
 #include "cosid/options.h"
 #include "cosid/segment/options.h"
-#include "options_internal.h"
+#include "config/options_internal.h"
 
 namespace cosid {
 namespace cli {
@@ -44,7 +44,7 @@ const char kNoStore[] =
     "cosid.segment.distributor.type in the config file (--config)";
 
 // The line that says what init did.
-std::string outcome_line(const lease::StoreInitReport& report) {
+std::string outcome_line(const StoreInitReport& report) {
   if (report.created.empty()) return report.store + ": exists already, nothing changed\n";
   std::string line = report.store + ": created ";
   for (std::size_t i = 0; i < report.created.size(); ++i) {
@@ -117,11 +117,11 @@ int run_store_init(Invocation& invocation) {
   if (!stores_to_create(invocation, stores, exit_status)) return exit_status;
   SystemClock clock;
   Status status;
-  const std::unique_ptr<lease::StoreRegistry> registry = make_store_registry(status);
+  const std::unique_ptr<StoreRegistry> registry = make_store_registry(status);
   if (registry == nullptr) return call_failed(invocation.err, kName, status);
   for (const Options& options : stores) {
-    lease::StoreInitReport report;
-    if (!registry->init(lease::StoreContext{options, clock}, report, status)) {
+    StoreInitReport report;
+    if (!registry->init(StoreContext{options, clock}, report, status)) {
       return call_failed(invocation.err, kName, status);
     }
     const std::string line = outcome_line(report);

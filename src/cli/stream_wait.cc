@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "cli/id_output.h"
-#include "parse_util.h"
-#include "time_format.h"
+#include "base/parse_util.h"
+#include "base/time_format.h"
 
 namespace cosid {
 namespace cli {

@@ -11,8 +11,8 @@
 //
 // Thread safety: FailureRecorder may be called from the runtime's threads while the command's
 // thread reads it; StreamWait belongs to the command's one thread.
-#ifndef COSID_CLI_STREAM_WAIT_H_
-#define COSID_CLI_STREAM_WAIT_H_
+#ifndef COSID_SRC_CLI_STREAM_WAIT_H_
+#define COSID_SRC_CLI_STREAM_WAIT_H_
 
 #include <chrono>
 #include <cstdint>
@@ -105,4 +105,4 @@ class StreamWait {
 }  // namespace cli
 }  // namespace cosid
 
-#endif  // COSID_CLI_STREAM_WAIT_H_
+#endif  // COSID_SRC_CLI_STREAM_WAIT_H_

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The runtime's warnings on standard error, as `cosid: warning: MESSAGE`, for the commands that
 // open a Runtime. Called on the runtime's threads; stdio's own locking keeps lines whole.
-#ifndef COSID_CLI_WARNING_PRINTER_H_
-#define COSID_CLI_WARNING_PRINTER_H_
+#ifndef COSID_SRC_CLI_WARNING_PRINTER_H_
+#define COSID_SRC_CLI_WARNING_PRINTER_H_
 
 #include <cstdio>
 
@@ -54,4 +54,4 @@ class WarningPrinter final : public EventListener {
 }  // namespace cli
 }  // namespace cosid
 
-#endif  // COSID_CLI_WARNING_PRINTER_H_
+#endif  // COSID_SRC_CLI_WARNING_PRINTER_H_

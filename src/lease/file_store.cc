@@ -24,13 +24,13 @@
 // HELD is 0 or 1; times are signed Unix ms of the store clock; INCARNATION is the UUID text, or
 // "-" when the slot is not held; KEY (empty when not held) and LAST_OWNER_KEY follow a '=' and are
 // escaped like N. COUNT is the number of slot lines; CRC is 8 lower-case hex digits of the masked
-// CRC32C (src/crc32c.h) of every byte before "end". Numbers are written in their shortest form and
+// CRC32C (src/base/crc32c.h) of every byte before "end". Numbers are written in their shortest form and
 // read back only in it; anything else is store_corrupt.
 //
 // Every file call but the directory's mkdir goes through the FileSystem seam (cosid/fs.h;
 // FileLeaseStoreOptions::file_system), so a test can fail any of them with any errno and see what
 // a power loss would keep. What matters between processes (OFD locks, rename atomicity) is tested
-// for real, with real files and forked processes (the conformance kit, tests/file_store_test.cc).
+// for real, with real files and forked processes (the conformance kit, tests/lease/file_store_test.cc).
 //
 // Durability: a call returns success only for a record it has itself seen durable, that is,
 // after its own write of the temporary file, its fsync, the rename and the fsync of the
@@ -38,16 +38,16 @@
 // idempotent retry of an acquire or a fence included: the record it finds may be one a failed
 // call left behind, renamed into place but never made durable (the directory fsync failed), and
 // answering from it would hand out a window a power loss can take back, below the next holder's
-// floor (the whole argument: src/DURABILITY.md, "File store").
+// floor (the whole argument: src/window/DURABILITY.md, "File store").
 #include "cosid/lease/file_store.h"
 
 #include <algorithm>
 #include <vector>
 
 #include "cosid/lease/store_rules.h"
-#include "fail.h"
-#include "locked_record.h"
-#include "parse_util.h"
+#include "base/fail.h"
+#include "store/locked_record.h"
+#include "base/parse_util.h"
 
 namespace cosid {
 namespace lease {

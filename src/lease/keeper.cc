@@ -12,12 +12,11 @@
 #include <vector>
 
 #include "cosid/lease/slot_choice.h"
-#include "cosid/lease/store_registry.h"
-#include "cancel.h"
+#include "base/cancel.h"
 #include "cosid/slot_source.h"
-#include "fail.h"
-#include "parse_util.h"
-#include "time_format.h"
+#include "base/fail.h"
+#include "base/parse_util.h"
+#include "base/time_format.h"
 
 namespace cosid {
 namespace lease {
@@ -469,36 +468,13 @@ std::unique_ptr<LeaseKeeper> LeaseKeeper::open(SlotLeaseStore& store, const Keep
   return keeper;
 }
 
-std::unique_ptr<LeaseKeeper> LeaseKeeper::for_runtime(const Options& options, StoreRegistry* stores,
-                                                      EventListener* listener, Clock& clock,
-                                                      detail::KeeperLoop* loop,
-                                                      const std::atomic<bool>* cancel,
-                                                      Status& status) {
+std::unique_ptr<LeaseKeeper> LeaseKeeper::unstarted(std::shared_ptr<SlotLeaseStore> store,
+                                                    const KeeperOptions& options, Clock& clock,
+                                                    EventListener* listener,
+                                                    detail::KeeperLoop* loop) {
   std::unique_ptr<LeaseKeeper> keeper(new LeaseKeeper());
-  if (stores == nullptr) {
-    if (options.store_type == "memory") {
-      detail::fail(status, make_error_code(errc::unknown_store_type),
-                   "the memory store needs a lease::StoreRegistry in RuntimeEnvironment::stores, "
-                   "shared by every runtime that should lease from it: a memory store of one "
-                   "runtime alone would give each runtime of the process the same slot");
-      return nullptr;
-    }
-    keeper->own_stores_ = std::make_unique<StoreRegistry>();
-    stores = keeper->own_stores_.get();
-  }
-  keeper->own_store_ = stores->open(StoreContext{options, clock, listener}, status);
-  if (!keeper->own_store_) return nullptr;
-  KeeperOptions terms;
-  terms.name_space = options.namespace_name;
-  terms.owner_key = options.owner_key;
-  // validate_options() holds slot_bits to 31 for a store.
-  terms.terms.slot_limit = std::uint32_t{1} << options.layout.slot_bits;
-  terms.terms.tolerance = options.tolerance;
-  terms.ttl = options.ttl;
-  terms.preferred_slot = options.preferred_slot;
-  terms.not_before_ms = options.not_before_ms;
-  terms.cancel = cancel;
-  keeper->impl_ = std::make_unique<Impl>(*keeper->own_store_, terms, clock, listener, loop);
+  keeper->own_store_ = std::move(store);
+  keeper->impl_ = std::make_unique<Impl>(*keeper->own_store_, options, clock, listener, loop);
   return keeper;
 }
 

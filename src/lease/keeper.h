@@ -57,13 +57,10 @@
 #include "cosid/error.h"
 #include "cosid/events.h"
 #include "cosid/lease/store.h"
-#include "cosid/options.h"
-#include "window_keeper.h"
+#include "window/window_keeper.h"
 
 namespace cosid {
 namespace lease {
-
-class StoreRegistry;  // store_registry.h
 
 struct KeeperOptions {
   std::string name_space = "cosid";
@@ -92,15 +89,14 @@ class LeaseKeeper final : public detail::WindowKeeper {
                                                          const KeeperOptions& options, Clock& clock,
                                                          EventListener* listener,
                                                          detail::KeeperLoop* loop, Status& status);
-  // The keeper of a runtime: opens the store Options::store_type names, through `stores` (the
-  // runtime environment's registry; null: one of its own, which the keeper then owns), with the
-  // options' namespace, terms, ttl, owner key, preferred slot and not-before. Leases nothing yet:
-  // start() does. `cancel` (may be null) is the runtime's cancel flag: start() looks at it between
-  // its acquire attempts and fails with errc::cancelled once it is set. Fails with
-  // unknown_store_type or the store's own errors.
-  [[nodiscard]] static std::unique_ptr<LeaseKeeper> for_runtime(
-      const Options& options, StoreRegistry* stores, EventListener* listener, Clock& clock,
-      detail::KeeperLoop* loop, const std::atomic<bool>* cancel, Status& status);
+  // A keeper that leases from `store`, which it keeps, when start() is called: the runtime's
+  // (src/runtime_keeper.cc opens the store its options name). Leases nothing yet. options.cancel
+  // (may be null) is the runtime's cancel flag: start() looks at it between its acquire attempts
+  // and fails with errc::cancelled once it is set.
+  [[nodiscard]] static std::unique_ptr<LeaseKeeper> unstarted(std::shared_ptr<SlotLeaseStore> store,
+                                                              const KeeperOptions& options,
+                                                              Clock& clock, EventListener* listener,
+                                                              detail::KeeperLoop* loop);
 
   // Closes (without a last timestamp: the binding's floor is released as the last one, which is
   // only exact if nothing was issued; call close() first).
@@ -108,7 +104,7 @@ class LeaseKeeper final : public detail::WindowKeeper {
   LeaseKeeper(const LeaseKeeper&) = delete;
   LeaseKeeper& operator=(const LeaseKeeper&) = delete;
 
-  // For a keeper of for_runtime(): leases a slot, then lets `wait_for_floor` wait for the clock to
+  // For a keeper of unstarted(): leases a slot, then lets `wait_for_floor` wait for the clock to
   // pass its floor. A keeper of open() has leased already: this only waits.
   bool start(const detail::FloorWait& wait_for_floor, Status& status) override;
 
@@ -148,8 +144,7 @@ class LeaseKeeper final : public detail::WindowKeeper {
  private:
   class Impl;
   LeaseKeeper() noexcept;
-  // With for_runtime(): the registry and the store the keeper opened, which outlive impl_.
-  std::unique_ptr<StoreRegistry> own_stores_;
+  // With unstarted(): the store, which outlives impl_.
   std::shared_ptr<SlotLeaseStore> own_store_;
   std::unique_ptr<Impl> impl_;
   bool leased_ = false;  // the Impl's start() succeeded

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cosid/lease/store_rules.h"
-#include "fail.h"
-#include "parse_util.h"
+#include "base/fail.h"
+#include "base/parse_util.h"
 
 namespace cosid {
 namespace lease {

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "fail.h"
-#include "parse_util.h"
+#include "base/fail.h"
+#include "base/parse_util.h"
 
 namespace cosid {
 namespace lease {

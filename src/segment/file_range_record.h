@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "cosid/lease/store.h"
+#include "cosid/store/incarnation.h"
 #include "cosid/segment/range_store.h"
 
 namespace cosid {
@@ -22,7 +22,7 @@ struct RangeRecord {
   std::string key;
   // Drawn at random when the key's record is created: a record with another identity was deleted
   // and created again behind the store that saw the first one.
-  lease::Incarnation identity;
+  Incarnation identity;
   RangeState state;  // exists, next, sealed, version
 };
 

@@ -14,7 +14,7 @@
 //
 //   cosid-range-store 1
 //   key K
-//   identity UUID       drawn at random when the record is created (lease::Incarnation)
+//   identity UUID       drawn at random when the record is created (Incarnation)
 //   value NEXT[:sealed] format_range_value() (range_rules.h)
 //   version VERSION     1 at creation, one more with every change
 //   end CRC             8 lower-case hex digits of the masked CRC32C of every byte before "end"
@@ -56,9 +56,9 @@
 
 #include "cosid/clock.h"
 #include "cosid/segment/range_rules.h"
-#include "fail.h"
-#include "locked_record.h"
-#include "parse_util.h"
+#include "base/fail.h"
+#include "store/locked_record.h"
+#include "base/parse_util.h"
 #include "segment/file_range_record.h"
 
 namespace cosid {
@@ -114,7 +114,7 @@ bool parse_range_record(std::string_view text, RangeRecord& record, std::string&
     return false;
   }
   record.key = std::string(values[0]);
-  if (!lease::Incarnation::parse(std::string(values[1]), record.identity) ||
+  if (!Incarnation::parse(std::string(values[1]), record.identity) ||
       record.identity.is_nil()) {
     why = "its identity is not a UUID";
     return false;
@@ -141,7 +141,7 @@ using internal::RangeRecord;
 
 // What a store object saw of one key.
 struct SeenRecord {
-  lease::Incarnation identity;
+  Incarnation identity;
   std::uint64_t version = 0;
 };
 
@@ -360,7 +360,7 @@ bool FileRangeStore::claim(const RangeRequest& request, Range& range, Status& st
   const bool created = !record.state.exists;
   Range claimed;
   if (!apply_claim(record.state, request, claimed, status)) return false;
-  if (created && !lease::Incarnation::random(record.identity, status)) return false;
+  if (created && !Incarnation::random(record.identity, status)) return false;
   if (!call.commit(record, status)) return false;
   if (created) impl_->report_started(request.key, claimed.first);
   range = claimed;

@@ -10,13 +10,13 @@
 #include <utility>
 #include <vector>
 
-#include "background_thread.h"
-#include "cancel.h"
+#include "base/background_thread.h"
+#include "base/cancel.h"
 #include "cosid/segment/range_rules.h"
-#include "fail.h"
-#include "fork_guard.h"
-#include "hot_path.h"
-#include "parse_util.h"
+#include "base/fail.h"
+#include "base/fork_guard.h"
+#include "base/hot_path.h"
+#include "base/parse_util.h"
 #include "segment/doorbell.h"
 #include "segment/prefetch_policy.h"
 

@@ -5,8 +5,8 @@
 #include <charconv>
 #include <limits>
 
-#include "fail.h"
-#include "parse_util.h"
+#include "base/fail.h"
+#include "base/parse_util.h"
 
 namespace cosid {
 namespace segment {

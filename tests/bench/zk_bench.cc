@@ -23,8 +23,8 @@
 #include "cosid/generator.h"
 #include "cosid/layout.h"
 #include "cosid/lease/store.h"
-#include "cosid/lease/store_registry.h"
-#include "cosid/lease/zookeeper_store.h"
+#include "cosid/store_registry.h"
+#include "cosid/zookeeper/lease_store.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
 #include "zk_server.h"
@@ -62,7 +62,7 @@ const std::string* started(std::unique_ptr<Servers>& servers, std::string& conne
   // The store's root, made once as `cosid store init` makes it: no store creates it on first use.
   cosid::lease::ZooKeeperStoreOptions options;
   options.connect_string = connect;
-  cosid::lease::StoreInitReport report;
+  cosid::StoreInitReport report;
   if (!cosid::lease::init_zookeeper_store(options, report, status)) {
     why = status.message();
     servers.reset();
@@ -288,7 +288,7 @@ void BM_ZkNextUnderRenewal(benchmark::State& state) {
     return;
   }
   cosid::Status status;
-  cosid::lease::StoreRegistry stores;
+  cosid::StoreRegistry stores;
   if (!cosid::lease::add_zookeeper_store(stores, status)) {
     state.SkipWithError(status.message().c_str());
     return;

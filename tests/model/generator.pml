@@ -64,7 +64,7 @@
  *             returned.
  *
  * SPIN's interleavings are sequentially consistent: this checks the protocol, not the C++
- * memory orders, which src/generator.cc argues (all RMWs of the word are totally ordered
+ * memory orders, which src/window/generator.cc argues (all RMWs of the word are totally ordered
  * whatever their order; fast_lead and chosen_tick are relaxed hints that steer only which tick
  * is tried, never whether a value is unused).
  *

@@ -106,7 +106,7 @@ fi
 # was built.
 check_zookeeper_install() {
   local prefix="$1" libdir="$2" with="$3" file
-  for file in "$prefix/include/cosid/lease/zookeeper_store.h" \
+  for file in "$prefix/include/cosid/zookeeper/lease_store.h" \
               "$libdir/cmake/cosid/cosidZooKeeperTargets.cmake" \
               "$libdir/cmake/cosid/FindZooKeeperC.cmake"; do
     if [[ $with == ON && ! -f "$file" ]]; then
@@ -171,7 +171,7 @@ for kind in static shared; do
     check_exports "$libdir/libcosid.so"
     check_zookeeper_api "$libdir/libcosid.so" no
     if [[ $zookeeper == ON ]]; then
-      # The store's library is linked without cosid.map (src/lease/zookeeper/CMakeLists.txt), so
+      # The store's library is linked without cosid.map (src/zookeeper/CMakeLists.txt), so
       # the standard library's instantiations it uses are exported too, as weak symbols.
       check_exports "$libdir/libcosid_zookeeper.so" std
       check_zookeeper_api "$libdir/libcosid_zookeeper.so" yes

@@ -5,8 +5,8 @@
 // refuse an empty connect string, which links the store's whole client side (and, for a static
 // store, the ZooKeeper C client) into the program. Exits 0 only if every check passed.
 #include <cosid/error.h>
-#include <cosid/lease/store_registry.h>
-#include <cosid/lease/zookeeper_store.h>
+#include <cosid/store_registry.h>
+#include <cosid/zookeeper/lease_store.h>
 
 #include <chrono>
 #include <cstdio>
@@ -19,14 +19,14 @@ int main() {
   cosid::Status status;
 
   // No store instance: every key keeps its default.
-  lease::StoreSettings settings(nullptr);
+  StoreSettings settings(nullptr);
   lease::ZooKeeperStoreOptions options;
   check(lease::parse_zookeeper_options(settings, options, status) && status.ok(),
         "parse_zookeeper_options accepts no keys");
   check(options.connect_string == "localhost:2181", "the default connect string");
   check(options.timeout == std::chrono::milliseconds(3000), "the default timeout");
 
-  lease::StoreRegistry registry;
+  StoreRegistry registry;
   check(lease::add_zookeeper_store(registry, status) && status.ok(), "add_zookeeper_store");
   check(registry.contains("zookeeper"), "the registry knows \"zookeeper\"");
 

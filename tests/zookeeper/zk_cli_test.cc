@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "cli_process.h"
-#include "cli_run.h"
+#include "support/cli_process.h"
+#include "support/cli_run.h"
 #include "zk_server.h"
 
 namespace {

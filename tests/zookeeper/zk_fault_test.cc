@@ -34,12 +34,12 @@
 #include "cosid/clock.h"
 #include "cosid/generator.h"
 #include "cosid/lease/store.h"
-#include "cosid/lease/store_registry.h"
-#include "cosid/lease/zookeeper_store.h"
+#include "cosid/store_registry.h"
+#include "cosid/zookeeper/lease_store.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
-#include "temp_dir.h"
-#include "test_util.h"
+#include "support/temp_dir.h"
+#include "support/test_util.h"
 #include "zk_raw_client.h"
 #include "zk_server.h"
 #include "zk_store_init.h"
@@ -243,7 +243,7 @@ class ZkRuntime {
   RecordingListener& listener() { return listener_; }
 
  private:
-  lease::StoreRegistry registry_;  // before the runtime: outlives it
+  StoreRegistry registry_;  // before the runtime: outlives it
   RecordingListener listener_;
   Options options_;
   RuntimeEnvironment environment_;
@@ -298,7 +298,7 @@ Options runtime_options(const std::string& connect_string, const std::string& ow
 // kills it). No GoogleTest here: the exit status says what failed.
 [[noreturn]] void child_main(const std::string& connect_string, int index, const std::string& path,
                              int ready, int release) {
-  lease::StoreRegistry registry;
+  StoreRegistry registry;
   Status status;
   if (!lease::add_zookeeper_store(registry, status)) ::_exit(10);
   RuntimeEnvironment environment;
@@ -456,7 +456,7 @@ TEST_F(ZkStandaloneFaultTest,
 
   // The newcomer: the three other slots are held and renewed, so it gets the dead one's, once its
   // lease ran out, and issues only past its ceiling.
-  lease::StoreRegistry registry;
+  StoreRegistry registry;
   ASSERT_TRUE(lease::add_zookeeper_store(registry, status)) << status.message();
   RuntimeEnvironment environment;
   environment.stores = &registry;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The ZooKeeper store's codec (src/lease/zookeeper/nodes.h), without a server: the node paths, the
+// The ZooKeeper store's codec (src/zookeeper/nodes.h), without a server: the node paths, the
 // escaping of owner keys into a path component, the text of the namespace, owner index and slot
 // nodes (round trips, and every kind of malformed text refused), and record_of(), which derives a
 // slot's times from its lower bounds and the time of the write.
@@ -11,8 +11,8 @@
 
 #include "cosid/error.h"
 #include "cosid/lease/store.h"
-#include "nodes.h"
-#include "test_util.h"
+#include "zookeeper/nodes.h"
+#include "support/test_util.h"
 
 namespace cosid::lease::zk {
 namespace {

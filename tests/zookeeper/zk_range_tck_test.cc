@@ -14,7 +14,7 @@
 #include <string>
 
 #include "cosid/segment/conformance.h"
-#include "cosid/segment/zookeeper_range_store.h"
+#include "cosid/zookeeper/range_store.h"
 #include "zk_raw_client.h"
 #include "zk_server.h"
 #include "zk_store_init.h"

@@ -29,13 +29,13 @@
 
 #include "cosid/clock.h"
 #include "cosid/error.h"
-#include "cosid/lease/store_registry.h"
-#include "cosid/lease/zookeeper_store.h"
+#include "cosid/store_registry.h"
+#include "cosid/zookeeper/lease_store.h"
 #include "cosid/options.h"
 #include "cosid/segment/options.h"
 #include "cosid/segment/range_store.h"
-#include "cosid/segment/zookeeper_range_store.h"
-#include "test_util.h"
+#include "cosid/zookeeper/range_store.h"
+#include "support/test_util.h"
 #include "zk_raw_client.h"
 #include "zk_server.h"
 #include "zk_store_init.h"
@@ -498,7 +498,7 @@ TEST_F(ZkRangeTest, NodeRecreatedBehindTheStoreIsRefusedAndLeftAlone) {
 // of type "zookeeper" gives a store reading the instance's keys, which claims on the key's node;
 // a key the instance does not know is refused like the lease store's.
 TEST_F(ZkRangeTest, RegistryOpensTheRangeStoreOfAZooKeeperInstance) {
-  lease::StoreRegistry registry;
+  StoreRegistry registry;
   Status status;
   ASSERT_TRUE(lease::add_zookeeper_store(registry, status)) << status.message();
   segment::SegmentOptions options;
@@ -510,7 +510,7 @@ TEST_F(ZkRangeTest, RegistryOpensTheRangeStoreOfAZooKeeperInstance) {
                      {"timeout", "2s", "test"}};
   options.stores.push_back(config);
   std::shared_ptr<segment::RangeStore> store =
-      registry.open_range(lease::RangeStoreContext{options, nullptr, nullptr}, status);
+      registry.open_range(RangeStoreContext{options, nullptr, nullptr}, status);
   ASSERT_NE(store, nullptr) << status.message();
   Range range;
   ASSERT_TRUE(store->claim(request_for(key_, 5, 100), range, status)) << status.message();
@@ -521,7 +521,7 @@ TEST_F(ZkRangeTest, RegistryOpensTheRangeStoreOfAZooKeeperInstance) {
 
   options.stores.front().settings.push_back({"options.connectionString", "x", "test"});
   status.clear();
-  EXPECT_EQ(registry.open_range(lease::RangeStoreContext{options, nullptr, nullptr}, status),
+  EXPECT_EQ(registry.open_range(RangeStoreContext{options, nullptr, nullptr}, status),
             nullptr);
   EXPECT_STATUS(status, errc::config_unknown_key);
 }
@@ -559,7 +559,7 @@ TEST_F(ZkRangeTest, AChrootWithoutTheStoreIsRefusedUntilInitMakesIt) {
   EXPECT_FALSE(raw.get(chroot + "/cosid", data, stat, rc));
   EXPECT_EQ(rc, ZNONODE) << "a refused open created the store";
 
-  lease::StoreRegistry registry;
+  StoreRegistry registry;
   ASSERT_TRUE(lease::add_zookeeper_store(registry, status)) << status.message();
   Options init_options;
   init_options.store_type = "zookeeper";
@@ -569,8 +569,8 @@ TEST_F(ZkRangeTest, AChrootWithoutTheStoreIsRefusedUntilInitMakesIt) {
   config.settings = {{"options.connectString", options.connect_string, "test"}};
   init_options.stores.push_back(config);
   SystemClock clock;
-  lease::StoreInitReport report;
-  ASSERT_TRUE(registry.init(lease::StoreContext{init_options, clock}, report, status))
+  StoreInitReport report;
+  ASSERT_TRUE(registry.init(StoreContext{init_options, clock}, report, status))
       << status.message();
   EXPECT_EQ(report.store, "ZooKeeper store " + options.connect_string);
   EXPECT_EQ(report.created,
@@ -581,7 +581,7 @@ TEST_F(ZkRangeTest, AChrootWithoutTheStoreIsRefusedUntilInitMakesIt) {
   auto store = ZooKeeperRangeStore::open(options, status);
   ASSERT_NE(store, nullptr) << status.message();
   EXPECT_EQ(claim(*store, request_for(key_, 10)).first, 1);
-  ASSERT_TRUE(registry.init(lease::StoreContext{init_options, clock}, report, status))
+  ASSERT_TRUE(registry.init(StoreContext{init_options, clock}, report, status))
       << status.message();
   EXPECT_TRUE(report.created.empty());
   EXPECT_EQ(claim(*store, request_for(key_, 10)).first, 11);  // the key's record stayed

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "cosid/lease/zookeeper_store.h"
+#include "cosid/zookeeper/lease_store.h"
 
 namespace cosid::testing {
 

@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "cosid/clock.h"
-#include "cosid/lease/zookeeper_store.h"
+#include "cosid/zookeeper/lease_store.h"
 #include "zk_raw_client.h"
 #include "zk_server.h"
 #include "zk_store_init.h"

@@ -9,8 +9,8 @@
 
 #include <string>
 
-#include "segment_cli_runs.h"
-#include "temp_dir.h"
+#include "support/segment_cli_runs.h"
+#include "support/temp_dir.h"
 #include "zk_server.h"
 
 namespace {

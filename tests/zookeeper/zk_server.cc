@@ -20,8 +20,8 @@
 #include <thread>
 #include <utility>
 
-#include "fail.h"
-#include "test_util.h"
+#include "base/fail.h"
+#include "support/test_util.h"
 
 extern char** environ;
 

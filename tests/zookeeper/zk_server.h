@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "cosid/error.h"
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace cosid::testing {
 

@@ -18,7 +18,7 @@
 #include <memory>
 #include <string>
 
-#include "test_util.h"
+#include "support/test_util.h"
 
 namespace cosid::testing {
 namespace {

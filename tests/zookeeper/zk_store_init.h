@@ -10,7 +10,7 @@
 #include <chrono>
 #include <string>
 
-#include "cosid/lease/zookeeper_store.h"
+#include "cosid/zookeeper/lease_store.h"
 
 namespace cosid::testing {
 
@@ -22,7 +22,7 @@ inline bool make_zk_store(const std::string& connect_string, std::string& why) {
   lease::ZooKeeperStoreOptions options;
   options.connect_string = connect_string;
   options.timeout = std::chrono::milliseconds(10000);  // a loaded machine's first session
-  lease::StoreInitReport report;
+  StoreInitReport report;
   Status status;
   if (lease::init_zookeeper_store(options, report, status)) return true;
   why = "cannot create the ZooKeeper store on " + connect_string + ": " + status.message();

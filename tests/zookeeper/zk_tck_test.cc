@@ -12,7 +12,7 @@
 #include <string>
 
 #include "cosid/lease/conformance.h"
-#include "cosid/lease/zookeeper_store.h"
+#include "cosid/zookeeper/lease_store.h"
 #include "zk_server.h"
 #include "zk_store_init.h"
 

@@ -57,7 +57,6 @@
 #ifndef COSID_LEASE_STORE_H_
 #define COSID_LEASE_STORE_H_
 
-#include <array>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -65,28 +64,13 @@
 
 #include "cosid/error.h"
 #include "cosid/export.h"
+#include "cosid/store/incarnation.h"
 
 namespace cosid {
 namespace lease {
 
-// A 128-bit incarnation, new for every runtime start.
-struct COSID_EXPORT Incarnation {
-  std::array<std::uint8_t, 16> bytes{};
-
-  // A random version-4 UUID from the kernel's random source (getrandom, else /dev/urandom).
-  // Fails with store_unavailable only if no random source can be read.
-  [[nodiscard]] static bool random(Incarnation& out, Status& status);
-  // "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", lower case.
-  std::string to_string() const;
-  // The inverse of to_string(); false for anything else.
-  [[nodiscard]] static bool parse(const std::string& text, Incarnation& out) noexcept;
-
-  bool is_nil() const noexcept;
-  friend bool operator==(const Incarnation& a, const Incarnation& b) noexcept {
-    return a.bytes == b.bytes;
-  }
-  friend bool operator!=(const Incarnation& a, const Incarnation& b) noexcept { return !(a == b); }
-};
+// The incarnation of the runtime that holds a lease (cosid/store/incarnation.h).
+using Incarnation = ::cosid::Incarnation;
 
 // Who holds a lease: a logical key (configured, else "host:pid") and the incarnation of the
 // runtime that holds it.

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "cosid/lease/slot_choice.h"
-#include "harness.h"
+#include "lease/tck/harness.h"
 
 namespace cosid {
 namespace lease {

@@ -11,7 +11,7 @@
 #include "cosid/generator.h"
 #include "cosid/layout.h"
 #include "cosid/lease/slot_choice.h"
-#include "harness.h"
+#include "lease/tck/harness.h"
 
 namespace cosid {
 namespace lease {

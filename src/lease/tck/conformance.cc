@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cosid/lease/conformance.h"
 
-#include "harness.h"
+#include "lease/tck/harness.h"
 
 namespace cosid {
 namespace lease {

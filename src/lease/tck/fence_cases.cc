@@ -2,7 +2,7 @@
 // The fence row of lease/store.h: after fence(slot, TIME), no later holder of the slot issues a
 // timestamp at or below TIME, nor at or below any ceiling a holder was given before.
 #include "cosid/lease/store_rules.h"
-#include "harness.h"
+#include "lease/tck/harness.h"
 
 namespace cosid {
 namespace lease {

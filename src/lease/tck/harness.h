@@ -15,7 +15,7 @@
 #include "cosid/error.h"
 #include "cosid/lease/conformance.h"
 #include "cosid/lease/store.h"
-#include "kit_support.h"
+#include "store/tck/kit_support.h"
 
 namespace cosid {
 namespace lease {

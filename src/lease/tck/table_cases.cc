@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The store-side table of lease/store.h, row by row, with the argument checks and the terms.
 #include "cosid/lease/store_rules.h"
-#include "harness.h"
+#include "lease/tck/harness.h"
 
 namespace cosid {
 namespace lease {

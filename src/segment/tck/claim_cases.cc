@@ -4,7 +4,7 @@
 #include <random>
 #include <set>
 
-#include "harness.h"
+#include "segment/tck/harness.h"
 
 namespace cosid {
 namespace segment {

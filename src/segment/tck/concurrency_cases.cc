@@ -8,7 +8,7 @@
 #include <set>
 #include <thread>
 
-#include "harness.h"
+#include "segment/tck/harness.h"
 
 namespace cosid {
 namespace segment {

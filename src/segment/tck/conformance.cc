@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <random>
 
-#include "harness.h"
+#include "segment/tck/harness.h"
 
 namespace cosid {
 namespace segment {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The give_back and seal rows of segment/range_store.h, and a record recreated behind the store.
-#include "harness.h"
+#include "segment/tck/harness.h"
 
 namespace cosid {
 namespace segment {

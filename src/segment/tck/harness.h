@@ -13,7 +13,7 @@
 #include "cosid/error.h"
 #include "cosid/segment/conformance.h"
 #include "cosid/segment/range_store.h"
-#include "kit_support.h"
+#include "store/tck/kit_support.h"
 
 namespace cosid {
 namespace segment {

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: Apache-2.0
+# The folders of src/ are layers, and a folder includes only the folders its row of the table in
+# src/README.md names ("may include"); a public header counts as the folder its row lists it
+# under (a header in include/cosid/NAME/ is folder NAME/'s). So the table is the rule, and this
+# check holds the code to it: a lower folder that includes a higher one, or lease/ and segment/
+# that include each other, fail the test with the file, the include and the rule.
+# Run by ctest: cmake -DROOT=<source dir> -P tests/layers.cmake
+cmake_policy(VERSION 3.16)
+if(NOT ROOT)
+  message(FATAL_ERROR "layers.cmake: pass -DROOT=<the source directory>")
+endif()
+
+# The table: rows "| `FOLDER/` | may include | public headers | what it is |"; `./` is src/ itself.
+file(STRINGS "${ROOT}/src/README.md" _rows REGEX "^\\| `(\\./|[a-z]+/)` \\|")
+set(_folders "")
+foreach(_row IN LISTS _rows)
+  string(REGEX MATCH "^\\| `(\\./|[a-z]+/)` \\|([^|]*)\\|([^|]*)\\|" _ "${_row}")
+  set(_folder "${CMAKE_MATCH_1}")
+  set(_may "${CMAKE_MATCH_2}")
+  set(_headers "${CMAKE_MATCH_3}")
+  list(APPEND _folders "${_folder}")
+  string(REGEX MATCHALL "`(\\./|[a-z]+/)`" _allowed "${_may}")
+  string(REPLACE "`" "" _allowed "${_allowed}")
+  set(_may_${_folder} "${_folder};${_allowed}")
+  string(REGEX MATCHALL "`cosid/[a-z_]+\\.h`" _owned "${_headers}")
+  foreach(_header IN LISTS _owned)
+    string(REPLACE "`" "" _header "${_header}")
+    set(_public_${_header} "${_folder}")
+  endforeach()
+endforeach()
+if(NOT _folders)
+  message(FATAL_ERROR "layers.cmake: src/README.md has no table of folders")
+endif()
+
+# The folder a file of src/ or include/ belongs to.
+function(folder_of path out)
+  if(path MATCHES "^src/([a-z_]+)/")
+    set(${out} "${CMAKE_MATCH_1}/" PARENT_SCOPE)
+  elseif(path MATCHES "^src/")
+    set(${out} "./" PARENT_SCOPE)
+  elseif(path MATCHES "^include/cosid/([a-z_]+)/")
+    set(${out} "${CMAKE_MATCH_1}/" PARENT_SCOPE)
+  elseif(path MATCHES "^include/(cosid/[a-z_]+\\.h)$")
+    set(${out} "${_public_${CMAKE_MATCH_1}}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+file(GLOB_RECURSE _files LIST_DIRECTORIES false RELATIVE "${ROOT}"
+     "${ROOT}/src/*.h" "${ROOT}/src/*.cc" "${ROOT}/include/*.h")
+set(_broken "")
+foreach(_file IN LISTS _files)
+  folder_of("${_file}" _from)
+  if(NOT _from)
+    string(APPEND _broken "\n  ${_file}: a public header that no row of src/README.md lists")
+    continue()
+  endif()
+  if(NOT DEFINED _may_${_from})
+    string(APPEND _broken "\n  ${_file}: folder ${_from} has no row in src/README.md")
+    continue()
+  endif()
+  file(STRINGS "${ROOT}/${_file}" _head LIMIT_COUNT 2)
+  if(_head MATCHES "Forwarding header")
+    continue()  # a moved header's old name, kept for one minor version (CHANGES.md)
+  endif()
+  file(STRINGS "${ROOT}/${_file}" _includes REGEX "^#include \"")
+  foreach(_include IN LISTS _includes)
+    string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" _target "${_include}")
+    if(EXISTS "${ROOT}/include/${_target}")
+      folder_of("include/${_target}" _to)
+    elseif(EXISTS "${ROOT}/src/${_target}")
+      folder_of("src/${_target}" _to)
+    else()
+      string(APPEND _broken "\n  ${_file}: includes \"${_target}\", which is neither under "
+                            "include/ nor src/ (include a file by its path from there)")
+      continue()
+    endif()
+    if(NOT _to IN_LIST _may_${_from})
+      string(REPLACE ";" ", " _rule "${_may_${_from}}")
+      string(APPEND _broken "\n  ${_file} (${_from}) includes \"${_target}\" (${_to}); "
+                            "${_from} may include only ${_rule}")
+    endif()
+  endforeach()
+endforeach()
+if(_broken)
+  message(FATAL_ERROR "includes that break the layers of src/README.md:${_broken}\nMove the "
+                      "code to the folder its includes allow, or change the rule in the table "
+                      "if the design changed.")
+endif()
+list(LENGTH _files _count)
+message(STATUS "the includes of ${_count} files keep the layers of src/README.md")
