@@ -7,10 +7,13 @@
 // Besides "it links", it checks what a shared build can get wrong: the library calls back into a
 // class the program defines (EventListener), and a cosid::Error thrown inside the library is
 // caught here by its type with its code (typeinfo and error category shared across the boundary).
+//
+// It also includes a header that moved in 0.7 by its old name, as a program written for 0.6 does.
 #include <cosid/codec.h>
 #include <cosid/error.h>
 #include <cosid/generator.h>
 #include <cosid/layout.h>
+#include <cosid/lease/store_registry.h>  // a 0.6 name, forwarding in 0.7 (CHANGES.md)
 #include <cosid/runtime.h>
 #include <cosid/version.h>
 #include <stdlib.h>
@@ -102,6 +105,10 @@ int main() {
   const std::uint64_t last_of_second_run = issue_two(state_file, 7, listener);
   check(last_of_second_run > last_of_first_run, "a restart issues ids after the first run's");
   check(listener.created == 1, "the restart reuses the state file");
+
+  // A program written for 0.6 still builds: the old header and the old names of the registry.
+  cosid::lease::StoreRegistry registry;
+  check(registry.contains("file"), "the registry under its 0.6 name knows the file store");
 
   unlink(state_file.c_str());
   rmdir(dir);

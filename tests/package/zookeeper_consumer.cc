@@ -19,14 +19,14 @@ int main() {
   cosid::Status status;
 
   // No store instance: every key keeps its default.
-  StoreSettings settings(nullptr);
+  cosid::StoreSettings settings(nullptr);
   lease::ZooKeeperStoreOptions options;
   check(lease::parse_zookeeper_options(settings, options, status) && status.ok(),
         "parse_zookeeper_options accepts no keys");
   check(options.connect_string == "localhost:2181", "the default connect string");
   check(options.timeout == std::chrono::milliseconds(3000), "the default timeout");
 
-  StoreRegistry registry;
+  cosid::StoreRegistry registry;
   check(lease::add_zookeeper_store(registry, status) && status.ok(), "add_zookeeper_store");
   check(registry.contains("zookeeper"), "the registry knows \"zookeeper\"");
 
