@@ -69,7 +69,7 @@ enum class errc {
   // Store-backed leases (lease/store.h).
   lease_exhausted,       // every slot of the namespace is held by a live lease
   lease_lost,            // the lease is gone: expired and taken, or its fence/incarnation differ
-  lease_terms_mismatch,  // the namespace records another slot limit or tolerance (src/lease/PROTOCOL.md, D20)
+  lease_terms_mismatch,  // the namespace records another slot limit or tolerance (PROTOCOL.md)
   store_unavailable,     // a lease or range store could not be read or changed (I/O, timeout)
   store_corrupt,         // the store holds data cosid cannot read
   unknown_store_type,    // no store is registered under the configured type name

@@ -18,7 +18,7 @@
 // gone (errc::lease_lost) invalidates the binding, so every generator over it fails with
 // errc::slot_lost, and leases a slot anew: a new Binding, whose floor is at least the old
 // binding's ceiling (so a runtime's ids keep growing across the change), retried with back-off
-// until it succeeds. There is no mode that keeps issuing after a loss (rule P1 of
+// until it succeeds. There is no mode that keeps issuing after a loss (the fail-stop rule of
 // src/lease/PROTOCOL.md). Old bindings are kept for the keeper's life, so a generator made over one
 // stays safe to call.
 //

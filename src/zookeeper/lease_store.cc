@@ -47,7 +47,8 @@ class ZooKeeperLeaseStore::Impl {
     return zk::run(options_, what, std::forward<F>(step), status);
   }
 
-  // The namespace's recorded terms, made on first use; refuses other terms (D20 of PROTOCOL.md).
+  // The namespace's recorded terms, made on first use; refuses other terms (the namespace-terms
+  // rule of PROTOCOL.md).
   Step ensure_namespace(const std::string& name_space, const NamespaceTerms& terms,
                         Deadline deadline, Status& status) {
     {

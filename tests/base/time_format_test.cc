@@ -84,7 +84,7 @@ TEST(TimeFormat, GapsReadAsTheirLargestUnits) {
   EXPECT_EQ(format_gap(10 * 86400000LL), "10 days");
   EXPECT_EQ(format_gap(10 * 86400000LL + 3600000), "10 days");
   EXPECT_EQ(format_gap(365 * 86400000LL + 10000), "365 days");
-  // A not-before years ahead (issue 16): whole days, never the milliseconds.
+  // A not-before years ahead: whole days, never the milliseconds.
   EXPECT_EQ(format_gap(412 * 86400000LL + 23 * 3600000LL + 59 * 60000 + 999), "412 days");
   EXPECT_EQ(format_gap(-412 * 86400000LL), "-412 days");
   EXPECT_EQ(format_gap(10000 * 86400000LL), "10000 days");

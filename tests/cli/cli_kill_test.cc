@@ -330,7 +330,7 @@ TEST(CliKill, SecondProcessOnTheSameStateFileIsRefused) {
   expect_after(rest, max_of(more, max_of(ids, 0)), "the first process, after SIGTERM");
 }
 
-// Slots leased from a file store (issue 6): real processes share one lease directory.
+// Slots leased from a file store: real processes share one lease directory.
 
 // `cosid next -n 0` leasing from the file store in `leases`, with a short ttl so that renewals
 // happen within the test and a killed holder's slot frees quickly.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The real `cosid` on the inputs a new user gets wrong (issue 16, item 6): each message names what
-// was given and what to give instead, with the exit status the README's table promises.
+// The real `cosid` on the inputs a new user gets wrong: each message names what was given and what
+// to give instead, with the exit status the README's table promises.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 

@@ -213,7 +213,7 @@ TEST(CliSegment, ExitStatuses) {
   EXPECT_EQ(help.out.front().rfind("Usage: cosid segment next KEY", 0), 0u) << help.out.front();
 }
 
-// The typo of issue 27: the same command with a store that does not exist exits 1 with what to
+// A mistyped store name: the same command with a store that does not exist exits 1 with what to
 // do, prints no id and creates nothing; with the store made by `cosid store init` it issues.
 TEST(CliSegment, AMistypedStoreIsRefusedAndNothingIsCreated) {
   const TempDir dir("cli_segment");

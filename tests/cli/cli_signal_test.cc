@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The real `cosid next` and `cosid segment next` stopped by SIGTERM at each moment that once
-// killed them or held them (issue 27, item 2): the wait for the floor, a slow first sync, a lease
-// acquire that waits for a free slot, the wait for a state file another process holds, a segment
-// claim that waits for the store's lock, and a full pipe whose reader stopped reading. Each ends cleanly: a stream (-n 0) with status 0, a
-// batch (-n N) with 128 + SIGTERM and "stopped by SIGTERM after K of N ids"; nothing is left
-// held (no lease, no claimed range), and no id is issued at or below one issued before.
+// The real `cosid next` and `cosid segment next` stopped by SIGTERM at each moment that once killed
+// them or held them: the wait for the floor, a slow first sync, a lease acquire that waits for a
+// free slot, the wait for a state file another process holds, a segment claim that waits for the
+// store's lock, and a full pipe whose reader stopped reading. Each ends cleanly: a stream (-n 0)
+// with status 0, a batch (-n N) with 128 + SIGTERM and "stopped by SIGTERM after K of N ids";
+// nothing is left held (no lease, no claimed range), and no id is issued at or below one issued
+// before.
 //
 // The bounds only keep a hung child from hanging the test (cli_process.h's hang guard), except
 // where the promise under test is a bound: the claim's wait ends long before its lock timeout,

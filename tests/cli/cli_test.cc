@@ -1523,8 +1523,8 @@ TEST(CliManPage, RendersWithoutWarnings) {
   EXPECT_NE(local.out.find("cosid state check"), std::string::npos) << local.out;
 }
 
-// Lease stores on the command line (issue 6): config check shows the store keys and refuses an
-// unknown type, next issues on a leased slot and releases it, lease list shows the record.
+// Lease stores on the command line: config check shows the store keys and refuses an unknown type,
+// next issues on a leased slot and releases it, lease list shows the record.
 TEST(CliLeaseCommands, ConfigCheckShowsTheStoreAndRefusesAmbiguityAndUnknownTypes) {
   const RunResult store =
       run_cosid({"config", "check", "--store", "file:/tmp/leases", "--ttl", "5s"});
@@ -1678,7 +1678,7 @@ TEST(CliLeaseCommands, NextReleasesItsSlotAndLeaseListShowsIt) {
   (void)std::system(("rm -rf '" + leases + "'").c_str());
 }
 
-// The typo of issue 27: a lease store that does not exist is refused, by every command that opens
+// A mistyped store name: a lease store that does not exist is refused, by every command that opens
 // one, with what to do; no id is issued and nothing is created. `cosid store init` makes it, once.
 TEST(CliStoreInit, AMissingLeaseStoreIsRefusedUntilStoreInitMakesIt) {
   const std::string base = testing::TempDir() + "cli_store_" + std::to_string(getpid());

@@ -6,9 +6,9 @@
 //
 // The checks, over every id of a test: no id repeats, and every id of an incarnation is greater
 // than every id of the incarnations before it (same slot, so that is "its timestamp lies after the
-// previous holder's ceiling": rule P3 of src/lease/PROTOCOL.md, which a state file keeps across
-// restarts as src/window/DURABILITY.md, "Open", argues). Every restart must succeed, except where a test
-// sets the clock back by more than the start can wait, where it must fail with
+// previous holder's ceiling": the hand-off rule of src/lease/PROTOCOL.md, which a state file keeps
+// across restarts as src/window/DURABILITY.md, "Open", argues). Every restart must succeed, except
+// where a test sets the clock back by more than the start can wait, where it must fail with
 // errc::clock_behind_floor and issue nothing.
 //
 // Scenarios (each of the first three in both start modes, options.h StartMode:

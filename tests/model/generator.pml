@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The word protocol of cosid::Generator with the fetch_add fast path (issue 17 item 4: the
- * spec of that change, which replaces the CAS fast path), for SPIN.
+/* The word protocol of cosid::Generator with the fetch_add fast path (the spec of the change
+ * that replaced the CAS fast path), for SPIN.
  *
  * One generator, one slot, a millisecond layout with epoch 0 (so a tick is a millisecond and
  * start(t) = end(t) = t), first tick 1 (the floor is 0) and S sequences a tick. The word is the

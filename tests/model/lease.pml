@@ -28,12 +28,12 @@
  *   MUTANT_RELEASE_MINUS_ONE   release hands next_floor = last_issued - 1
  *   MUTANT_NO_CEILING_CHECK    the generator checks only floor < t, not t <= ceiling
  *   MUTANT_KEEP_ISSUING        a renewal that finds the lease gone extends the window locally
- *                              and keeps issuing (the switch rule P1 of src/lease/PROTOCOL.md
+ *                              and keeps issuing (the fail-stop rule of src/lease/PROTOCOL.md
  *                              refuses)
  *   MUTANT_RENEW_LOWERS        renew sets expires_at = now + ttl without max(): a store clock
  *                              jump back lowers the ceiling and next_floor
  *   MUTANT_TAKE_OVER_KEY       acquire by the same key with another incarnation takes over the
- *                              live lease instead of answering "taken" (rule P4 of
+ *                              live lease instead of answering "taken" (the no-take-over rule of
  *                              src/lease/PROTOCOL.md)
  */
 

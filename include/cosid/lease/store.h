@@ -34,8 +34,9 @@
 // "Choosing a slot".
 //
 // A namespace records its terms {slot limit, tolerance} when first used; every call that carries
-// other terms is refused with errc::lease_terms_mismatch (rule D20 of src/lease/PROTOCOL.md): two
-// runtimes that disagree on the tolerance would disagree on the ceilings.
+// other terms is refused with errc::lease_terms_mismatch (the namespace-terms rule of
+// src/lease/PROTOCOL.md): two runtimes that disagree on the tolerance would disagree on the
+// ceilings.
 //
 // Errors: lease_lost (renew/release whose fence or incarnation no longer match: the lease is
 // gone), lease_exhausted (never from acquire itself: a slot that is held gives `taken`),
