@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Fails if the library calls into libatomic: every atomic operation cosid uses must compile to the
 # target's own instructions (x86-64: lock cmpxchg; AArch64: LSE cas or ldaxr/stlxr, through
-# libgcc's outline-atomics helpers __aarch64_*; ARMv7: ldrexd/strexd). src/lock_free_check.cc
+# libgcc's outline-atomics helpers __aarch64_*; ARMv7: ldrexd/strexd). src/base/target_check.cc
 # refuses targets where std::atomic says otherwise; this checks the object code itself.
 #   cmake -DNM=<nm for the target> -DLIBRARY=<libcosid.a> -P no_libatomic_calls.cmake
 execute_process(COMMAND "${NM}" --undefined-only "${LIBRARY}" OUTPUT_VARIABLE undefined

@@ -150,8 +150,22 @@ std::string option_list() {
   return list;
 }
 
+// The first word of subcommands alone ("help state", "state --help"): the help of each of them;
+// empty when `word` starts no subcommand.
+std::string group_help(std::string_view word) {
+  std::string helps;
+  for (const Command* candidate : all_commands()) {
+    const std::string_view name = candidate->name;
+    if (name.substr(0, name.find(' ')) != word || name.find(' ') == name.npos) continue;
+    helps += (helps.empty() ? "" : "\n") + render_help(*candidate);
+  }
+  return helps;
+}
+
+bool is_help_flag(std::string_view arg) { return arg == "--help" || arg == "-h"; }
+
 int run_help(const std::vector<std::string_view>& topic) {
-  if (topic.empty() || topic.front() == "--help" || topic.front() == "-h") {
+  if (topic.empty() || is_help_flag(topic.front())) {
     return print_help(tool_help(), stdout, stderr);
   }
   if (topic.front() == "--man" || topic.front() == "--options") {
@@ -167,13 +181,7 @@ int run_help(const std::vector<std::string_view>& topic) {
   std::string error;
   const Command* command = find_command(topic, used, error);
   if (command == nullptr && topic.size() == 1) {
-    // The first word of subcommands alone ("help state"): the help of each of them.
-    std::string helps;
-    for (const Command* candidate : all_commands()) {
-      const std::string_view name = candidate->name;
-      if (name.substr(0, name.find(' ')) != topic.front() || name.find(' ') == name.npos) continue;
-      helps += (helps.empty() ? "" : "\n") + render_help(*candidate);
-    }
+    const std::string helps = group_help(topic.front());
     if (!helps.empty()) return print_help(helps, stdout, stderr);
   }
   if (command == nullptr) return usage_error(stderr, "", "help: " + error);
@@ -187,7 +195,7 @@ int run_tool(const std::vector<std::string_view>& args) {
   if (args.empty()) return usage_error(stderr, "", "no command given");
   const std::string_view first = args.front();
   const std::vector<std::string_view> rest(args.begin() + 1, args.end());
-  if (first == "--help" || first == "-h") return print_help(tool_help(), stdout, stderr);
+  if (is_help_flag(first)) return print_help(tool_help(), stdout, stderr);
   if (first == "help") return run_help(rest);
   if (first == "--version") {
     if (!rest.empty()) {
@@ -204,6 +212,10 @@ int run_tool(const std::vector<std::string_view>& args) {
   std::size_t used = 0;
   std::string error;
   const Command* command = find_command(args, used, error);
+  if (command == nullptr && args.size() == 2 && is_help_flag(args[1])) {
+    const std::string helps = group_help(first);
+    if (!helps.empty()) return print_help(helps, stdout, stderr);
+  }
   if (command == nullptr) return usage_error(stderr, "", error);
   const std::vector<std::string_view> command_args(args.begin() + static_cast<std::ptrdiff_t>(used),
                                                    args.end());

@@ -367,6 +367,36 @@ TEST(CliHelp, EveryHelpExitsZeroAndNamesEveryOption) {
   }
 }
 
+// A command group's first word with --help ("cosid state --help") prints the help of each of its
+// subcommands and exits 0, as `cosid help state` does; it is not a usage error.
+TEST(CliHelp, GroupHelpListsEachSubcommand) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> groups = {
+      {"state", {"show", "init", "repair", "check"}},
+      {"config", {"check"}},
+      {"lease", {"list", "check", "fence"}},
+      {"segment", {"next", "show"}},
+      {"store", {"init"}},
+  };
+  for (const auto& [group, subcommands] : groups) {
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {group, "--help"}, {group, "-h"}, {"help", group}}) {
+      SCOPED_TRACE(testing::PrintToString(args));
+      const RunResult result = run_cosid(args);
+      EXPECT_EQ(result.exit_code, 0);
+      EXPECT_EQ(result.err, "");
+      EXPECT_EQ(result.out.rfind("Usage: cosid " + group + " " + subcommands.front(), 0), 0u)
+          << result.out;
+      for (const std::string& subcommand : subcommands) {
+        const std::string usage = "Usage: cosid " + group + " " + subcommand;
+        EXPECT_NE(result.out.find(usage), std::string::npos) << usage << " in\n" << result.out;
+      }
+    }
+  }
+  // Anything else after the group's word is still a usage error.
+  EXPECT_EQ(run_cosid({"state", "--bogus"}).exit_code, 2);
+  EXPECT_EQ(run_cosid({"state", "--help", "x"}).exit_code, 2);
+}
+
 TEST(CliHelp, Version) {
   const RunResult result = run_cosid({"--version"});
   EXPECT_EQ(result.exit_code, 0);
