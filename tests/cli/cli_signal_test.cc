@@ -10,6 +10,7 @@
 // The bounds only keep a hung child from hanging the test (cli_process.h's hang guard), except
 // where the promise under test is a bound: the claim's wait ends long before its lock timeout,
 // and a blocked stream ends well within the generous kStopBound of SIGTERM.
+#include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -57,6 +59,24 @@ bool await(const std::function<bool()>& ready) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return true;
+}
+
+// Whether process `pid` has the file at `path` open (one of its /proc/PID/fd links names it).
+bool has_open(pid_t pid, const std::string& path) {
+  char real[PATH_MAX];
+  if (realpath(path.c_str(), real) == nullptr) return false;
+  const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
+  DIR* dir = opendir(fds.c_str());
+  if (dir == nullptr) return false;
+  bool found = false;
+  while (const dirent* entry = readdir(dir)) {
+    char target[4096];
+    const std::string link = fds + "/" + entry->d_name;
+    const ssize_t size = readlink(link.c_str(), target, sizeof target - 1);
+    if (size > 0 && std::string(target, static_cast<std::size_t>(size)) == real) found = true;
+  }
+  closedir(dir);
+  return found;
 }
 
 std::int64_t now_ms() {
@@ -227,8 +247,11 @@ TEST(CliSignal, SigtermWhileWaitingForTheStateFilesLockEndsTheWait) {
   std::vector<std::string> args = next_args(state, 26, "0");
   args.insert(args.end(), {"--lock-wait", "30s"});
   Cli waiting(dir, args);
-  // No event tells when the start waits for the lock; it does from its start until the lock goes.
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // No event tells when the start waits for the lock. It has the state file open from its first
+  // try on, and by then its stop handlers are in place; a slow start (qemu, a loaded machine)
+  // would otherwise take SIGTERM before them and die of it.
+  ASSERT_TRUE(await([&] { return has_open(waiting.pid(), state); })) << waiting.err();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   std::vector<std::string> lines;
   EXPECT_EQ(terminate(waiting, &lines), 0) << waiting.err();
   EXPECT_TRUE(lines.empty());
