@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The table of config keys (src/config/config_keys.h) against what is derived from it and against
-// README.md's configuration table, which is written by hand and must say the same: every key with
-// its flag, its variable, its default and its one line, and no key the table does not have.
+// the configuration reference's table (src/config/README.md), which is written by hand and must say
+// the same: every key with its flag, its variable, its default and its one line, and no key the
+// table does not have.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -21,7 +22,7 @@ namespace {
 using detail::ConfigKey;
 using detail::kConfigKeyRows;
 
-// One row of README.md's table: key | flag | variable | default | one line, backticks removed.
+// One row of the reference's table: key | flag | variable | default | one line, backticks removed.
 struct ReadmeRow {
   std::string flag;
   std::string variable;
@@ -38,14 +39,14 @@ std::string unquote(std::string cell) {
   return cell;
 }
 
-// The rows of the table under "## Configuration reference", by key.
+// The rows of the reference's first table (the one before its first "## " section), by key.
 std::map<std::string, ReadmeRow> readme_rows() {
-  std::ifstream in(COSID_README);
-  EXPECT_TRUE(in) << COSID_README;
+  std::ifstream in(COSID_CONFIG_REFERENCE);
+  EXPECT_TRUE(in) << COSID_CONFIG_REFERENCE;
   std::map<std::string, ReadmeRow> rows;
-  bool in_section = false;
+  bool in_section = true;
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("## ", 0) == 0) in_section = line == "## Configuration reference";
+    if (line.rfind("## ", 0) == 0) in_section = false;
     if (!in_section || line.rfind("| `cosid.", 0) != 0) continue;
     std::vector<std::string> cells;
     std::stringstream stream(line.substr(1));
@@ -67,7 +68,7 @@ std::string flag_text(const ConfigKey& row) {
   return text;
 }
 
-// The README line a row asks for, printed when it is missing or differs.
+// The reference's line a row asks for, printed when it is missing or differs.
 std::string expected_line(const ConfigKey& row) {
   const std::string flag = flag_text(row);
   const auto code = [](const std::string& text) { return text.empty() ? "" : "`" + text + "`"; };
@@ -82,7 +83,7 @@ TEST(ConfigTable, ReadmeListsEveryKeyWithItsFlagVariableAndDefault) {
     SCOPED_TRACE(expected_line(row));
     const auto it = readme.find(row.key);
     if (it == readme.end()) {
-      ADD_FAILURE() << "README.md's configuration table lacks " << row.key;
+      ADD_FAILURE() << "src/config/README.md's table lacks " << row.key;
       continue;
     }
     EXPECT_EQ(it->second.flag, flag_text(row));
@@ -92,7 +93,7 @@ TEST(ConfigTable, ReadmeListsEveryKeyWithItsFlagVariableAndDefault) {
   }
 }
 
-// The segment keys' table (a provider row's key with KEY), held to README.md the same way: a
+// The segment keys' table (a provider row's key with KEY), held to the reference the same way: a
 // flag is `cosid segment`'s, and no variable sets them.
 TEST(ConfigTable, ReadmeListsEverySegmentKeyWithItsFlagAndDefault) {
   const std::map<std::string, ReadmeRow> readme = readme_rows();
@@ -103,7 +104,7 @@ TEST(ConfigTable, ReadmeListsEverySegmentKeyWithItsFlagAndDefault) {
                  " | | `" + row.default_text + "` | " + row.summary + " |");
     const auto it = readme.find(row.key);
     if (it == readme.end()) {
-      ADD_FAILURE() << "README.md's configuration table lacks " << row.key;
+      ADD_FAILURE() << "src/config/README.md's table lacks " << row.key;
       continue;
     }
     EXPECT_EQ(it->second.flag, flag);
@@ -118,7 +119,7 @@ TEST(ConfigTable, ReadmeListsNoKeyTheTableLacks) {
     std::string_view provider;
     EXPECT_TRUE(detail::find_key(key) != detail::kKeyCount ||
                 detail::find_segment_key(key, provider) != detail::kSegmentKeyCount)
-        << "README.md lists " << key << ", which no row of src/config/config_keys.h has";
+        << "src/config/README.md lists " << key << ", which no row of src/config/config_keys.h has";
   }
 }
 
