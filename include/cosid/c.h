@@ -301,7 +301,7 @@ COSID_EXPORT int cosid_generator_next_batch(cosid_generator_t* generator, uint64
                                             size_t err_len) COSID_C_NOEXCEPT;
 
 /* ---- Segment ids: dense, increasing ids of one key from a range store (see
- * cosid/segment/generator.h and README.md, "Segment ids") */
+ * cosid/segment/generator.h and src/segment/SEGMENTS.md) */
 
 typedef struct cosid_segment_t cosid_segment_t;
 

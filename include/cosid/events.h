@@ -68,8 +68,8 @@ struct COSID_EXPORT Event {
 
 // Receives the runtime's events, on the thread that caused them (often the background thread).
 // Must not block for long, must not throw, and must not call back into the Runtime. A logger is
-// the usual listener: examples/logging/logging.cc logs every event with a level, and README.md
-// ("Observability") says what each event means. Counts of the same happenings, for a scrape
+// the usual listener: examples/logging/logging.cc logs every event with a level, and
+// src/METRICS.md says what each event means. Counts of the same happenings, for a scrape
 // rather than a log, come from Runtime::metrics().
 class COSID_EXPORT EventListener {
  public:

@@ -20,7 +20,7 @@
 // path and Setting::origin what the file wrote.
 //
 // The keys, with their flag, variable, default and rule, are listed by `cosid help --man`
-// (CONFIGURATION), in README.md's configuration table, and by `cosid config check` with their
+// (CONFIGURATION), in src/config/README.md's table, and by `cosid config check` with their
 // effective values. Values are parsed strictly; anything else is refused with errc::invalid_value
 // naming the key, the value, where it came from and the rule. A slot is never defaulted. A store
 // type (cosid.machine.distributor.type) other than static leases the slot at start from that

@@ -38,7 +38,8 @@ bool is_help_word(std::string_view arg) { return arg == "--help" || arg == "-h";
 OptionSpec help_option() { return {"help", 'h', nullptr, "print this help and exit"}; }
 
 ExitStatusDoc usage_exit_status() {
-  // A malformed value is one of a flag, a COSID_* variable or the config file (README.md).
+  // A malformed value is one of a flag, a COSID_* variable or the config file
+  // (src/config/README.md).
   return {kExitUsage,
           "usage error: an unknown command or option, an option given twice, a missing or "
           "malformed value"};

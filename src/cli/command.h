@@ -17,7 +17,7 @@
 namespace cosid {
 namespace cli {
 
-// The exit statuses of README.md ("The `cosid` command line"), shared by every command.
+// The exit statuses of src/cli/README.md, shared by every command.
 enum ExitStatus : int {
   kExitOk = 0,       // done
   kExitFailure = 1,  // a runtime error, reported as `cosid: WHAT: WHY. WHAT TO DO`

@@ -14,12 +14,13 @@
 //     the rows back as a config file (options_describe.cc);
 //   - the CLI's config and layout flags, their --help text, the manual page's ENVIRONMENT and
 //     CONFIGURATION sections (src/cli/);
-//   - tests/config/config_table_test.cc holds README.md's configuration table against the rows.
+//   - tests/config/config_table_test.cc holds src/config/README.md's table against the rows.
 //
-// Adding a key is adding its row, its Options field and its line in README.md's table; a check
-// beyond the parse is one function (check_* below). The keys the code treats by name (the slot,
-// its source, the distributor type, the layout) have no parser and are applied by code of their
-// own. The keys every lease store shares are rows of scope kStore under cosid.machine.distributor.
+// Adding a key is adding its row, its Options field and its line in src/config/README.md's table; a
+// check beyond the parse is one function (check_* below). The keys the code treats by name (the
+// slot, its source, the distributor type, the layout) have no parser and are applied by code of
+// their own. The keys every lease store shares are rows of scope kStore under
+// cosid.machine.distributor.
 //
 // The keys of a store instance (cosid.stores.NAME.*, options.h StoreConfig) are not rows: they
 // belong to the instance's store type, whose factory reads and checks them (StoreSettings). The
@@ -148,7 +149,7 @@ struct ConfigKey {
   std::int64_t max;
   Scope scope;
   KeyParser parser;
-  const char* summary;  // one line: --help, the README's table
+  const char* summary;  // one line: --help, src/config/README.md's table
   const char* wording;  // the full rule: the manual page
 };
 
@@ -303,13 +304,13 @@ inline constexpr Key kSequenceBits = key_of("cosid.layout.sequence-bits");
 
 // The keys of the cosid.segment block (segment/options.h): a table of their own, as they set no
 // field of Options. resolve_options() accepts them, checks their values and leaves them alone;
-// resolve_segment_options() reads them into segment::SegmentOptions (src/config/segment_options.cc). The
-// config file reader accepts them like the rows above and lists them in its messages, the manual
-// page and README.md's configuration table list them (tests/config/config_table_test.cc holds that). In a
-// provider row's key, KEY stands for a segment key (range_store.h: 1 to 200 bytes of
-// [A-Za-z0-9_.-]; a config file's block names take no '.', a flag's key may). No COSID_* variable
-// sets them; `cosid segment` sets the distributor with --store and a key's entry with --offset and
-// --step (the flag column).
+// resolve_segment_options() reads them into segment::SegmentOptions
+// (src/config/segment_options.cc). The config file reader accepts them like the rows above and
+// lists them in its messages, the manual page and src/config/README.md's table list them
+// (tests/config/config_table_test.cc holds that). In a provider row's key, KEY stands for a segment
+// key (range_store.h: 1 to 200 bytes of [A-Za-z0-9_.-]; a config file's block names take no '.', a
+// flag's key may). No COSID_* variable sets them; `cosid segment` sets the distributor with --store
+// and a key's entry with --offset and --step (the flag column).
 struct SegmentKeyRow {
   const char* key;         // "cosid.segment.share.step"
   const char* flag;        // "step" for `cosid segment next --step N`, or nullptr
@@ -318,7 +319,7 @@ struct SegmentKeyRow {
   ValueKind kind;    // kName, kPath or kWhole
   std::int64_t min;  // bytes of kName and kPath, the value of kWhole
   std::int64_t max;
-  const char* summary;  // one line: --help, the README's table
+  const char* summary;  // one line: --help, src/config/README.md's table
   const char* wording;  // the full rule: the manual page
 };
 

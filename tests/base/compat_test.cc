@@ -120,8 +120,8 @@ TEST(CompatTest, KnownIdInUtc) {
   EXPECT_EQ(std::string(buf, encode_radix62((std::uint64_t{1} << 63) - 1, buf)), "AzL8n0Y58m7");
 }
 
-// CosId without padStart writes radix62 unpadded; cosid reads the padded form only, as the README
-// says.
+// CosId without padStart writes radix62 unpadded; cosid reads the padded form only, as
+// src/base/IDS.md says.
 TEST(CompatTest, UnpaddedRadix62IsRefused) {
   Status status;
   EXPECT_EQ(decode_radix62("1z", status), 0u);

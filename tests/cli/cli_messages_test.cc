@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The real `cosid` on the inputs a new user gets wrong: each message names what was given and what
-// to give instead, with the exit status the README's table promises.
+// to give instead, with the exit status src/cli/README.md ("Exit status") promises.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 

@@ -30,7 +30,7 @@
 //
 // Operational precondition: if slot nodes are ever restored or rebuilt by hand, write them on a
 // server whose clock is not behind the original nodes' mtime, or wait one ttl plus tolerance after
-// the restore before starting any client (README.md, "Operations").
+// the restore before starting any client (src/zookeeper/OPERATIONS.md).
 //
 // Thread safety: every call may come from any thread. A store is not usable in a child forked from
 // the process that opened it (the client's threads are not forked), and such a child must not open
