@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The before/after figures of issue 17 in one sitting, as one compact table: run it on the code
+# The generator's before/after figures in one sitting, as one compact table: run it on the code
 # before a change and after it, on the same machine, one right after the other (see README.md
-# here, "issue17_figures.sh"). Timing only; nothing here is a test.
+# here, "generator_figures.sh"). Timing only; nothing here is a test.
 #
-#   tests/bench/issue17_figures.sh                  # from the source tree, after both builds:
+#   tests/bench/generator_figures.sh                  # from the source tree, after both builds:
 #   cmake --preset bench && cmake --build --preset bench
 #   cmake --preset release && cmake --build build/release -j2 --target alloc_test
 #
@@ -26,13 +26,13 @@ ALLOC_TEST=$RELEASE_DIR/tests/alloc_test
 
 for tool in "$COSID" "$COSID_BENCH" "$CLOCK_STEP_BENCH"; do
   if [ ! -x "$tool" ]; then
-    echo "issue17_figures: $tool is missing: build the bench preset first" \
+    echo "generator_figures: $tool is missing: build the bench preset first" \
       "(cmake --preset bench && cmake --build --preset bench)" >&2
     exit 2
   fi
 done
 if ! command -v jq >/dev/null 2>&1; then
-  echo "issue17_figures: needs jq (apt-get install jq)" >&2
+  echo "generator_figures: needs jq (apt-get install jq)" >&2
   exit 2
 fi
 
@@ -46,7 +46,7 @@ median() {
 # The values of stdin, one a line, joined by spaces.
 joined() { tr '\n' ' ' | sed 's/ $//'; }
 
-echo "# issue 17 figures: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), commit" \
+echo "# generator figures: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), commit" \
   "$(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo '+changes')," \
   "nproc $(nproc), load average $(cut -d' ' -f1-3 /proc/loadavg); medians of $REPS"
 
@@ -91,7 +91,7 @@ while [ "$rep" -le "$REPS" ]; do
     for loops in 0 "$BUSY_LOOPS"; do
       "$COSID" bench --threads "$threads" --seconds "$SECONDS_PER_RUN" --busy-loops "$loops" \
         >"$work/run.json" 2>"$work/run.err" || {
-        echo "issue17_figures: cosid bench --threads $threads --busy-loops $loops failed:" \
+        echo "generator_figures: cosid bench --threads $threads --busy-loops $loops failed:" \
           "$(cat "$work/run.err")" >&2
         echo '{"ratio":"failed","end_lead_ms":"-"}' >"$work/run.json"
       }
