@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a program that uses a static slot only links of the library: it opens a Runtime on a static
 // slot with a state file in a fresh temporary directory, issues one id, prints it in both text
-// forms and closes. tests/size/measure.sh links it and counts the library's bytes in it.
+// forms and closes, through Runtime::open_static(), which links no lease store. tests/size/measure.sh
+// links it and counts the library's bytes in it.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -21,7 +22,7 @@ int main() {
   options.slot = 7;
 
   cosid::Status status;
-  auto runtime = cosid::Runtime::open(options, {}, status);
+  auto runtime = cosid::Runtime::open_static(options, {}, status);
   cosid::Generator* ids = runtime ? runtime->generator("default", status) : nullptr;
   const std::uint64_t id = ids ? ids->next(status) : 0;
   bool ok = status.ok();
