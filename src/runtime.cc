@@ -282,8 +282,8 @@ class COSID_NO_EXPORT Runtime::Impl final {
     GeneratorOptions wanted = generator_options_;
     wanted.floor_reason =
         floor_.floor_reason(current->floor_ms(), current->slot(), generator_binding_);
-    // A start that borrowed (StartFloor::reach()) has its generator issue from the first tick past the
-    // floor while the clock is still behind it, instead of waiting for the clock.
+    // A start that borrowed (StartFloor::reach()) has its generator issue from the first tick past
+    // the floor while the clock is still behind it, instead of waiting for the clock.
     if (floor_.borrowed()) wanted.start_at_floor = true;
     std::unique_ptr<Generator> made =
         Generator::create(options_.layout, *current, clock_, wanted, status);

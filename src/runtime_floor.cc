@@ -34,11 +34,11 @@ bool StartFloor::reach(std::int64_t& floor, std::uint32_t slot, Status& status) 
 bool StartFloor::check_floor(std::int64_t floor, std::uint32_t slot, Status& status) {
   if (floor < options_.layout.end_ms() - 1) return true;
   return fail(status, make_error_code(errc::timestamp_overflow),
-                      "the floor " + std::to_string(floor) + " of slot " + std::to_string(slot) +
-                          " lies at or past the end of the layout (" +
-                          format_instant(options_.layout.end_ms()) +
-                          "): no id can be issued; check not-before and the state file's or "
-                          "the lease store's ceiling");
+              "the floor " + std::to_string(floor) + " of slot " + std::to_string(slot) +
+                  " lies at or past the end of the layout (" +
+                  format_instant(options_.layout.end_ms()) +
+                  "): no id can be issued; check not-before and the state file's or "
+                  "the lease store's ceiling");
 }
 
 // Where the first tick that lies wholly after `floor` begins: the first id may take it (for a
@@ -69,15 +69,13 @@ void StartFloor::borrow_floor(std::int64_t floor) {
   const std::int64_t now = clock_.now_ms();
   if (now >= usable_ms) return;  // nothing to borrow
   borrowed_ = true;  // start() runs before any generator() call: no other thread reads it yet
-  emit_event(
-      listener_,
-      Event{EventKind::kBorrowingAhead,
-            {},
-            "start borrow: " + short_of_floor(now, usable_ms, floor) +
-                "; issuing from it at once, ids ahead of the clock by at most " +
-                format_gap(usable_ms - now) + " (and max_drift, " +
-                format_gap(max_drift_.count()) + ", under a burst)",
-            floor});
+  emit_event(listener_, Event{EventKind::kBorrowingAhead,
+                              {},
+                              "start borrow: " + short_of_floor(now, usable_ms, floor) +
+                                  "; issuing from it at once, ids ahead of the clock by at most " +
+                                  format_gap(usable_ms - now) + " (and max_drift, " +
+                                  format_gap(max_drift_.count()) + ", under a burst)",
+                              floor});
 }
 
 bool StartFloor::wait_for_floor(std::int64_t floor, std::uint32_t slot, Status& status) {
@@ -89,7 +87,9 @@ bool StartFloor::wait_for_floor(std::int64_t floor, std::uint32_t slot, Status& 
   const std::int64_t wanted_ms = usable_ms - lent_ms();
   while (clock_.now_ms() < wanted_ms) {
     // Looked at every slice (1 ms) of the wait, which may last up to the start wait.
-    if (!start_goes_on(cancel_, "while waiting for the clock to pass the floor", status)) return false;
+    if (!start_goes_on(cancel_, "while waiting for the clock to pass the floor", status)) {
+      return false;
+    }
     const std::int64_t now = clock_.now_ms();
     const std::int64_t waited_ns = clock_.monotonic_ns() - start;
     // A clock running at its rate cannot close a gap larger than the wait left, so that is
@@ -99,9 +99,9 @@ bool StartFloor::wait_for_floor(std::int64_t floor, std::uint32_t slot, Status& 
       return fail(
           status, make_error_code(errc::clock_behind_floor),
           short_of_floor(now, usable_ms, floor) + " of slot " + std::to_string(slot) +
-              (reported ? " after waiting " + format_gap(waited_ns / 1000000)
-                        : ", more than the start wait of " +
-                              format_gap(options_.start_wait.count())) +
+              (reported
+                   ? " after waiting " + format_gap(waited_ns / 1000000)
+                   : ", more than the start wait of " + format_gap(options_.start_wait.count())) +
               ": " + floor_reason(floor, slot, nullptr) + ", so none can be issued before " +
               format_instant(wanted_ms) + "; " +
               (options_.uses_store()
@@ -111,11 +111,10 @@ bool StartFloor::wait_for_floor(std::int64_t floor, std::uint32_t slot, Status& 
               ", and check the clock if it should not be behind" + borrow_note(usable_ms - now));
     }
     if (!reported) {
-      emit_event(listener_,
-                         Event{EventKind::kWaitingForFloor,
-                               {},
-                               short_of_floor(now, usable_ms, floor) + "; waiting for it" +
-                                   borrow_note(usable_ms - now)});
+      emit_event(listener_, Event{EventKind::kWaitingForFloor,
+                                  {},
+                                  short_of_floor(now, usable_ms, floor) + "; waiting for it" +
+                                      borrow_note(usable_ms - now)});
       reported = true;
     }
     clock_.sleep_for(milliseconds(1));
@@ -126,7 +125,8 @@ bool StartFloor::wait_for_floor(std::int64_t floor, std::uint32_t slot, Status& 
 // Why ids up to `floor` of `slot` may exist, for the messages of a clock behind it: a previous
 // holder only where there was one. `lost`: the binding of this runtime's lease that was lost
 // before this one, if any (the keeper starts the next slot's floor at its ceiling).
-std::string StartFloor::floor_reason(std::int64_t floor, std::uint32_t slot, const Binding* lost) const {
+std::string StartFloor::floor_reason(std::int64_t floor, std::uint32_t slot,
+                                     const Binding* lost) const {
   const std::int64_t epoch = options_.layout.epoch_ms();
   if (floor <= std::max(options_.not_before_ms, epoch - 1)) {
     return "the floor is " + format_floor(floor, epoch) +
@@ -145,10 +145,10 @@ std::string StartFloor::floor_reason(std::int64_t floor, std::uint32_t slot, con
 }
 
 // "the clock NOW is GAP short of the first tick after the floor FLOOR": where the start stands.
-std::string StartFloor::short_of_floor(std::int64_t now, std::int64_t usable_ms, std::int64_t floor) {
-  return "the clock " + format_instant(now) + " is " +
-         format_gap(usable_ms - now) + " short of the first tick after the floor " +
-         format_instant(floor);
+std::string StartFloor::short_of_floor(std::int64_t now, std::int64_t usable_ms,
+                                       std::int64_t floor) {
+  return "the clock " + format_instant(now) + " is " + format_gap(usable_ms - now) +
+         " short of the first tick after the floor " + format_instant(floor);
 }
 
 // Why start borrow waits at all: the gap is larger than the ahead it lends. Empty in wait mode.

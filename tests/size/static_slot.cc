@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a program that uses a static slot only links of the library: it opens a Runtime on a static
-// slot with a state file in a fresh temporary directory, issues one id, prints it in both text
-// forms and closes, through Runtime::open_static(), which links no lease store. tests/size/measure.sh
-// links it and counts the library's bytes in it.
+// slot with a state file in a fresh temporary directory (through Runtime::open_static(), which
+// links no lease store), issues one id, prints it in both text forms and closes.
+// tests/size/measure.sh links it and counts the library's bytes in it.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
