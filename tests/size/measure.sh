@@ -19,7 +19,8 @@
 # g++-arm-linux-gnueabihf); the program is only linked there, not run.
 set -euo pipefail
 
-readonly ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+readonly ROOT
 ARCH=x86_64
 LIMIT=""
 BUILD_DIR=""
