@@ -3,22 +3,21 @@
 
 #include <algorithm>
 #include <atomic>
-#include <limits>
 #include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "base/cancel.h"
 #include "base/fail.h"
 #include "base/fork_guard.h"
+#include "base/parse_util.h"
+#include "config/options_check.h"
+#include "runtime_floor.h"
 #include "runtime_keeper.h"
-#include "base/time_format.h"
+#include "window/state_file_keeper.h"
 #include "window/window_keeper.h"
 
 namespace cosid {
-
-using std::chrono::milliseconds;
 
 namespace {
 
@@ -60,7 +59,32 @@ GeneratorOptions generator_options(const Options& options, GeneratorOptions gene
   return generator;
 }
 
+// open_static()'s check of the options: a static slot's, as validate_options() checks them and
+// with its messages, and no store (whose keeper open_static() does not link).
+bool validate_static_slot(const Options& options, Status& status) {
+  if (options.uses_store()) {
+    return detail::fail(status, make_error_code(errc::invalid_argument),
+                        "Runtime::open_static() opens a static slot, but Options::store_type is " +
+                            detail::quote(options.store_type) +
+                            ": open a slot leased from a store with Runtime::open()");
+  }
+  return detail::validate_static_options(options, status);
+}
+
 }  // namespace
+
+namespace detail {
+
+std::unique_ptr<WindowKeeper> open_state_file_keeper(const Options& options,
+                                                     const RuntimeEnvironment& environment,
+                                                     Clock& clock, FileSystem& fs,
+                                                     ForkGuard& fork_guard, KeeperLoop* loop,
+                                                     Status& /*status*/) {
+  return std::make_unique<StateFileKeeper>(options, clock, fs, environment.listener, fork_guard,
+                                           loop, environment.cancel);
+}
+
+}  // namespace detail
 
 // The Runtime: one keeper (the state file's or the lease store's, window_keeper.h), the generator
 // over the keeper's binding, and one background loop that drives the keeper.
@@ -81,24 +105,18 @@ class COSID_NO_EXPORT Runtime::Impl final {
     retired_.clear();
   }
 
-  bool start(Status& status) {
-    if (!validate_options(options_, status)) return false;
+  // `how`: the check of the options and the keeper this start may open (runtime_keeper.h).
+  bool start(const detail::RuntimeStart& how, Status& status) {
+    if (!how.validate(options_, status)) return false;
     if (!options_.layout.validate_at(clock_.now_ms(), status)) return false;
     if (!go_on("before anything was opened", status)) return false;
     detail::KeeperLoop* loop = environment_.background_thread ? &loop_ : nullptr;
-    keeper_ = detail::open_runtime_keeper(options_, environment_, clock_, fs_, fork_guard_, loop,
-                                          status);
+    keeper_ = how.open_keeper(options_, environment_, clock_, fs_, fork_guard_, loop, status);
     if (!keeper_) return false;
     if (options_.uses_store() && !go_on("once the lease store was opened", status)) return false;
     const detail::FloorWait wait = [this](std::int64_t& floor, std::uint32_t slot,
                                           Status& failure) {
-      floor = std::max(floor, options_.layout.epoch_ms() - 1);
-      if (!go_on("before the wait for the floor", failure) || !check_floor(floor, slot, failure) ||
-          !wait_for_floor(floor, slot, failure)) {
-        return false;
-      }
-      borrow_floor(floor);
-      return true;
+      return floor_.reach(floor, slot, failure);
     };
     // On failure close() (from the destructor) records nothing that could roll a window back:
     // nothing was issued. A cancel after the start made its first window durable is undone the
@@ -262,10 +280,11 @@ class COSID_NO_EXPORT Runtime::Impl final {
       return generator_.get();
     }
     GeneratorOptions wanted = generator_options_;
-    wanted.floor_reason = floor_reason(current->floor_ms(), current->slot(), generator_binding_);
-    // A start that borrowed (borrow_floor()) has its generator issue from the first tick past the
-    // floor while the clock is still behind it, instead of waiting for the clock.
-    if (borrowed_) wanted.start_at_floor = true;
+    wanted.floor_reason =
+        floor_.floor_reason(current->floor_ms(), current->slot(), generator_binding_);
+    // A start that borrowed (StartFloor::reach()) has its generator issue from the first tick past
+    // the floor while the clock is still behind it, instead of waiting for the clock.
+    if (floor_.borrowed()) wanted.start_at_floor = true;
     std::unique_ptr<Generator> made =
         Generator::create(options_.layout, *current, clock_, wanted, status);
     if (!made) return nullptr;
@@ -295,141 +314,9 @@ class COSID_NO_EXPORT Runtime::Impl final {
     return true;
   }
 
-  // Fails with timestamp_overflow when no id can lie above `floor` in the layout.
-  bool check_floor(std::int64_t floor, std::uint32_t slot, Status& status) {
-    if (floor < options_.layout.end_ms() - 1) return true;
-    return detail::fail(status, make_error_code(errc::timestamp_overflow),
-                        "the floor " + std::to_string(floor) + " of slot " + std::to_string(slot) +
-                            " lies at or past the end of the layout (" +
-                            detail::format_instant(options_.layout.end_ms()) +
-                            "): no id can be issued; check not-before and the state file's or "
-                            "the lease store's ceiling");
-  }
-
-  // Where the first tick that lies wholly after `floor` begins: the first id may take it (for a
-  // second-unit layout that can be up to a second after the floor itself).
-  std::int64_t first_tick_start_ms(std::int64_t floor) const {
-    return options_.layout.tick_start_ms(options_.layout.tick_of(floor) + 1);
-  }
-
-  // How far ahead of the clock the start may issue: `ahead` in start mode borrow (options.h
-  // StartMode), else 0. A store's start never borrows (validate_options refuses it).
-  std::int64_t lent_ms() const {
-    return options_.start == StartMode::kBorrow && !options_.uses_store() ? options_.ahead.count()
-                                                                          : 0;
-  }
-
-  // Start mode borrow, after wait_for_floor() brought the clock within `ahead` of the first tick
-  // past the floor: when the clock is still short of that tick, the generator is to issue from it
-  // at once (borrowed_). The keeper then makes the first ceiling, max(floor, now) + ahead = floor +
-  // ahead, durable before any id (as always): ids' time leads the clock by at most the gap, at
-  // most ahead, under the durable ceiling, and every id lies past the floor, which bounds every id
-  // of the run before. A run that borrowed and crashed before the clock caught up leaves a
-  // ceiling up to 2 x ahead ahead of the clock; the restart then waits for the part beyond ahead
-  // (at most ahead, within the start wait of ahead + 1s) and borrows the rest, where a whole wait
-  // would not fit the start wait.
-  void borrow_floor(std::int64_t floor) {
-    if (lent_ms() == 0) return;
-    const std::int64_t usable_ms = first_tick_start_ms(floor);
-    const std::int64_t now = clock_.now_ms();
-    if (now >= usable_ms) return;  // nothing to borrow
-    borrowed_ = true;  // start() runs before any generator() call: no other thread reads it yet
-    detail::emit_event(
-        environment_.listener,
-        Event{EventKind::kBorrowingAhead,
-              {},
-              "start borrow: " + short_of_floor(now, usable_ms, floor) +
-                  "; issuing from it at once, ids ahead of the clock by at most " +
-                  detail::format_gap(usable_ms - now) + " (and max_drift, " +
-                  detail::format_gap(generator_options_.max_drift.count()) + ", under a burst)",
-              floor});
-  }
-
-  // The start's look at RuntimeEnvironment::cancel between its steps: fails with errc::cancelled
-  // once it is set. `when` says where the start stood; close() (from ~Impl) undoes the rest.
+  // The start's look at RuntimeEnvironment::cancel between its steps (runtime_floor.h).
   bool go_on(const char* when, Status& status) const {
-    if (!detail::cancel_requested(environment_.cancel)) return true;
-    return detail::start_cancelled(status, when,
-                                   "nothing was issued, and what the start held is given back (a "
-                                   "lease released, the state file closed)");
-  }
-
-  bool wait_for_floor(std::int64_t floor, std::uint32_t slot, Status& status) {
-    const std::int64_t start = clock_.monotonic_ns();
-    const std::int64_t bound_ns = detail::to_nanos(options_.start_wait);
-    bool reported = false;
-    const std::int64_t usable_ms = first_tick_start_ms(floor);
-    // In start mode borrow the clock need only come within `ahead` of it (borrow_floor()).
-    const std::int64_t wanted_ms = usable_ms - lent_ms();
-    while (clock_.now_ms() < wanted_ms) {
-      // Looked at every slice (1 ms) of the wait, which may last up to the start wait.
-      if (!go_on("while waiting for the clock to pass the floor", status)) return false;
-      const std::int64_t now = clock_.now_ms();
-      const std::int64_t waited_ns = clock_.monotonic_ns() - start;
-      // A clock running at its rate cannot close a gap larger than the wait left, so that is
-      // known at once: fail now rather than at the end of the wait.
-      const std::int64_t left_ms = (bound_ns - std::min(waited_ns, bound_ns)) / 1000000;
-      if (wanted_ms - now > left_ms) {
-        return detail::fail(
-            status, make_error_code(errc::clock_behind_floor),
-            short_of_floor(now, usable_ms, floor) + " of slot " + std::to_string(slot) +
-                (reported ? " after waiting " + detail::format_gap(waited_ns / 1000000)
-                          : ", more than the start wait of " +
-                                detail::format_gap(options_.start_wait.count())) +
-                ": " + floor_reason(floor, slot, nullptr) + ", so none can be issued before " +
-                detail::format_instant(wanted_ms) + "; " +
-                (options_.uses_store()
-                     ? std::string("wait until then and start again")
-                     : "use another slot (with its own state file), or wait until then and "
-                       "start again") +
-                ", and check the clock if it should not be behind" + borrow_note(usable_ms - now));
-      }
-      if (!reported) {
-        detail::emit_event(environment_.listener,
-                           Event{EventKind::kWaitingForFloor,
-                                 {},
-                                 short_of_floor(now, usable_ms, floor) + "; waiting for it" +
-                                     borrow_note(usable_ms - now)});
-        reported = true;
-      }
-      clock_.sleep_for(milliseconds(1));
-    }
-    return true;
-  }
-
-  // Why ids up to `floor` of `slot` may exist, for the messages of a clock behind it: a previous
-  // holder only where there was one. `lost`: the binding of this runtime's lease that was lost
-  // before this one, if any (the keeper starts the next slot's floor at its ceiling).
-  std::string floor_reason(std::int64_t floor, std::uint32_t slot, const Binding* lost) const {
-    const std::int64_t epoch = options_.layout.epoch_ms();
-    if (floor <= std::max(options_.not_before_ms, epoch - 1)) {
-      return "the floor is " + detail::format_floor(floor, epoch) +
-             ", set by configuration, not by a previous holder: no id may lie at or before it";
-    }
-    const std::string slot_text = "slot " + std::to_string(slot);
-    if (!options_.uses_store()) {
-      return "the state file " + options_.state_file + " records that a previous run on " +
-             slot_text + " may have issued ids up to the floor";
-    }
-    if (lost != nullptr && floor == lost->ceiling_ms()) {
-      return "this process may have issued ids up to the floor on slot " +
-             std::to_string(lost->slot()) + ", whose lease was lost";
-    }
-    return "a previous holder of " + slot_text + " may have issued ids up to the floor";
-  }
-
-  // "the clock NOW is GAP short of the first tick after the floor FLOOR": where the start stands.
-  static std::string short_of_floor(std::int64_t now, std::int64_t usable_ms, std::int64_t floor) {
-    return "the clock " + detail::format_instant(now) + " is " +
-           detail::format_gap(usable_ms - now) + " short of the first tick after the floor " +
-           detail::format_instant(floor);
-  }
-
-  // Why start borrow waits at all: the gap is larger than the ahead it lends. Empty in wait mode.
-  std::string borrow_note(std::int64_t gap_ms) const {
-    if (lent_ms() == 0) return std::string();
-    return " (start borrow lends at most ahead, " + detail::format_gap(lent_ms()) + ", of the " +
-           detail::format_gap(gap_ms) + ": it waits for the rest)";
+    return detail::start_goes_on(environment_.cancel, when, status);
   }
 
   const Options options_;
@@ -439,8 +326,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
   Clock& clock_;
   FileSystem& fs_;
   detail::ForkGuard fork_guard_;
-  // Set by start() when start borrow applied (borrow_floor()); read by generator_locked() after.
-  bool borrowed_ = false;
+  detail::StartFloor floor_{options_, environment_, clock_, generator_options_.max_drift};
   // Declared before the keeper, which wakes it, and stopped by close() before the keeper closes.
   detail::KeeperLoop loop_;
   std::unique_ptr<detail::WindowKeeper> keeper_;
@@ -469,19 +355,29 @@ Runtime::~Runtime() {
   }
 }
 
-std::unique_ptr<Runtime> Runtime::open(const Options& options,
-                                       const RuntimeEnvironment& environment, Status& status) {
+std::unique_ptr<Runtime> Runtime::open_with(const detail::RuntimeStart& how,
+                                            const Options& options,
+                                            const RuntimeEnvironment& environment,
+                                            Status& status) {
   status.clear();  // every path below sets it only on failure
   auto impl = std::make_unique<Impl>(options, environment);
-  if (!impl->start(status)) return nullptr;
+  if (!impl->start(how, status)) return nullptr;
   return std::unique_ptr<Runtime>(new Runtime(std::move(impl)));
 }
 
+std::unique_ptr<Runtime> Runtime::open_static(const Options& options,
+                                              const RuntimeEnvironment& environment,
+                                              Status& status) {
+  static constexpr detail::RuntimeStart kStaticSlot{&validate_static_slot,
+                                                    &detail::open_state_file_keeper};
+  return open_with(kStaticSlot, options, environment, status);
+}
+
 #if COSID_HAS_EXCEPTIONS
-std::unique_ptr<Runtime> Runtime::open(const Options& options,
-                                       const RuntimeEnvironment& environment) {
+std::unique_ptr<Runtime> Runtime::open_static(const Options& options,
+                                              const RuntimeEnvironment& environment) {
   Status status;
-  auto runtime = open(options, environment, status);
+  auto runtime = open_static(options, environment, status);
   detail::throw_if_failed(status);
   return runtime;
 }

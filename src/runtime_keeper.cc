@@ -7,7 +7,6 @@
 #include "base/fail.h"
 #include "cosid/store_registry.h"
 #include "lease/keeper.h"
-#include "window/state_file_keeper.h"
 
 namespace cosid {
 namespace detail {
@@ -66,8 +65,7 @@ std::unique_ptr<WindowKeeper> open_runtime_keeper(const Options& options,
                                                   ForkGuard& fork_guard, KeeperLoop* loop,
                                                   Status& status) {
   if (options.uses_store()) return open_lease_keeper(options, environment, clock, loop, status);
-  return std::make_unique<StateFileKeeper>(options, clock, fs, environment.listener, fork_guard,
-                                           loop, environment.cancel);
+  return open_state_file_keeper(options, environment, clock, fs, fork_guard, loop, status);
 }
 
 }  // namespace detail

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cosid/store_registry.h"
@@ -404,6 +405,71 @@ TEST_F(RuntimeTest, EveryCallThatSucceedsLeavesAReusedStatusOk) {
   status_ = failed;
   EXPECT_TRUE(runtime->close(status_));
   EXPECT_OK(status_);
+}
+
+// open_static() starts a static slot as open() does: the same first ceiling, slot and ids.
+TEST_F(RuntimeTest, OpenStaticStartsAStaticSlotAsOpenDoes) {
+  status_ = Status(errc::ceiling_reached, "from an earlier call");
+  auto runtime = Runtime::open_static(options_, environment_, status_);
+  ASSERT_TRUE(runtime) << status_.message();
+  EXPECT_OK(status_);
+  EXPECT_EQ(listener_.count(EventKind::kStateFileCreated), 1);
+  EXPECT_EQ(runtime->slot(), 3u);
+  EXPECT_EQ(runtime->ceiling_ms(), kNow + 100);
+  EXPECT_EQ(durable_ceiling(fs_), kNow + 100);
+  const auto ids = issue(*runtime, 3);
+  ASSERT_EQ(ids.size(), 3u) << status_.message();
+  for (const auto id : ids) EXPECT_EQ(layouts::kDefault.parse(id).slot, 3u);
+  EXPECT_TRUE(runtime->close(status_)) << status_.message();
+}
+
+// Every bad value of a static slot is refused by open_static() with the code and the message
+// open() gives (it links a check of its own, without the store's).
+TEST_F(RuntimeTest, OpenStaticRefusesWhatOpenRefusesWithTheSameMessage) {
+  const std::vector<std::pair<const char*, std::function<void(Options&)>>> cases = {
+      {"slot beyond the layout", [](Options& o) { o.slot = 1u << 20; }},
+      {"namespace with a space", [](Options& o) { o.namespace_name = "a b"; }},
+      {"ahead of 0", [](Options& o) { o.ahead = milliseconds(0); }},
+      {"negative not-before", [](Options& o) { o.not_before_ms = -1; }},
+      {"negative start wait", [](Options& o) { o.start_wait = milliseconds(-1); }},
+      {"required state file missing", [](Options& o) {
+         o.state_file.clear();
+         o.require_state_file = true;
+       }},
+      {"state file with a control byte", [](Options& o) { o.state_file = "a\nb"; }},
+  };
+  for (const auto& [what, change] : cases) {
+    SCOPED_TRACE(what);
+    Options options = options_;
+    change(options);
+    Status by_open;
+    EXPECT_FALSE(Runtime::open(options, environment_, by_open));
+    Status by_open_static;
+    EXPECT_FALSE(Runtime::open_static(options, environment_, by_open_static));
+    EXPECT_FALSE(by_open.ok());
+    EXPECT_EQ(by_open_static.code(), by_open.code());
+    EXPECT_EQ(by_open_static.message(), by_open.message());
+  }
+}
+
+TEST_F(RuntimeTest, OpenStaticRefusesAStoreAndNamesOpen) {
+  options_.state_file.clear();
+  options_.store_type = "file";
+  options_.store_directory = "/var/lib/cosid";
+  auto runtime = Runtime::open_static(options_, environment_, status_);
+  EXPECT_FALSE(runtime);
+  EXPECT_STATUS(status_, errc::invalid_argument);
+  EXPECT_EQ(status_.message(),
+            "Runtime::open_static() opens a static slot, but Options::store_type is \"file\": "
+            "open a slot leased from a store with Runtime::open()");
+#if COSID_HAS_EXCEPTIONS
+  try {
+    (void)Runtime::open_static(options_, environment_);
+    ADD_FAILURE() << "open_static() did not throw";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), make_error_code(errc::invalid_argument));
+  }
+#endif
 }
 
 #if COSID_HAS_EXCEPTIONS

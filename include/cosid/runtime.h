@@ -60,6 +60,9 @@
 namespace cosid {
 
 class StoreRegistry;  // cosid/store_registry.h
+namespace detail {
+struct RuntimeStart;  // src/runtime_keeper.h
+}  // namespace detail
 
 // The seams and knobs a program or a test may set. Every pointer may be null for the default and
 // must otherwise outlive the Runtime.
@@ -107,6 +110,16 @@ class COSID_EXPORT Runtime {
 #if COSID_HAS_EXCEPTIONS
   static std::unique_ptr<Runtime> open(const Options& options,
                                        const RuntimeEnvironment& environment = {});
+#endif
+  // open() for a static slot only (fails with invalid_argument when Options::store_type names a
+  // store): the same checks, messages and start, but a program that calls no open() links no
+  // lease store, store registry or store option check (tests/size/README.md).
+  [[nodiscard]] static std::unique_ptr<Runtime> open_static(const Options& options,
+                                                            const RuntimeEnvironment& environment,
+                                                            Status& status);
+#if COSID_HAS_EXCEPTIONS
+  static std::unique_ptr<Runtime> open_static(const Options& options,
+                                              const RuntimeEnvironment& environment = {});
 #endif
   ~Runtime();
   Runtime(const Runtime&) = delete;
@@ -158,6 +171,11 @@ class COSID_EXPORT Runtime {
  private:
   class Impl;
   explicit Runtime(std::unique_ptr<Impl> impl);
+  // What open() and open_static() share; `how` is the check and the keeper each allows.
+  COSID_NO_EXPORT static std::unique_ptr<Runtime> open_with(const detail::RuntimeStart& how,
+                                                            const Options& options,
+                                                            const RuntimeEnvironment& environment,
+                                                            Status& status);
   std::unique_ptr<Impl> impl_;
 };
 

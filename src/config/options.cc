@@ -6,21 +6,12 @@
 #include "config/config_file.h"
 #include "base/fail.h"
 #include "config/interpolate.h"
+#include "config/options_check.h"
 #include "config/options_internal.h"
 #include "base/parse_util.h"
 
 namespace cosid {
 namespace detail {
-
-bool fail_value(errc code, std::string_view key, const RawValue& value, const std::string& why,
-                Status& status) {
-  return fail(status, code,
-              std::string(key) + " = " + quote(value.text) + " (" + value.origin + "): " + why);
-}
-
-bool fail_value(errc code, Key key, const RawValue& value, const std::string& why, Status& status) {
-  return fail_value(code, key_name(key), value, why, status);
-}
 
 const StoreConfig* selected_store(std::string_view store_type,
                                   const std::vector<StoreConfig>& stores) noexcept {
@@ -526,30 +517,10 @@ Options resolve_options(const OptionSources& sources, std::vector<Setting>& sett
 }
 
 bool validate_options(const Options& options, Status& status) noexcept {
-  const auto shown = [](std::string text) { return RawValue{true, std::move(text), "in code"}; };
-  if (!options.layout.validate(status) ||
-      !detail::check_namespace(options, shown(options.namespace_name), status) ||
-      !check_slot(options.slot, "in code", options.layout.slot_bits, status) ||
-      (!options.state_file.empty() &&
-       !detail::check_state_file(options, shown(options.state_file), status)) ||
-      !detail::check_ahead(options, shown(detail::format_duration(options.ahead)), status) ||
-      !detail::check_lock_wait(options, shown(detail::format_duration(options.lock_wait)),
-                               status) ||
-      (options.not_before_ms < 0 &&
-       !detail::fail_value(errc::invalid_value, detail::kNotBefore,
-                           shown(std::to_string(options.not_before_ms)),
-                           "negative: give Unix milliseconds, or 0 for none", status)) ||
-      !detail::check_not_before(options, shown(detail::format_instant(options.not_before_ms)),
-                                status)) {
+  if (!detail::validate_static_options(options, status) ||
+      !validate_store_options(options, status)) {
     return false;
   }
-  if (!detail::check_require_state_file(options, shown("true"), status)) return false;
-  if (options.start_wait.count() < 0) {
-    return detail::fail(status, errc::invalid_value,
-                        "Options::start_wait is negative (" +
-                            std::to_string(options.start_wait.count()) + " ms): give 0 or more");
-  }
-  if (!validate_store_options(options, status)) return false;
   status.clear();
   return true;
 }

@@ -3,11 +3,23 @@
 // resolve_options() and validate_options().
 #include <limits>
 
+#include "config/options_check.h"
 #include "config/options_internal.h"
 #include "base/parse_util.h"
 
 namespace cosid {
 namespace detail {
+
+bool fail_value(errc code, std::string_view key, const RawValue& value, const std::string& why,
+                Status& status) {
+  return fail(status, code,
+              std::string(key) + " = " + quote(value.text) + " (" + value.origin + "): " + why);
+}
+
+bool fail_value(errc code, Key key, const RawValue& value, const std::string& why, Status& status) {
+  return fail_value(code, key_name(key), value, why, status);
+}
+
 namespace {
 
 constexpr std::int64_t kMsPerSecond = 1000;
@@ -394,6 +406,31 @@ bool check_not_before(const Options& options, const RawValue& shown, Status& sta
                           ": no id could ever be issued",
                       status);
   }
+  return true;
+}
+
+bool validate_static_options(const Options& options, Status& status) noexcept {
+  const auto shown = [](std::string text) { return RawValue{true, std::move(text), "in code"}; };
+  if (!options.layout.validate(status) ||
+      !check_namespace(options, shown(options.namespace_name), status) ||
+      !check_slot(options.slot, "in code", options.layout.slot_bits, status) ||
+      (!options.state_file.empty() &&
+       !check_state_file(options, shown(options.state_file), status)) ||
+      !check_ahead(options, shown(format_duration(options.ahead)), status) ||
+      !check_lock_wait(options, shown(format_duration(options.lock_wait)), status) ||
+      (options.not_before_ms < 0 &&
+       !fail_value(errc::invalid_value, kNotBefore, shown(std::to_string(options.not_before_ms)),
+                   "negative: give Unix milliseconds, or 0 for none", status)) ||
+      !check_not_before(options, shown(format_instant(options.not_before_ms)), status)) {
+    return false;
+  }
+  if (!check_require_state_file(options, shown("true"), status)) return false;
+  if (options.start_wait.count() < 0) {
+    return fail(status, errc::invalid_value,
+                "Options::start_wait is negative (" + std::to_string(options.start_wait.count()) +
+                    " ms): give 0 or more");
+  }
+  status.clear();
   return true;
 }
 
