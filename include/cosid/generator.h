@@ -59,6 +59,11 @@
 namespace cosid {
 namespace detail {
 class ForkGuard;
+class Waiter;
+struct TickRules;
+struct TickInputs;
+struct TickPlan;
+enum class Wait;
 }  // namespace detail
 
 struct COSID_EXPORT GeneratorOptions {
@@ -192,11 +197,13 @@ class COSID_EXPORT Generator {
   Generator(const Layout& layout, Binding& binding, Clock& clock, const GeneratorOptions& options,
             std::int64_t now_ms);
 
-  // The bodies of next() and next_batch(): both overloads of each, inlined into them. `message`
-  // is null for the std::error_code& overloads, so that their failures build no message.
-  std::uint64_t issue(std::error_code& ec, std::string* message) noexcept;
-  std::size_t issue_batch(std::uint64_t* ids, std::size_t count, std::error_code& ec,
-                          std::string* message) noexcept;
+  // The bodies of next() and next_batch(): both overloads of each, inlined into them. `Sink` is
+  // what a refusal is reported to, the overload's last parameter: std::error_code (the code
+  // alone, so that those failures build no message) or Status (the code and its sentence).
+  template <typename Sink>
+  std::uint64_t issue(Sink& sink) noexcept;
+  template <typename Sink>
+  std::size_t issue_batch(std::uint64_t* ids, std::size_t count, Sink& sink) noexcept;
 
   // Reserves up to `want` (>= 1) consecutive sequences of one tick; returns the first id and sets
   // `got` to how many. `now` is a fresh clock reading and `word` a fresh load of state_. Every path
@@ -204,15 +211,25 @@ class COSID_EXPORT Generator {
   // `owned`: the value of state_ that next()'s fetch_add gave this call and its fast path did not
   // take, or 0. reserve() sets it to 0 once it has used that value up (issued it, or moved the
   // word on from it); otherwise the caller still holds it (next_slow()).
+  template <typename Sink>
   std::uint64_t reserve(std::uint64_t want, std::int64_t now, std::uint64_t word,
-                        std::uint64_t& owned, std::uint64_t& got, std::error_code& ec,
-                        std::string* message) noexcept;
+                        std::uint64_t& owned, std::uint64_t& got, Sink& sink) noexcept;
+  // reserve()'s steps around the pure choice of the next tick (window/next_tick.h): the rules
+  // it applies, what it reads for one round, the take of the chosen sequences (false when
+  // another caller moved the word, which `word` then holds), and a wait, counted once a call
+  // (false once its bound has passed).
+  detail::TickRules tick_rules() const noexcept;
+  detail::TickInputs tick_inputs(std::int64_t now, std::uint64_t word,
+                                 std::uint64_t owned) const noexcept;
+  bool take(const detail::TickPlan& plan, const detail::TickInputs& in, std::uint64_t want,
+            std::uint64_t& word, std::uint64_t& owned, std::uint64_t& got) noexcept;
+  bool pause(detail::Wait wait, detail::Waiter& waiter, unsigned& waits_counted) noexcept;
 
   // next() past its fast path: reserve() for one id, then gives back or counts the value the
   // fast path took (`owned`, 0 for none). A function of its own so that next() leaves by a tail
   // call: reserve()'s `got` would otherwise need a slot on next()'s stack.
-  std::uint64_t next_slow(std::int64_t now, std::uint64_t owned, std::error_code& ec,
-                          std::string* message) noexcept;
+  template <typename Sink>
+  std::uint64_t next_slow(std::int64_t now, std::uint64_t owned, Sink& sink) noexcept;
   // Accounts for a value of state_ that next()'s fetch_add took and that no id came from.
   void count_given_up(std::uint64_t value) noexcept;
   // The newest tick reserve() has issued from: at least `tick` from now on.
@@ -227,9 +244,12 @@ class COSID_EXPORT Generator {
   // max_drift plus that step as the fast path's lead (fast_lead_ms_).
   std::int64_t step_allowance(std::int64_t& now) noexcept;
 
-  // Counts the failure, sets `ec` to its code and, when `message` is not null, writes its
-  // sentence there. Returns the 0 that a failed next() returns.
-  std::uint64_t refuse(const Failure& failure, std::error_code& ec, std::string* message) const;
+  // Counts the failure and reports it: its code alone to `ec`, or its code and sentence
+  // (refusal_message()) to `status`. Returns the 0 that a failed next() returns.
+  std::uint64_t refuse(const Failure& failure, std::error_code& ec) const noexcept;
+  std::uint64_t refuse(const Failure& failure, Status& status) const;
+  std::string refusal_message(const Failure& failure) const;
+  std::string clock_backwards_message(const Failure& failure) const;
 
   const Layout layout_;
   Binding& binding_;

@@ -205,102 +205,103 @@ void run_worker(Generator& generator, std::uint64_t batch, bool verify, std::ato
   worker.ids = ids;
 }
 
-int run_bench(Invocation& invocation) {
-  const ParsedArgs& args = invocation.args;
-  std::string error;
+// What the flags ask for.
+struct BenchSettings {
   std::uint64_t threads = 1;
   std::uint64_t seconds = 1;
   std::uint64_t batch = 1;
   std::uint64_t busy_loops = 0;
   std::chrono::milliseconds max_drift = GeneratorOptions{}.max_drift;  // the runtime's default
   Layout layout;
-  const auto usage = [&](const std::string& text) {
-    return usage_error(invocation.err, kName, std::string(kName) + ": " + text);
-  };
+  bool verify = false;
+};
+
+// What one run measured.
+struct Measurement {
+  double elapsed_s = 0;
+  double cpu_s = 0;  // less what the busy loops used
+  double busy_cpu_s = 0;
+  std::int64_t end_lead_ms = 0;
+};
+
+// The counts --threads, --seconds, --batch and --busy-loops, each 1 or more but the last.
+bool read_counts(const ParsedArgs& args, BenchSettings& settings, std::string& error) {
   if ((args.has("threads") && !parse_option_number("threads", args.value_or("threads", ""),
-                                                   kMaxThreads, threads, error)) ||
+                                                   kMaxThreads, settings.threads, error)) ||
       (args.has("seconds") && !parse_option_number("seconds", args.value_or("seconds", ""),
-                                                   kMaxSeconds, seconds, error)) ||
-      (args.has("batch") &&
-       !parse_option_number("batch", args.value_or("batch", ""), kMaxBatch, batch, error)) ||
+                                                   kMaxSeconds, settings.seconds, error)) ||
+      (args.has("batch") && !parse_option_number("batch", args.value_or("batch", ""), kMaxBatch,
+                                                 settings.batch, error)) ||
       (args.has("busy-loops") && !parse_option_number("busy-loops", args.value_or("busy-loops", ""),
-                                                      kMaxBusyLoops, busy_loops, error))) {
-    return usage(error);
+                                                      kMaxBusyLoops, settings.busy_loops, error))) {
+    return false;
   }
-  if (threads == 0) return usage("--threads: give at least 1 thread");
-  if (seconds == 0) return usage("--seconds: give at least 1 second");
-  if (batch == 0) return usage("--batch: give at least 1 id per call");
+  const char* zero = settings.threads == 0   ? "--threads: give at least 1 thread"
+                     : settings.seconds == 0 ? "--seconds: give at least 1 second"
+                     : settings.batch == 0   ? "--batch: give at least 1 id per call"
+                                             : nullptr;
+  if (zero == nullptr) return true;
+  error = zero;
+  return false;
+}
+
+// Reads the flags into `settings`; on a usage error, sets `error` to its text and returns false.
+bool read_settings(const ParsedArgs& args, BenchSettings& settings, std::string& error) {
+  if (!read_counts(args, settings, error)) return false;
   if (args.has("max-drift")) {
     const std::string text = args.value_or("max-drift", "");
     std::string why;
-    if (!detail::parse_duration(text, max_drift, &why)) {
-      return usage("--max-drift: " + quote(text) + ": " + why);
+    if (!detail::parse_duration(text, settings.max_drift, &why)) {
+      error = "--max-drift: " + quote(text) + ": " + why;
+      return false;
     }
   }
-  if (!layout_from_flags(args, layout, error)) return usage(error);
+  if (!layout_from_flags(args, settings.layout, error)) return false;
   // An empty path would silently mean no state file at all, which the flag is there to avoid.
   if (args.has("state-file") && args.value_or("state-file", "").empty()) {
-    return usage("--state-file: empty: give the path of the state file to benchmark with");
+    error = "--state-file: empty: give the path of the state file to benchmark with";
+    return false;
   }
   if (!args.positionals().empty()) {
-    return usage("unexpected argument " + quote(args.positionals().front()));
+    error = "unexpected argument " + quote(args.positionals().front());
+    return false;
   }
+  settings.verify = args.has("verify");
+  return true;
+}
 
-  TempStateDir temp_dir;
-  Options options;
-  options.layout = layout;
-  options.slot = 0;
-  if (args.has("state-file")) {
-    options.state_file = args.value_or("state-file", "");
-  } else {
-    if (!temp_dir.create(error))
-      return runtime_error(invocation.err, std::string(kName) + ": " + error);
-    options.state_file = temp_dir.state_file();
-  }
-  if (max_drift >= options.ahead) {
-    return usage("--max-drift: " + quote(args.value_or("max-drift", "")) +
-                 ": must be shorter than the ceiling's lead, " +
-                 detail::format_duration(options.ahead));
-  }
-  options.start_wait = options.ahead + std::chrono::seconds(1);
-
-  Status status;
-  WarningPrinter warnings(invocation.err, args.has("state-file"));
-  RuntimeEnvironment environment;
-  environment.listener = &warnings;
-  environment.generator.max_drift = max_drift;
-  const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, status);
-  if (runtime == nullptr) {
-    return call_failed(invocation.err, kName, status);
-  }
-  Generator* generator = runtime->generator("default", status);
-  if (generator == nullptr) {
-    Status ignored;
-    (void)runtime->close(ignored);
-    return runtime_error(invocation.err, std::string(kName) + ": " + status.code().message());
-  }
-
+// The layout's sequence limit, in ids per second.
+double limit_per_second(const Layout& layout) {
   const double ticks_per_second = 1000.0 / static_cast<double>(unit_ms(layout.unit));
   const double per_tick = static_cast<double>(std::uint64_t{1} << layout.sequence_bits);
-  const double limit_per_s = per_tick * ticks_per_second;
-  const bool verify = args.has("verify");
+  return per_tick * ticks_per_second;
+}
 
-  std::vector<Worker> workers(static_cast<std::size_t>(threads));
-  if (verify) {
-    // At most the limit over the run and the drift, plus a tick; a wide sequence is capped by
-    // what a thread can do. Split evenly, with a margin: a thread may get more than its share.
-    const double span_s = static_cast<double>(seconds) +
-                          static_cast<double>(max_drift.count()) / 1000.0 + 1.0 / ticks_per_second;
-    const double total = std::min(limit_per_s * span_s,
-                                  kVerifyRatePerThread * static_cast<double>(threads) * span_s);
-    const auto each = static_cast<std::size_t>(total / static_cast<double>(threads) * 1.25) +
-                      static_cast<std::size_t>(batch);
-    for (Worker& worker : workers) worker.kept.reserve(each);
-  }
+// One Worker a thread; with --verify, room for the ids each is expected to keep.
+std::vector<Worker> make_workers(const BenchSettings& settings) {
+  std::vector<Worker> workers(static_cast<std::size_t>(settings.threads));
+  if (!settings.verify) return workers;
+  // At most the limit over the run and the drift, plus a tick; a wide sequence is capped by
+  // what a thread can do. Split evenly, with a margin: a thread may get more than its share.
+  const double ticks_per_second = 1000.0 / static_cast<double>(unit_ms(settings.layout.unit));
+  const double threads = static_cast<double>(settings.threads);
+  const double span_s = static_cast<double>(settings.seconds) +
+                        static_cast<double>(settings.max_drift.count()) / 1000.0 +
+                        1.0 / ticks_per_second;
+  const double total =
+      std::min(limit_per_second(settings.layout) * span_s, kVerifyRatePerThread * threads * span_s);
+  const auto each =
+      static_cast<std::size_t>(total / threads * 1.25) + static_cast<std::size_t>(settings.batch);
+  for (Worker& worker : workers) worker.kept.reserve(each);
+  return workers;
+}
 
+// Runs the workers (beside the busy loops) for --seconds or until one fails, and measures.
+Measurement measure(Generator& generator, const BenchSettings& settings,
+                    std::vector<Worker>& workers, FirstError& first_error) {
   // The load first, so that every id of the measurement is issued beside it.
   std::atomic<bool> stop_busy{false};
-  std::vector<double> busy_cpu(static_cast<std::size_t>(busy_loops), 0.0);
+  std::vector<double> busy_cpu(static_cast<std::size_t>(settings.busy_loops), 0.0);
   std::vector<std::thread> busy;
   busy.reserve(busy_cpu.size());
   for (double& cpu : busy_cpu) {
@@ -311,21 +312,20 @@ int run_bench(Invocation& invocation) {
   std::atomic<bool> go{false};
   std::atomic<bool> stop{false};
   std::atomic<bool> failed{false};
-  FirstError first_error;
   std::vector<std::thread> pool;
   pool.reserve(workers.size());
   for (Worker& worker : workers) {
-    pool.emplace_back(run_worker, std::ref(*generator), batch, verify, std::ref(ready),
-                      std::cref(go), std::cref(stop), std::ref(first_error), std::ref(failed),
-                      std::ref(worker));
+    pool.emplace_back(run_worker, std::ref(generator), settings.batch, settings.verify,
+                      std::ref(ready), std::cref(go), std::cref(stop), std::ref(first_error),
+                      std::ref(failed), std::ref(worker));
   }
-  while (ready.load(std::memory_order_acquire) < static_cast<int>(threads)) {
+  while (ready.load(std::memory_order_acquire) < static_cast<int>(settings.threads)) {
     std::this_thread::yield();
   }
   const double cpu_before = cpu_seconds();
   const auto start = std::chrono::steady_clock::now();
   go.store(true, std::memory_order_release);
-  const auto deadline = start + std::chrono::seconds(seconds);
+  const auto deadline = start + std::chrono::seconds(settings.seconds);
   while (!failed.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -333,61 +333,57 @@ int run_bench(Invocation& invocation) {
   const auto end = std::chrono::steady_clock::now();
   for (std::thread& thread : pool) thread.join();
   const double process_cpu_s = cpu_seconds() - cpu_before;
+  Measurement measurement;
+  measurement.elapsed_s = std::chrono::duration<double>(end - start).count();
   // How far the last id's time lies ahead of the clock (ticks borrowed with --max-drift or by the
   // generator's own catching up): those ids count in `ratio` although their ticks had not come
-  // yet. close() returns the last timestamp issued; the runtime's close() below closes it again,
+  // yet. close() returns the last timestamp issued; the runtime's close() closes it again,
   // which is a no-op.
   SystemClock clock;
-  const std::int64_t end_lead_ms = generator->close() - clock.now_ms();
+  measurement.end_lead_ms = generator.close() - clock.now_ms();
   stop_busy.store(true, std::memory_order_relaxed);
   for (std::thread& thread : busy) thread.join();
   // The busy loops ran a little before cpu_before and after the reading above, so what they used
   // is a little more than their share of process_cpu_s; never below 0.
-  double busy_cpu_s = 0;
-  for (const double cpu : busy_cpu) busy_cpu_s += cpu;
-  const double cpu_s = std::max(0.0, process_cpu_s - busy_cpu_s);
+  for (const double cpu : busy_cpu) measurement.busy_cpu_s += cpu;
+  measurement.cpu_s = std::max(0.0, process_cpu_s - measurement.busy_cpu_s);
+  return measurement;
+}
 
-  Status closing;
-  if (!runtime->close(closing)) {
-    std::fprintf(invocation.err, "cosid: warning: %s\n", closing.message().c_str());
-  }
-  if (first_error.set) {
-    return runtime_error(invocation.err, std::string(kName) + ": " + first_error.message);
-  }
-
-  std::uint64_t ids = 0;
-  for (const Worker& worker : workers) ids += worker.ids;
-  if (verify) {
-    std::vector<std::uint64_t> all;
-    all.reserve(static_cast<std::size_t>(ids));
-    for (Worker& worker : workers) {
-      // Each thread's own ids must increase: the generator issues them in order.
-      if (std::adjacent_find(worker.kept.begin(), worker.kept.end(),
-                             [](std::uint64_t a, std::uint64_t b) { return a >= b; }) !=
-          worker.kept.end()) {
-        return runtime_error(invocation.err,
-                             std::string(kName) +
-                                 ": --verify: a thread received an id not greater than its "
-                                 "previous one: the generator is broken. Please report it");
-      }
-      all.insert(all.end(), worker.kept.begin(), worker.kept.end());
-      std::vector<std::uint64_t>().swap(worker.kept);
+// --verify: each thread's ids increase and no id was issued twice; else the refusal's text.
+bool verify_ids(std::vector<Worker>& workers, std::uint64_t ids, std::string& error) {
+  std::vector<std::uint64_t> all;
+  all.reserve(static_cast<std::size_t>(ids));
+  for (Worker& worker : workers) {
+    // Each thread's own ids must increase: the generator issues them in order.
+    if (std::adjacent_find(worker.kept.begin(), worker.kept.end(),
+                           [](std::uint64_t a, std::uint64_t b) { return a >= b; }) !=
+        worker.kept.end()) {
+      error =
+          "--verify: a thread received an id not greater than its previous one: the generator "
+          "is broken. Please report it";
+      return false;
     }
-    std::sort(all.begin(), all.end());
-    const auto duplicate = std::adjacent_find(all.begin(), all.end());
-    if (duplicate != all.end()) {
-      return runtime_error(invocation.err, std::string(kName) + ": --verify: id " +
-                                               std::to_string(*duplicate) +
-                                               " was issued twice: the generator is broken. "
-                                               "Please report it");
-    }
+    all.insert(all.end(), worker.kept.begin(), worker.kept.end());
+    std::vector<std::uint64_t>().swap(worker.kept);
   }
+  std::sort(all.begin(), all.end());
+  const auto duplicate = std::adjacent_find(all.begin(), all.end());
+  if (duplicate == all.end()) return true;
+  error = "--verify: id " + std::to_string(*duplicate) +
+          " was issued twice: the generator is broken. Please report it";
+  return false;
+}
 
-  const double elapsed = std::chrono::duration<double>(end - start).count();
-  const double ids_per_s = static_cast<double>(ids) / elapsed;
+// The JSON line the description documents.
+std::string result_line(const BenchSettings& settings, std::uint64_t ids,
+                        const Measurement& measurement) {
+  const double limit_per_s = limit_per_second(settings.layout);
+  const double ids_per_s = static_cast<double>(ids) / measurement.elapsed_s;
+  const double cpu_s = measurement.cpu_s;
   Record record;
-  record.add_number("threads", threads)
-      .add_number("seconds", seconds)
+  record.add_number("threads", settings.threads)
+      .add_number("seconds", settings.seconds)
       .add_number("ids", ids)
       .add_number("ids_per_s", static_cast<std::uint64_t>(ids_per_s + 0.5))
       .add_number("limit_per_s", static_cast<std::uint64_t>(limit_per_s))
@@ -395,10 +391,74 @@ int run_bench(Invocation& invocation) {
       .add_number("cpu_s", fixed(cpu_s, 3))
       .add_number("cpu_s_per_million_ids",
                   fixed(ids == 0 ? 0.0 : cpu_s * 1e6 / static_cast<double>(ids), 4))
-      .add_number("end_lead_ms", end_lead_ms)
-      .add_number("busy_loops", busy_loops)
-      .add_number("busy_cpu_s", fixed(busy_cpu_s, 3));
-  const std::string line = record.to_json_line();
+      .add_number("end_lead_ms", measurement.end_lead_ms)
+      .add_number("busy_loops", settings.busy_loops)
+      .add_number("busy_cpu_s", fixed(measurement.busy_cpu_s, 3));
+  return record.to_json_line();
+}
+
+// The runtime options: slot 0 on --state-file or a file in `temp_dir`; false with `error` when
+// the temporary directory cannot be made.
+bool runtime_options(const ParsedArgs& args, const BenchSettings& settings, TempStateDir& temp_dir,
+                     Options& options, std::string& error) {
+  options.layout = settings.layout;
+  options.slot = 0;
+  if (args.has("state-file")) {
+    options.state_file = args.value_or("state-file", "");
+  } else {
+    if (!temp_dir.create(error)) return false;
+    options.state_file = temp_dir.state_file();
+  }
+  options.start_wait = options.ahead + std::chrono::seconds(1);
+  return true;
+}
+
+int run_bench(Invocation& invocation) {
+  const ParsedArgs& args = invocation.args;
+  const auto usage = [&](const std::string& text) {
+    return usage_error(invocation.err, kName, std::string(kName) + ": " + text);
+  };
+  const auto failed = [&](const std::string& text) {
+    return runtime_error(invocation.err, std::string(kName) + ": " + text);
+  };
+  BenchSettings settings;
+  std::string error;
+  if (!read_settings(args, settings, error)) return usage(error);
+  TempStateDir temp_dir;
+  Options options;
+  if (!runtime_options(args, settings, temp_dir, options, error)) return failed(error);
+  if (settings.max_drift >= options.ahead) {
+    return usage("--max-drift: " + quote(args.value_or("max-drift", "")) +
+                 ": must be shorter than the ceiling's lead, " +
+                 detail::format_duration(options.ahead));
+  }
+
+  Status status;
+  WarningPrinter warnings(invocation.err, args.has("state-file"));
+  RuntimeEnvironment environment;
+  environment.listener = &warnings;
+  environment.generator.max_drift = settings.max_drift;
+  const std::unique_ptr<Runtime> runtime = Runtime::open(options, environment, status);
+  if (runtime == nullptr) return call_failed(invocation.err, kName, status);
+  Generator* generator = runtime->generator("default", status);
+  if (generator == nullptr) {
+    Status ignored;
+    (void)runtime->close(ignored);
+    return failed(status.code().message());
+  }
+
+  std::vector<Worker> workers = make_workers(settings);
+  FirstError first_error;
+  const Measurement measurement = measure(*generator, settings, workers, first_error);
+  Status closing;
+  if (!runtime->close(closing)) {
+    std::fprintf(invocation.err, "cosid: warning: %s\n", closing.message().c_str());
+  }
+  if (first_error.set) return failed(first_error.message);
+  std::uint64_t ids = 0;
+  for (const Worker& worker : workers) ids += worker.ids;
+  if (settings.verify && !verify_ids(workers, ids, error)) return failed(error);
+  const std::string line = result_line(settings, ids, measurement);
   std::fwrite(line.data(), 1, line.size(), invocation.out);
   return finish_output(kExitOk, invocation.out, invocation.err);
 }

@@ -151,6 +151,62 @@ int not_ready(Invocation& invocation, const Finding& finding, const std::string&
   return runtime_error(invocation.err, std::string(kName) + ": not ready: " + reason);
 }
 
+// Reads the state file at options.state_file and checks that it is live; on "not ready", sets
+// `reason` and returns false. `finding` says how far it got; without a configured slot
+// (`slot_given` false), options.slot becomes the one the file records.
+bool check_live(Options& options, bool slot_given, std::chrono::milliseconds min_lead,
+                Finding& finding, std::string& reason) {
+  const std::string& path = options.state_file;
+  finding.path = path;
+  StateFileView view;
+  Status status;
+  if (!read_state_file(posix_file_system(), path, view, status)) {
+    reason = status.message();
+    return false;
+  }
+  if (view.current < 0) {
+    reason = "state file " + path + " has no valid block: see `cosid state show " + path + "`";
+    return false;
+  }
+  const StateRecord& record = view.records[view.current];
+  if (!slot_given) options.slot = record.slot;
+  finding.has_record = true;
+  finding.slot = record.slot;
+  finding.clean = record.clean_shutdown;
+  finding.ceiling_ms = record.ceiling_ms;
+  const StateFileOwner owner{options.slot, options.layout, options.namespace_name};
+  if (!state_record_belongs_to(record, owner, path, status)) {
+    reason = status.message();
+    return false;
+  }
+  if (record.clean_shutdown) {
+    reason = "state file " + path + " was closed by a clean shutdown at " +
+             instant(record.written_at_ms) + ": no process issues ids on slot " +
+             std::to_string(options.slot) + " now";
+    return false;
+  }
+  bool held = false;
+  if (!lock_is_held(path, held, reason)) return false;
+  finding.has_lock = true;
+  finding.held = held;
+  if (!held) {
+    reason = "no process holds state file " + path + ": nothing issues ids on slot " +
+             std::to_string(options.slot) + " now";
+    return false;
+  }
+  SystemClock clock;
+  const std::int64_t lead = record.ceiling_ms - clock.now_ms();
+  finding.has_lead = true;
+  finding.lead_ms = lead;
+  if (lead > 0 && lead >= min_lead.count()) return true;
+  reason = "the ceiling " + instant(record.ceiling_ms) + " of state file " + path + " lies " +
+           signed_duration(lead) + " ahead of the clock" +
+           (lead <= 0 ? "" : ", less than --min-lead " + detail::format_duration(min_lead)) +
+           ": it is not being renewed; look at the service's warnings (disk full, "
+           "file replaced) or a stuck process";
+  return false;
+}
+
 int run_state_check(Invocation& invocation) {
   const ParsedArgs& args = invocation.args;
   const auto usage = [&](const std::string& message) {
@@ -194,63 +250,16 @@ int run_state_check(Invocation& invocation) {
     unknown.path = options.state_file;
     return not_ready(invocation, unknown, resolved.message());
   }
-  const std::string& path = options.state_file;
-  if (path.empty()) {
+  if (options.state_file.empty()) {
     return usage(
         "no state file to check: give FILE, --state-file PATH, COSID_STATE_FILE or state-file in "
         "the config file");
   }
 
   Finding finding;
-  finding.path = path;
-  StateFileView view;
-  Status status;
-  if (!read_state_file(posix_file_system(), path, view, status)) {
-    return not_ready(invocation, finding, status.message());
-  }
-  if (view.current < 0) {
-    return not_ready(
-        invocation, finding,
-        "state file " + path + " has no valid block: see `cosid state show " + path + "`");
-  }
-  const StateRecord& record = view.records[view.current];
-  if (!slot_given) options.slot = record.slot;
-  finding.has_record = true;
-  finding.slot = record.slot;
-  finding.clean = record.clean_shutdown;
-  finding.ceiling_ms = record.ceiling_ms;
-  const StateFileOwner owner{options.slot, options.layout, options.namespace_name};
-  if (!state_record_belongs_to(record, owner, path, status)) {
-    return not_ready(invocation, finding, status.message());
-  }
-  if (record.clean_shutdown) {
-    return not_ready(invocation, finding,
-                     "state file " + path + " was closed by a clean shutdown at " +
-                         instant(record.written_at_ms) + ": no process issues ids on slot " +
-                         std::to_string(options.slot) + " now");
-  }
-  bool held = false;
-  std::string why;
-  if (!lock_is_held(path, held, why)) return not_ready(invocation, finding, why);
-  finding.has_lock = true;
-  finding.held = held;
-  if (!held) {
-    return not_ready(invocation, finding,
-                     "no process holds state file " + path + ": nothing issues ids on slot " +
-                         std::to_string(options.slot) + " now");
-  }
-  SystemClock clock;
-  const std::int64_t lead = record.ceiling_ms - clock.now_ms();
-  finding.has_lead = true;
-  finding.lead_ms = lead;
-  if (lead <= 0 || lead < min_lead.count()) {
-    return not_ready(
-        invocation, finding,
-        "the ceiling " + instant(record.ceiling_ms) + " of state file " + path + " lies " +
-            signed_duration(lead) + " ahead of the clock" +
-            (lead <= 0 ? "" : ", less than --min-lead " + detail::format_duration(min_lead)) +
-            ": it is not being renewed; look at the service's warnings (disk full, "
-            "file replaced) or a stuck process");
+  std::string reason;
+  if (!check_live(options, slot_given, min_lead, finding, reason)) {
+    return not_ready(invocation, finding, reason);
   }
   if (args.has("json")) {
     const std::string json = finding_json(finding, "");
@@ -258,9 +267,10 @@ int run_state_check(Invocation& invocation) {
     return kExitOk;
   }
   std::fprintf(invocation.out,
-               "ready: state file %s, slot %u, namespace %s, ceiling %s, %s ahead\n", path.c_str(),
-               static_cast<unsigned>(options.slot), options.namespace_name.c_str(),
-               instant(record.ceiling_ms).c_str(), signed_duration(lead).c_str());
+               "ready: state file %s, slot %u, namespace %s, ceiling %s, %s ahead\n",
+               options.state_file.c_str(), static_cast<unsigned>(options.slot),
+               options.namespace_name.c_str(), instant(finding.ceiling_ms).c_str(),
+               signed_duration(finding.lead_ms).c_str());
   return kExitOk;
 }
 

@@ -34,6 +34,11 @@ milliseconds ns_to_ms_ceil(std::int64_t ns) {
   return milliseconds(ns <= 0 ? 0 : (ns + 999999) / 1000000);
 }
 
+// The sentences of start()'s refusal, at the end of this file.
+std::string all_slots_held_text(const std::string& name_space, std::uint32_t slot_limit,
+                                const SlotChoice& choice);
+std::string acquire_gave_up_text(milliseconds timeout);
+
 }  // namespace
 
 bool default_owner_key(std::string& key, Status& status) {
@@ -85,17 +90,10 @@ class LeaseKeeper::Impl {
       const bool retryable = ec == errc::lease_exhausted || ec == errc::store_unavailable;
       const std::int64_t waited = clock_.monotonic_ns() - begin;
       if (ec == errc::lease_exhausted) {
-        why = "every slot of namespace " + options_.name_space + " (" +
-              std::to_string(options_.terms.slot_limit) +
-              " slots) is held by a live lease; the earliest expires at " +
-              detail::format_instant(choice.earliest_expiry) + " on the store's clock (" +
-              std::to_string(choice.earliest_expiry - choice.store_now) + " ms after it was read)";
+        why = all_slots_held_text(options_.name_space, options_.terms.slot_limit, choice);
       }
       if (!retryable || waited >= to_ns(timeout)) {
-        if (retryable) {
-          why += "; gave up after the acquire timeout of " + detail::format_duration(timeout) +
-                 ": stop an instance, give the layout more slot bits, or retry later";
-        }
+        if (retryable) why += acquire_gave_up_text(timeout);
         return detail::fail(status, ec, why);
       }
       if (!reported) {
@@ -508,6 +506,23 @@ const Owner& LeaseKeeper::owner() const noexcept { return impl_->owner(); }
 SlotLease LeaseKeeper::lease() const { return impl_->lease(); }
 const KeeperOptions& LeaseKeeper::options() const noexcept { return impl_->options(); }
 detail::KeeperStats LeaseKeeper::stats() const noexcept { return impl_->stats(); }
+
+namespace {
+
+std::string all_slots_held_text(const std::string& name_space, std::uint32_t slot_limit,
+                                const SlotChoice& choice) {
+  return "every slot of namespace " + name_space + " (" + std::to_string(slot_limit) +
+         " slots) is held by a live lease; the earliest expires at " +
+         detail::format_instant(choice.earliest_expiry) + " on the store's clock (" +
+         std::to_string(choice.earliest_expiry - choice.store_now) + " ms after it was read)";
+}
+
+std::string acquire_gave_up_text(milliseconds timeout) {
+  return "; gave up after the acquire timeout of " + detail::format_duration(timeout) +
+         ": stop an instance, give the layout more slot bits, or retry later";
+}
+
+}  // namespace
 
 }  // namespace lease
 }  // namespace cosid

@@ -50,8 +50,36 @@ constexpr std::int64_t kTransientBackoffNs = 100000000;
 constexpr std::int64_t kPermanentBackoffNs = 1000000000;
 
 using cosid::detail::clear;
-using cosid::detail::kNoError;
 using cosid::detail::Waiter;
+
+// A refusal's sink (see SegmentGenerator::issue()): a Status is cleared on success only when it
+// holds a failure, as the std::error_code is (detail::clear()).
+void clear(Status& status) noexcept {
+  if (!status.ok()) status.clear();
+}
+bool failed(const std::error_code& ec) noexcept { return static_cast<bool>(ec); }
+bool failed(const Status& status) noexcept { return !status.ok(); }
+
+// Reports a refusal: the code alone to a std::error_code, so that the hot path's overloads build
+// no message; the code and the sentence `message()` builds to a Status.
+template <typename Message>
+void refuse(std::error_code& ec, std::error_code code, const Message&) noexcept {
+  ec = code;
+}
+template <typename Message>
+void refuse(Status& status, std::error_code code, const Message& message) {
+  fail(status, code, message());
+}
+
+// The sentences of the refusals below, at the end of this file.
+std::string empty_batch_message();
+std::string broken_claim_message(const std::string& key, std::int64_t count, const Range& range,
+                                 const Range& after);
+std::string broken_first_claim_message(const std::string& key, std::int64_t count,
+                                       const Range& range);
+std::string forked_close_message(const std::string& key);
+// open()'s checks of the options, each refusal with its sentence.
+bool check_options(const GeneratorOptions& options, Status& status);
 
 bool permanent(const std::error_code& code) {
   return code == errc::range_sealed || code == errc::range_exhausted || code == errc::store_corrupt;
@@ -114,6 +142,12 @@ class SegmentGenerator::Impl {
   std::atomic<int> last_error_code_{0};
   std::mutex error_mutex_;
   Status last_error_;  // guarded by error_mutex_
+
+  // The sentences of next()'s refusals (at the end of this file); the last one reads last_error_.
+  std::string forked_message() const;
+  std::string closed_message() const;
+  std::string no_claim_message() const;
+  std::string claim_failed_message(std::int64_t waited_ms);
 
   std::mutex close_mutex_;   // one close() at a time
   bool close_done_ = false;  // guarded by close_mutex_
@@ -302,13 +336,8 @@ class SegmentGenerator::Impl {
     if (ok && (range.first < 1 || range.end - range.first != request.count ||
                range.first < last_claim_.end)) {
       // A store that breaks its contract: its range is not used (it may overlap one handed out).
-      cosid::detail::fail(
-          status, errc::store_corrupt,
-          key_text(options_.key) + ": the store answered a claim of " +
-              std::to_string(request.count) + " values with [" + std::to_string(range.first) +
-              ", " + std::to_string(range.end) + ") after [" + std::to_string(last_claim_.first) +
-              ", " + std::to_string(last_claim_.end) +
-              "): not used; check the store (a range store must hand out increasing ranges)");
+      cosid::detail::fail(status, errc::store_corrupt,
+                          broken_claim_message(options_.key, request.count, range, last_claim_));
     }
     if (!ok && status.code() == errc::range_exhausted && segments > 1) {
       // Near 2^63 - 1 fewer segments may still fit: the last ones are worth having.
@@ -428,35 +457,7 @@ std::unique_ptr<SegmentGenerator> SegmentGenerator::open(std::shared_ptr<RangeSt
     fail(status, errc::invalid_argument, key + ": no range store given: pass one");
     return nullptr;
   }
-  if (options.offset < 0) {
-    fail(status, errc::invalid_argument,
-         key + ": offset " + std::to_string(options.offset) +
-             " is negative; give 0 or more (the first value is offset + 1)");
-    return nullptr;
-  }
-  if (options.safe_distance < 1) {
-    fail(status, errc::invalid_argument, key + ": safe_distance 0; keep 1 or more segments ready");
-    return nullptr;
-  }
-  if (options.max_distance < options.safe_distance || options.max_distance > 65536) {
-    fail(status, errc::invalid_argument,
-         key + ": max_distance " + std::to_string(options.max_distance) + " is outside " +
-             std::to_string(options.safe_distance) + " (safe_distance) to 65536");
-    return nullptr;
-  }
-  const std::int64_t max_step = kMaxClaim / options.max_distance;
-  if (options.step < 1 || options.step > max_step) {
-    fail(status, errc::invalid_argument,
-         key + ": step " + std::to_string(options.step) + " is outside 1 to " +
-             std::to_string(max_step) + " (2^40 values per claim over max_distance " +
-             std::to_string(options.max_distance) + ")");
-    return nullptr;
-  }
-  if (options.wait < std::chrono::milliseconds(1) || options.wait > std::chrono::minutes(10)) {
-    fail(status, errc::invalid_argument,
-         key + ": wait " + std::to_string(options.wait.count()) + " ms is outside 1 ms to 10 min");
-    return nullptr;
-  }
+  if (!check_options(options, status)) return nullptr;
 
   std::unique_ptr<SegmentGenerator> generator(new SegmentGenerator(nullptr));
   generator->impl_ = std::make_unique<Impl>(*generator, std::move(store), options);
@@ -477,9 +478,7 @@ std::unique_ptr<SegmentGenerator> SegmentGenerator::open(std::shared_ptr<RangeSt
   if (!impl.store_->claim(request, range, status)) return nullptr;
   if (range.first < 1 || range.end - range.first != request.count) {
     fail(status, errc::store_corrupt,
-         key + ": the store answered a claim of " + std::to_string(request.count) +
-             " values with [" + std::to_string(range.first) + ", " + std::to_string(range.end) +
-             "): not used; check the store");
+         broken_first_claim_message(options.key, request.count, range));
     return nullptr;
   }
   impl.last_claim_ = range;
@@ -548,8 +547,8 @@ const std::string& SegmentGenerator::key() const noexcept { return impl_->option
 
 // The hot path (SEGMENTS.md, "The hot path"). Inlined into both next() overloads, so that
 // next(ec) stays the few instructions it is.
-[[gnu::always_inline]] inline std::int64_t SegmentGenerator::issue(std::error_code& ec,
-                                                                   std::string* message) noexcept {
+template <typename Sink>
+[[gnu::always_inline]] inline std::int64_t SegmentGenerator::issue(Sink& sink) noexcept {
   // Acquire: pairs with the release that published this end (a raise or an activation), so the
   // draw below reads next_value_ at or past the start of the end's block.
   const std::uint64_t end = ready_end_.load(std::memory_order_acquire);
@@ -559,56 +558,38 @@ const std::string& SegmentGenerator::key() const noexcept { return impl_->option
   if (__builtin_expect(value < end && !fork_guard_->forked(), 1)) {
     // Relaxed: the mark is a hint for the background thread.
     if (__builtin_expect(value >= low_mark_.load(std::memory_order_relaxed), 0)) impl_->wake();
-    clear(ec);
+    clear(sink);
     return static_cast<std::int64_t>(value);
   }
-  return next_slow(value, ec, message);
+  return next_slow(value, sink);
 }
 
-std::int64_t SegmentGenerator::next(std::error_code& ec) noexcept { return issue(ec, nullptr); }
+std::int64_t SegmentGenerator::next(std::error_code& ec) noexcept { return issue(ec); }
 
-std::int64_t SegmentGenerator::next(Status& status) noexcept {
-  std::error_code ec = kNoError;
-  std::string message;
-  const std::int64_t id = issue(ec, &message);
-  if (ec) {
-    fail(status, ec, std::move(message));
-    return 0;
-  }
-  if (!status.ok()) status.clear();
-  return id;
-}
+std::int64_t SegmentGenerator::next(Status& status) noexcept { return issue(status); }
 
-[[gnu::noinline]] std::int64_t SegmentGenerator::next_slow(std::uint64_t taken, std::error_code& ec,
-                                                           std::string* message) noexcept {
+template <typename Sink>
+[[gnu::noinline]] std::int64_t SegmentGenerator::next_slow(std::uint64_t taken,
+                                                           Sink& sink) noexcept {
   std::uint64_t got = 0;
-  const std::uint64_t first = take_slow(1, taken, got, ec, message);
-  return ec ? 0 : static_cast<std::int64_t>(first);
+  const std::uint64_t first = take_slow(1, taken, got, sink);
+  return failed(sink) ? 0 : static_cast<std::int64_t>(first);
 }
 
 std::size_t SegmentGenerator::next_batch(std::int64_t* ids, std::size_t count,
                                          std::error_code& ec) noexcept {
-  return batch(ids, count, ec, nullptr);
+  return batch(ids, count, ec);
 }
 
 std::size_t SegmentGenerator::next_batch(std::int64_t* ids, std::size_t count,
                                          Status& status) noexcept {
-  std::error_code ec = kNoError;
-  std::string message;
-  const std::size_t got = batch(ids, count, ec, &message);
-  if (ec) {
-    fail(status, ec, std::move(message));
-    return 0;
-  }
-  if (!status.ok()) status.clear();
-  return got;
+  return batch(ids, count, status);
 }
 
-std::size_t SegmentGenerator::batch(std::int64_t* ids, std::size_t count, std::error_code& ec,
-                                    std::string* message) noexcept {
+template <typename Sink>
+std::size_t SegmentGenerator::batch(std::int64_t* ids, std::size_t count, Sink& sink) noexcept {
   if (count == 0) {
-    ec = make_error_code(errc::invalid_argument);
-    if (message != nullptr) *message = "next_batch() of 0 ids: ask for 1 or more";
+    refuse(sink, make_error_code(errc::invalid_argument), empty_batch_message);
     return 0;
   }
   const std::uint64_t want = std::min<std::uint64_t>(count, kMaxBatch);
@@ -625,44 +606,33 @@ std::size_t SegmentGenerator::batch(std::int64_t* ids, std::size_t count, std::e
       first = value;
       got = std::min(value + draw, end) - value;
       if (value + got - 1 >= low_mark_.load(std::memory_order_relaxed)) impl_->wake();
-      clear(ec);
+      clear(sink);
     } else {
-      first = take_slow(want, value, got, ec, message);
+      first = take_slow(want, value, got, sink);
     }
   } else {
-    first = take_slow(want, kNoDraw, got, ec, message);
+    first = take_slow(want, kNoDraw, got, sink);
   }
-  if (ec) return 0;
+  if (failed(sink)) return 0;
   for (std::uint64_t i = 0; i < got; ++i) ids[i] = static_cast<std::int64_t>(first + i);
   return static_cast<std::size_t>(got);
 }
 
+template <typename Sink>
 std::uint64_t SegmentGenerator::take_slow(std::uint64_t want, std::uint64_t taken,
-                                          std::uint64_t& got, std::error_code& ec,
-                                          std::string* message) noexcept {
+                                          std::uint64_t& got, Sink& sink) noexcept {
   Impl& impl = *impl_;
   bool counted = false;
   Waiter waiter;
   for (;;) {
     if (fork_guard_->forked()) {
-      ec = make_error_code(errc::forked_process);
-      if (message != nullptr) {
-        *message = key_text(impl.options_.key) +
-                   ": this segment generator was opened in the parent of this forked process, "
-                   "and its copy would repeat the parent's ids: open a generator of its own in "
-                   "the child";
-      }
+      refuse(sink, make_error_code(errc::forked_process), [&] { return impl.forked_message(); });
       return 0;
     }
     // Acquire on closed_: a call that sees it also sees the frozen next_value_, though either
     // alone makes it fail.
     if ((taken != kNoDraw && taken >= kClosedBit) || impl.closed_.load(std::memory_order_acquire)) {
-      ec = make_error_code(errc::closed);
-      if (message != nullptr) {
-        *message = key_text(impl.options_.key) +
-                   ": the segment generator is closed: open a new one (it resumes where this "
-                   "one stopped)";
-      }
+      refuse(sink, make_error_code(errc::closed), [&] { return impl.closed_message(); });
       return 0;
     }
     const bool pending = impl.activate();
@@ -680,7 +650,7 @@ std::uint64_t SegmentGenerator::take_slow(std::uint64_t want, std::uint64_t take
       if (value < end) {
         got = std::min(value + draw, end) - value;
         if (value + got - 1 >= low_mark_.load(std::memory_order_relaxed)) impl.wake();
-        clear(ec);
+        clear(sink);
         return value;
       }
       taken = value;
@@ -698,24 +668,14 @@ std::uint64_t SegmentGenerator::take_slow(std::uint64_t want, std::uint64_t take
     const bool gave_up =
         (code != 0 && permanent(make_error_code(static_cast<errc>(code)))) ||
         !waiter.pause(impl.clock_, std::chrono::nanoseconds(impl.options_.wait).count());
+    if (gave_up && code == 0) {
+      refuse(sink, make_error_code(errc::store_unavailable),
+             [&] { return impl.no_claim_message(); });
+      return 0;
+    }
     if (gave_up) {
-      if (code == 0) {
-        ec = make_error_code(errc::store_unavailable);
-        if (message != nullptr) {
-          *message = key_text(impl.options_.key) + ": no range was claimed within " +
-                     std::to_string(impl.options_.wait.count()) +
-                     " ms (the store's claim is slow or hangs): retry, or give the generator a "
-                     "longer wait";
-        }
-        return 0;
-      }
-      ec = make_error_code(static_cast<errc>(code));
-      if (message != nullptr) {
-        std::lock_guard<std::mutex> lock(impl.error_mutex_);
-        *message = key_text(impl.options_.key) + ": no value ready after " +
-                   std::to_string(waiter.waited_ms()) +
-                   " ms, and the background claim failed: " + impl.last_error_.message();
-      }
+      refuse(sink, make_error_code(static_cast<errc>(code)),
+             [&] { return impl.claim_failed_message(waiter.waited_ms()); });
       return 0;
     }
   }
@@ -727,10 +687,7 @@ bool SegmentGenerator::close(Status& status) {
     // The parent's thread does not exist here, and the parent still hands these values out:
     // nothing is joined, nothing given back. The thread object is left to leak with the copy.
     (void)impl.thread_.release();
-    return fail(status, errc::forked_process,
-                key_text(impl.options_.key) +
-                    ": close() in a child forked from the process that opened the generator "
-                    "does nothing: the parent's generator keeps its values");
+    return fail(status, errc::forked_process, forked_close_message(impl.options_.key));
   }
   std::lock_guard<std::mutex> lock(impl.close_mutex_);
   if (impl.close_done_) {
@@ -792,6 +749,91 @@ GeneratorStats SegmentGenerator::stats() const noexcept {
   stats.ids_skipped = impl.ids_skipped_.load(std::memory_order_relaxed);
   stats.distance = impl.distance_.load(std::memory_order_relaxed);
   return stats;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sentences of the refusals of next() and next_batch().
+
+namespace {
+
+std::string empty_batch_message() { return "next_batch() of 0 ids: ask for 1 or more"; }
+
+// A store that breaks its contract (range_store.h): a range of another size or not increasing.
+std::string broken_claim_message(const std::string& key, std::int64_t count, const Range& range,
+                                 const Range& after) {
+  return key_text(key) + ": the store answered a claim of " + std::to_string(count) +
+         " values with [" + std::to_string(range.first) + ", " + std::to_string(range.end) +
+         ") after [" + std::to_string(after.first) + ", " + std::to_string(after.end) +
+         "): not used; check the store (a range store must hand out increasing ranges)";
+}
+
+std::string broken_first_claim_message(const std::string& key, std::int64_t count,
+                                       const Range& range) {
+  return key_text(key) + ": the store answered a claim of " + std::to_string(count) +
+         " values with [" + std::to_string(range.first) + ", " + std::to_string(range.end) +
+         "): not used; check the store";
+}
+
+std::string forked_close_message(const std::string& key) {
+  return key_text(key) +
+         ": close() in a child forked from the process that opened the generator does nothing: "
+         "the parent's generator keeps its values";
+}
+
+bool check_options(const GeneratorOptions& options, Status& status) {
+  const std::string key = key_text(options.key);
+  if (options.offset < 0) {
+    return fail(status, errc::invalid_argument,
+                key + ": offset " + std::to_string(options.offset) +
+                    " is negative; give 0 or more (the first value is offset + 1)");
+  }
+  if (options.safe_distance < 1) {
+    return fail(status, errc::invalid_argument,
+                key + ": safe_distance 0; keep 1 or more segments ready");
+  }
+  if (options.max_distance < options.safe_distance || options.max_distance > 65536) {
+    return fail(status, errc::invalid_argument,
+                key + ": max_distance " + std::to_string(options.max_distance) + " is outside " +
+                    std::to_string(options.safe_distance) + " (safe_distance) to 65536");
+  }
+  const std::int64_t max_step = kMaxClaim / options.max_distance;
+  if (options.step < 1 || options.step > max_step) {
+    return fail(status, errc::invalid_argument,
+                key + ": step " + std::to_string(options.step) + " is outside 1 to " +
+                    std::to_string(max_step) + " (2^40 values per claim over max_distance " +
+                    std::to_string(options.max_distance) + ")");
+  }
+  if (options.wait < std::chrono::milliseconds(1) || options.wait > std::chrono::minutes(10)) {
+    return fail(
+        status, errc::invalid_argument,
+        key + ": wait " + std::to_string(options.wait.count()) + " ms is outside 1 ms to 10 min");
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string SegmentGenerator::Impl::forked_message() const {
+  return key_text(options_.key) +
+         ": this segment generator was opened in the parent of this forked process, and its "
+         "copy would repeat the parent's ids: open a generator of its own in the child";
+}
+
+std::string SegmentGenerator::Impl::closed_message() const {
+  return key_text(options_.key) +
+         ": the segment generator is closed: open a new one (it resumes where this one stopped)";
+}
+
+std::string SegmentGenerator::Impl::no_claim_message() const {
+  return key_text(options_.key) + ": no range was claimed within " +
+         std::to_string(options_.wait.count()) +
+         " ms (the store's claim is slow or hangs): retry, or give the generator a longer wait";
+}
+
+std::string SegmentGenerator::Impl::claim_failed_message(std::int64_t waited_ms) {
+  std::lock_guard<std::mutex> lock(error_mutex_);
+  return key_text(options_.key) + ": no value ready after " + std::to_string(waited_ms) +
+         " ms, and the background claim failed: " + last_error_.message();
 }
 
 }  // namespace segment

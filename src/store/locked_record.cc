@@ -62,6 +62,16 @@ bool directory_missing(const FileStoreKind& kind, const std::string& directory, 
                   "it once with: cosid store init --store file:" + shell_word(directory));
 }
 
+// The sentences of the refusals below, at the end of this file.
+std::string negative_lock_timeout_message(const FileStoreKind& kind,
+                                          std::chrono::milliseconds lock_timeout);
+std::string cannot_open_directory_message(const FileStoreKind& kind, const std::string& directory,
+                                          const std::error_code& io);
+std::string lock_file_keeps_changing_message(const RecordDirectory& dir, const std::string& name,
+                                             int changes);
+std::string lock_timed_out_message(const RecordDirectory& dir, const std::string& name);
+std::string waiting_for_lock_text(const RecordDirectory& dir, const std::string& name);
+
 // The parent of `directory` (without trailing slashes) and its last component.
 void split_directory(std::string directory, std::string& parent, std::string& name) {
   while (directory.size() > 1 && directory.back() == '/') directory.pop_back();
@@ -88,16 +98,13 @@ bool open_record_directory(const std::string& directory, std::chrono::millisecon
                            FileSystem& fs, const FileStoreKind& kind, int& fd, Status& status) {
   if (directory.empty()) return empty_directory(kind, status);
   if (lock_timeout.count() < 0) {
-    return fail(status, errc::invalid_argument,
-                std::string("the ") + kind.name + "'s lock timeout is " +
-                    std::to_string(lock_timeout.count()) + " ms: give 0 or more");
+    return fail(status, errc::invalid_argument, negative_lock_timeout_message(kind, lock_timeout));
   }
   const std::error_code io = fs.open_directory(directory, fd);
   if (is_errno(io, ENOENT)) return directory_missing(kind, directory, status);
   if (io) {
     return fail(status, errc::store_unavailable,
-                std::string("cannot open the ") + kind.name + "'s directory " + directory + ": " +
-                    io.message() + "; give a directory this process may read and write");
+                cannot_open_directory_message(kind, directory, io));
   }
   return true;
 }
@@ -171,11 +178,7 @@ bool RecordLock::lock(const std::string& name, Status& status, const std::atomic
   for (int changes = 0;; ++changes) {
     if (changes > kMaxLockFileChanges) {
       return fail(status, errc::store_unavailable,
-                  std::string(dir_.store_name) + " " + dir_.path + ": " + name +
-                      " was removed or replaced " + std::to_string(changes) +
-                      " times while this call locked it: something removes files in the "
-                      "store's directory; stop it (the lock file must stay while any process "
-                      "uses the store), then retry");
+                  lock_file_keeps_changing_message(dir_, name, changes));
     }
     if (!lock_once(name, deadline, cancel, status)) return false;
     FileInfo locked;
@@ -210,18 +213,10 @@ bool RecordLock::lock_once(const std::string& name, std::int64_t deadline,
       return io_failure(dir_, "lock " + name, io, status);
     }
     if (dir_.wait_clock.monotonic_ns() >= deadline) {
-      return fail(status, errc::store_unavailable,
-                  std::string(dir_.store_name) + " " + dir_.path + ": " + name +
-                      " stayed locked by another process or thread for the whole lock timeout "
-                      "of " +
-                      std::to_string(dir_.lock_timeout.count()) +
-                      " ms; retry, or find the process that holds it (fuser " + dir_.path + "/" +
-                      name + ")");
+      return fail(status, errc::store_unavailable, lock_timed_out_message(dir_, name));
     }
     if (!sleep_unless_cancelled(dir_.wait_clock, std::chrono::nanoseconds(sleep_ns), cancel)) {
-      return start_cancelled(status,
-                             "while waiting for " + name + " of " + std::string(dir_.store_name) +
-                                 " " + dir_.path + ", which another process or thread holds",
+      return start_cancelled(status, waiting_for_lock_text(dir_, name),
                              "nothing was changed in the store");
     }
     sleep_ns = std::min(sleep_ns * 2, kMaxLockSleepNs);
@@ -308,6 +303,45 @@ std::string crc_text(std::string_view body) {
   std::snprintf(crc, sizeof crc, "%08x", mask_crc(crc32c(body.data(), body.size())));
   return crc;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The sentences.
+
+namespace {
+
+std::string negative_lock_timeout_message(const FileStoreKind& kind,
+                                          std::chrono::milliseconds lock_timeout) {
+  return std::string("the ") + kind.name + "'s lock timeout is " +
+         std::to_string(lock_timeout.count()) + " ms: give 0 or more";
+}
+
+std::string cannot_open_directory_message(const FileStoreKind& kind, const std::string& directory,
+                                          const std::error_code& io) {
+  return std::string("cannot open the ") + kind.name + "'s directory " + directory + ": " +
+         io.message() + "; give a directory this process may read and write";
+}
+
+std::string lock_file_keeps_changing_message(const RecordDirectory& dir, const std::string& name,
+                                             int changes) {
+  return std::string(dir.store_name) + " " + dir.path + ": " + name + " was removed or replaced " +
+         std::to_string(changes) +
+         " times while this call locked it: something removes files in the store's directory; "
+         "stop it (the lock file must stay while any process uses the store), then retry";
+}
+
+std::string lock_timed_out_message(const RecordDirectory& dir, const std::string& name) {
+  return std::string(dir.store_name) + " " + dir.path + ": " + name +
+         " stayed locked by another process or thread for the whole lock timeout of " +
+         std::to_string(dir.lock_timeout.count()) +
+         " ms; retry, or find the process that holds it (fuser " + dir.path + "/" + name + ")";
+}
+
+std::string waiting_for_lock_text(const RecordDirectory& dir, const std::string& name) {
+  return "while waiting for " + name + " of " + std::string(dir.store_name) + " " + dir.path +
+         ", which another process or thread holds";
+}
+
+}  // namespace
 
 }  // namespace detail
 }  // namespace cosid

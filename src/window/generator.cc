@@ -9,12 +9,17 @@
 #include "base/fork_guard.h"
 #include "base/hot_path.h"
 #include "base/time_format.h"
+#include "window/next_tick.h"
 
 namespace cosid {
 namespace {
 
 using detail::clear;
-using detail::kNoError;
+using detail::TickInputs;
+using detail::TickOutcome;
+using detail::TickPlan;
+using detail::TickRules;
+using detail::Wait;
 using detail::Waiter;
 
 constexpr std::uint64_t kClosedBit = std::uint64_t{1} << 63;
@@ -48,8 +53,39 @@ const char* negative_option(const GeneratorOptions& options) noexcept {
   return nullptr;
 }
 
-// Why next() is waiting.
-enum class Wait { kNone, kClockBackwards, kClockStalled, kBehindFloor, kCeiling };
+// The sentences of create()'s refusals, at the end of this file.
+std::string negative_option_message(const char* field);
+std::string slot_out_of_range_message(std::uint32_t slot, const Layout& layout);
+
+// A refusal's sink (see Generator::issue()): a Status is cleared on success only when it holds a
+// failure, as the std::error_code is (detail::clear()).
+void clear(Status& status) noexcept {
+  if (!status.ok()) status.clear();
+}
+bool failed(const std::error_code& ec) noexcept { return static_cast<bool>(ec); }
+bool failed(const Status& status) noexcept { return !status.ok(); }
+
+// How long a wait of this kind may last and the code of the refusal when it lasts longer.
+struct WaitBound {
+  std::int64_t bound_ms;
+  errc code;
+};
+
+WaitBound wait_bound(Wait wait, const GeneratorOptions& options, const Layout& layout) noexcept {
+  switch (wait) {
+    case Wait::kClockBackwards:
+      return {options.clock_backwards.count(), errc::clock_backwards};
+    case Wait::kClockStalled:
+      // A used-up tick normally ends within one tick: allow that on top of the bound.
+      return {options.clock_backwards.count() + unit_ms(layout.unit), errc::clock_stalled};
+    case Wait::kBehindFloor:
+      return {options.behind_floor.count(), errc::clock_behind_floor};
+    case Wait::kCeiling:
+    case Wait::kNone:
+      break;
+  }
+  return {options.ceiling.count(), errc::ceiling_reached};
+}
 
 }  // namespace
 
@@ -113,16 +149,12 @@ std::unique_ptr<Generator> Generator::create(const Layout& layout, Binding& bind
   const std::int64_t now = clock.now_ms();
   if (!layout.validate_at(now, status)) return nullptr;
   if (const char* field = negative_option(options)) {
-    detail::fail(status, errc::invalid_value,
-                 std::string("GeneratorOptions::") + field +
-                     " is negative: give a duration of 0 or more (0 turns a bound or a lead off)");
+    detail::fail(status, errc::invalid_value, negative_option_message(field));
     return nullptr;
   }
   if (binding.slot() > layout.max_slot()) {
     detail::fail(status, errc::slot_out_of_range,
-                 format("slot %u does not fit the layout's %d slot bits (0 to %u): use a slot in "
-                        "that range or a layout with more slot bits",
-                        binding.slot(), layout.slot_bits, layout.max_slot()));
+                 slot_out_of_range_message(binding.slot(), layout));
     return nullptr;
   }
   status.clear();
@@ -233,8 +265,8 @@ void Generator::note_chosen(std::int64_t tick) noexcept {
 }
 
 // Inlined into both next() overloads, so that next(ec) stays the few instructions it is.
-[[gnu::always_inline]] inline std::uint64_t Generator::issue(std::error_code& ec,
-                                                             std::string* message) noexcept {
+template <typename Sink>
+[[gnu::always_inline]] inline std::uint64_t Generator::issue(Sink& sink) noexcept {
   // The fast path, nearly every call at a high rate: one fetch_add takes the value V after the
   // word's, and the id is V's tick and sequence when V passes the checks reserve() makes of an
   // id: not closed, not forked, the binding valid, floor < tick, the tick's last millisecond <=
@@ -251,7 +283,7 @@ void Generator::note_chosen(std::int64_t tick) noexcept {
   // can only send a call to reserve()) and the lead (see step_allowance()).
   const std::int64_t now = clock_.now_ms();
   const std::int64_t ceiling = binding_.ceiling_ms();
-  if (fork_guard_->forked() || !binding_.valid()) return next_slow(now, 0, ec, message);
+  if (fork_guard_->forked() || !binding_.valid()) return next_slow(now, 0, sink);
   const std::int64_t lead = fast_lead_ms_.load(std::memory_order_relaxed);
   // Relaxed on state_: see reserve().
   const std::uint64_t value = state_.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -262,33 +294,23 @@ void Generator::note_chosen(std::int64_t tick) noexcept {
   const std::int64_t end_ms = tick * unit_ms_ + end_offset_ms_;
   if (value < kClosedBit && sequence != 0 && tick >= first_tick_ && tick <= max_tick_ &&
       end_ms <= ceiling && now <= end_ms && end_ms - (unit_ms_ - 1) - now <= lead) {
-    clear(ec);
+    clear(sink);
     return (static_cast<std::uint64_t>(tick) << id_tick_shift_) | id_slot_field_ | sequence;
   }
-  return next_slow(now, value, ec, message);
+  return next_slow(now, value, sink);
 }
 
-std::uint64_t Generator::next(std::error_code& ec) noexcept { return issue(ec, nullptr); }
+std::uint64_t Generator::next(std::error_code& ec) noexcept { return issue(ec); }
 
-std::uint64_t Generator::next(Status& status) noexcept {
-  std::error_code ec = kNoError;
-  std::string message;
-  const std::uint64_t id = issue(ec, &message);
-  if (ec) {
-    detail::fail(status, ec, std::move(message));
-    return 0;
-  }
-  if (!status.ok()) status.clear();
-  return id;
-}
+std::uint64_t Generator::next(Status& status) noexcept { return issue(status); }
 
 // Not inlined into next(), which would undo the reason for it (see the header).
+template <typename Sink>
 [[gnu::noinline]] std::uint64_t Generator::next_slow(std::int64_t now, std::uint64_t owned,
-                                                     std::error_code& ec,
-                                                     std::string* message) noexcept {
+                                                     Sink& sink) noexcept {
   std::uint64_t got = 0;
   const std::uint64_t id =
-      reserve(1, now, state_.load(std::memory_order_relaxed), owned, got, ec, message);
+      reserve(1, now, state_.load(std::memory_order_relaxed), owned, got, sink);
   if (owned != 0) {
     // No id came from the value the fast path took. Given back while it is still the word's (the
     // next fetch_add takes it again), so that calls failing in a row, a clock set back too far,
@@ -297,9 +319,9 @@ std::uint64_t Generator::next(Status& status) noexcept {
     // the word from another value to the id it issued, which no call gives back, so the word
     // never comes down to V again, and a CAS there would only take the contended line once more.
     std::uint64_t expected = owned;
-    const bool given_back =
-        ec && state_.compare_exchange_strong(expected, owned - 1, std::memory_order_relaxed,
-                                             std::memory_order_relaxed);
+    const bool given_back = failed(sink) && state_.compare_exchange_strong(
+                                                expected, owned - 1, std::memory_order_relaxed,
+                                                std::memory_order_relaxed);
     if (!given_back) count_given_up(owned);
   }
   return id;
@@ -319,20 +341,20 @@ void Generator::count_given_up(std::uint64_t value) noexcept {
   }
 }
 
+template <typename Sink>
 [[gnu::always_inline]] inline std::size_t Generator::issue_batch(std::uint64_t* ids,
                                                                  std::size_t count,
-                                                                 std::error_code& ec,
-                                                                 std::string* message) noexcept {
+                                                                 Sink& sink) noexcept {
   if (count == 0) {
-    ec.clear();
+    clear(sink);
     return 0;
   }
   std::uint64_t got = 0;
   std::uint64_t owned = 0;  // no fetch_add: a batch takes its sequences with one CAS
   const std::int64_t now = clock_.now_ms();
   const std::uint64_t first =
-      reserve(count, now, state_.load(std::memory_order_relaxed), owned, got, ec, message);
-  if (ec) return 0;
+      reserve(count, now, state_.load(std::memory_order_relaxed), owned, got, sink);
+  if (failed(sink)) return 0;
   // The sequence is the id's lowest field, so one tick's consecutive sequences are consecutive ids.
   for (std::uint64_t i = 0; i < got; ++i) ids[i] = first + i;
   return static_cast<std::size_t>(got);
@@ -340,200 +362,142 @@ void Generator::count_given_up(std::uint64_t value) noexcept {
 
 std::size_t Generator::next_batch(std::uint64_t* ids, std::size_t count,
                                   std::error_code& ec) noexcept {
-  return issue_batch(ids, count, ec, nullptr);
+  return issue_batch(ids, count, ec);
 }
 
 std::size_t Generator::next_batch(std::uint64_t* ids, std::size_t count, Status& status) noexcept {
-  std::error_code ec = kNoError;
-  std::string message;
-  const std::size_t got = issue_batch(ids, count, ec, &message);
-  if (ec) {
-    detail::fail(status, ec, std::move(message));
-    return 0;
-  }
-  if (!status.ok()) status.clear();
-  return got;
+  return issue_batch(ids, count, status);
 }
 
+TickRules Generator::tick_rules() const noexcept {
+  TickRules rules;
+  rules.layout = layout_;
+  rules.sequence_mask = sequence_mask_;
+  rules.reset_threshold = reset_threshold_;
+  rules.first_tick = first_tick_;
+  rules.max_tick = max_tick_;
+  rules.max_drift_ms = max_drift_ms_;
+  rules.catch_up_ticks = catch_up_ticks_;
+  rules.lead_bound_ms = lead_bound_ms_;
+  rules.clock_backwards_ms = options_.clock_backwards.count();
+  rules.start_at_floor = options_.start_at_floor;
+  return rules;
+}
+
+[[gnu::always_inline]] inline TickInputs Generator::tick_inputs(
+    std::int64_t now, std::uint64_t word, std::uint64_t owned) const noexcept {
+  TickInputs in;
+  in.now_ms = now;
+  // For a millisecond layout the tick is the millisecond: tick_of()'s division by the unit (a
+  // 64-bit idiv, since the unit is not known at compile time) is skipped on the hot path.
+  in.now_tick = layout_.unit == TimeUnit::kMillisecond ? now - layout_.epoch : layout_.tick_of(now);
+  // While the word is still the value this call's fetch_add took, that value is not an id
+  // issued: the last one issued is the value before it. From there the call either takes the
+  // value itself or moves the word on from it (take()), and uses it up either way.
+  const std::uint64_t seen = owned != 0 && word == owned ? word - 1 : word;
+  in.stamp = seen >> stamp_shift_;  // the closed bit is 0 here
+  in.sequence = seen & sequence_mask_;
+  // Relaxed: both steer which unused tick is taken, never whether it is unused (the CAS on
+  // state_ decides that); a stale value only sends a call through the lead check or past a
+  // catch-up.
+  in.chosen_tick = chosen_tick_.load(std::memory_order_relaxed);
+  in.catch_up_to = catch_up_to_.load(std::memory_order_relaxed);
+  in.ceiling_ms = binding_.ceiling_ms();
+  return in;
+}
+
+[[gnu::always_inline]] inline bool Generator::take(const TickPlan& plan, const TickInputs& in,
+                                                   std::uint64_t want, std::uint64_t& word,
+                                                   std::uint64_t& owned,
+                                                   std::uint64_t& got) noexcept {
+  // Up to `want` consecutive sequences of this tick, as many as it has left.
+  const std::uint64_t left = sequence_mask_ - plan.sequence + 1;
+  const std::uint64_t take = want < left ? want : left;
+  const std::uint64_t desired =
+      (static_cast<std::uint64_t>(plan.tick + 1) << stamp_shift_) | (plan.sequence + take - 1);
+  // The id is the value this call's fetch_add took (`desired` can equal the word only when
+  // `seen` is the value before it): it is this call's alone, taken with no read-modify-write.
+  // Otherwise a CAS, which on success leaves `word` at what the word held.
+  const bool own_value = word == owned && desired == word;
+  if (!own_value && !state_.compare_exchange_weak(word, desired, std::memory_order_relaxed,
+                                                  std::memory_order_relaxed)) {
+    return false;
+  }
+  if (word == owned) owned = 0;  // taken, or the word moved on from it: used up
+  got = take;
+  if (plan.sequence == 0 && in.stamp != 0) {
+    // This starts a new run; the one that ended at `in.sequence` issued in.sequence + 1 ids.
+    // Release, after the CAS: stats() reads this counter with acquire and then the word, so a
+    // run it finds counted here is never also the run it reads off the word.
+    counters_->ids_in_finished_runs.fetch_add(in.sequence + 1, std::memory_order_release);
+  }
+  note_chosen(plan.tick);
+  if (plan.tick < in.now_tick && catch_up_to_.load(std::memory_order_relaxed) < in.now_tick) {
+    // A tick caught up on: the ticks up to the clock's are to be caught up on too. Relaxed: the
+    // value only steers which unused tick a later call takes, never whether a tick is unused
+    // (the CAS on state_ decides that), so a stale or lost store costs ticks at most. Two
+    // callers racing here store about the same tick.
+    catch_up_to_.store(in.now_tick, std::memory_order_relaxed);
+  }
+  return true;
+}
+
+bool Generator::pause(Wait wait, Waiter& waiter, unsigned& waits_counted) noexcept {
+  const unsigned wait_bit = 1u << static_cast<unsigned>(wait);
+  if ((waits_counted & wait_bit) == 0) {
+    waits_counted |= wait_bit;
+    counters_->count_wait(wait);
+  }
+  const std::int64_t bound_ms = wait_bound(wait, options_, layout_).bound_ms;
+  return waiter.pause(clock_, detail::to_nanos(std::chrono::milliseconds(bound_ms)));
+}
+
+template <typename Sink>
 std::uint64_t Generator::reserve(std::uint64_t want, std::int64_t now, std::uint64_t word,
-                                 std::uint64_t& owned, std::uint64_t& got, std::error_code& ec,
-                                 std::string* message) noexcept {
+                                 std::uint64_t& owned, std::uint64_t& got, Sink& sink) noexcept {
   // Relaxed loads, fetch_add and CAS on state_: the word is the only data the callers share, and
   // all read-modify-writes of one atomic are totally ordered whatever the memory order. That
   // order alone makes each (tick, sequence) go to one caller and makes close() see every id
   // issued before it; nothing else is published through the word.
+  const TickRules rules = tick_rules();
   Waiter waiter;
   bool asked_for_ceiling = false;
   unsigned waits_counted = 0;  // a bit per Wait kind already counted for this call
   for (;;) {
-    if ((word & kClosedBit) != 0) return refuse({errc::closed, now}, ec, message);
-    if (fork_guard_->forked()) return refuse({errc::forked_process, now}, ec, message);
-    if (!binding_.valid()) return refuse({binding_.invalid_reason(), now}, ec, message);
+    if ((word & kClosedBit) != 0) return refuse({errc::closed, now}, sink);
+    if (fork_guard_->forked()) return refuse({errc::forked_process, now}, sink);
+    if (!binding_.valid()) return refuse({binding_.invalid_reason(), now}, sink);
 
-    // For a millisecond layout the tick is the millisecond: tick_of()'s division by the unit (a
-    // 64-bit idiv, since the unit is not known at compile time) is skipped on the hot path.
-    const std::int64_t now_tick =
-        layout_.unit == TimeUnit::kMillisecond ? now - layout_.epoch : layout_.tick_of(now);
-    // While the word is still the value this call's fetch_add took, that value is not an id
-    // issued: the last one issued is the value before it. From there the call either takes the
-    // value itself or moves the word on from it (below), and uses it up either way.
-    const std::uint64_t seen = owned != 0 && word == owned ? word - 1 : word;
-    const std::uint64_t stamp = seen >> stamp_shift_;  // the closed bit is 0 here
-    const std::uint64_t sequence = seen & sequence_mask_;
-    std::int64_t tick = now_tick;
-    std::uint64_t next_sequence = 0;
-    Wait wait = Wait::kNone;
-    std::int64_t reference_ms = 0;
-    if (stamp != 0) {
-      const auto last = static_cast<std::int64_t>(stamp - 1);
-      if (now_tick > last) {
-        // The clock has left the last tick. Ticks in between went unused: at a rate below the
-        // limit that is only the clock passing, but a generator at its limit (its last tick used
-        // up) missed them, its thread descheduled or outrun, and catches up on them, from the
-        // tick after the last one but never more than max_catch_up behind the clock, and goes on
-        // in each while its sequence lasts (catch_up_to_: up to the tick the clock was in when
-        // it last caught up). Every tick past the last is unused, so ids stay unique and
-        // increasing whichever tick this takes; only their time may lag the clock.
-        note_lead(clock_lead(now));
-        const std::int64_t lag = now_tick - last;
-        if (sequence >= sequence_mask_ && lag > 1 && catch_up_ticks_ > 0) {
-          tick = std::max(last + 1, now_tick - catch_up_ticks_);
-          next_sequence = 0;
-        } else if (sequence < sequence_mask_ && lag <= catch_up_ticks_ &&
-                   last < catch_up_to_.load(std::memory_order_relaxed)) {
-          tick = last;
-          next_sequence = sequence + 1;
-        } else {
-          next_sequence = sequence >= reset_threshold_ ? 0 : sequence + 1;
-        }
-      } else if (sequence < sequence_mask_ &&
-                 (last == now_tick || last <= chosen_tick_.load(std::memory_order_relaxed))) {
-        // Same tick, or the clock went back: go on in the last tick while its sequence lasts.
-        // A tick ahead of the clock does so only if reserve() issued from it (a tick it chose
-        // within the lead), even after a step back larger than the bound.
-        tick = last;
-        next_sequence = sequence + 1;
-      } else {
-        // The last tick is used up and the clock is not past it: the candidate is the next tick.
-        // Or the last tick lies ahead of the clock and no id of reserve() came from it: the word
-        // was carried into it by fast-path values given up (count_given_up()), and it is a
-        // candidate as the next tick is, under the same bound. The generator may move on ahead
-        // of the clock by max_drift (a lead of its own, under a burst) plus the step back the
-        // clock made that it still absorbs (step_allowance(): measured on the monotonic clock,
-        // so a thread that read the wall clock late cannot pass for a clock set back), so that
-        // such a step costs no wait: its ids go on at the pace of time, not of the wall clock.
-        const bool carried = sequence < sequence_mask_;
-        const std::int64_t candidate = carried ? last : last + 1;
-        const std::int64_t allowance_ms = step_allowance(now);  // `now` read again, with it
-        const std::int64_t lead_ms = layout_.tick_start_ms(candidate - 1) - now;
-        const std::int64_t next_lead_ms = layout_.tick_start_ms(candidate) - now;
-        const std::int64_t bound_ms = max_drift_ms_ + allowance_ms;
-        if (next_lead_ms <= bound_ms && layout_.tick_end_ms(candidate) <= binding_.ceiling_ms()) {
-          // Borrow the candidate: within the bound of the clock and the durable ceiling (checked
-          // again below with the floor and the layout's end).
-          tick = candidate;
-          next_sequence = carried ? sequence + 1 : 0;
-        } else {
-          // Waits for the clock: a lead within the bound ends within a tick, unless the clock
-          // stands still; one beyond it is a step back larger than the generator absorbs. Told
-          // apart by the tick before the candidate, the last one issued from or used up.
-          const bool beyond = lead_ms > bound_ms;
-          wait = beyond ? Wait::kClockBackwards : Wait::kClockStalled;
-          reference_ms = layout_.tick_start_ms(candidate - 1);
-          if (beyond && next_lead_ms - bound_ms > options_.clock_backwards.count()) {
-            // No wait within the bound could bring the clock back near enough: fail now.
-            return refuse({errc::clock_backwards, now, reference_ms}, ec, message);
-          }
-        }
-      }
-    } else if (now_tick < first_tick_ && options_.start_at_floor &&
-               layout_.tick_start_ms(first_tick_) - now <= lead_bound_ms_) {
-      // The first id of a generator started at the floor: the first tick past it, ahead of the
-      // clock by the gap that lead_bound_ms_ was made to cover.
-      tick = first_tick_;
+    TickInputs in = tick_inputs(now, word, owned);
+    TickPlan plan = detail::plan_next_tick(rules, in);
+    if (plan.outcome == TickOutcome::kNeedAllowance) {
+      // A borrow: the generator may move on ahead of the clock by max_drift (a lead of its own,
+      // under a burst) plus the step back the clock made that it still absorbs (measured on the
+      // monotonic clock, so a thread that read the wall clock late cannot pass for a clock set
+      // back), so that such a step costs no wait: its ids go on at the pace of time.
+      in.allowance_ms = step_allowance(now);  // `now` read again, with it
+      in.has_allowance = true;
+      in.now_ms = now;
+      plan = detail::plan_next_tick(rules, in);
     }
-
-    if (wait == Wait::kNone) {
-      if (tick > max_tick_) {
-        return refuse({errc::timestamp_overflow, now, layout_.end_ms()}, ec, message);
-      }
-      const std::int64_t ceiling = binding_.ceiling_ms();
-      if (tick < first_tick_) {
-        wait = Wait::kBehindFloor;
-        reference_ms = layout_.tick_start_ms(first_tick_);
-      } else if (layout_.tick_end_ms(tick) > ceiling) {
-        wait = Wait::kCeiling;
-        reference_ms = ceiling;
-        if (!asked_for_ceiling) {
-          binding_.want_ceiling(layout_.tick_end_ms(tick));
-          asked_for_ceiling = true;
-        }
-      }
-    }
-
-    if (wait == Wait::kNone) {
-      // Up to `want` consecutive sequences of this tick, as many as it has left.
-      const std::uint64_t left = sequence_mask_ - next_sequence + 1;
-      const std::uint64_t take = want < left ? want : left;
-      const std::uint64_t desired =
-          (static_cast<std::uint64_t>(tick + 1) << stamp_shift_) | (next_sequence + take - 1);
-      // The id is the value this call's fetch_add took (`desired` can equal the word only when
-      // `seen` is the value before it): it is this call's alone, taken with no read-modify-write.
-      // Otherwise a CAS, which on success leaves `word` at what the word held.
-      const bool own_value = word == owned && desired == word;
-      if (own_value || state_.compare_exchange_weak(word, desired, std::memory_order_relaxed,
-                                                    std::memory_order_relaxed)) {
-        if (word == owned) owned = 0;  // taken, or the word moved on from it: used up
-        clear(ec);
-        got = take;
-        if (next_sequence == 0 && stamp != 0) {
-          // This starts a new run; the one that ended at `sequence` issued sequence + 1 ids.
-          // Release, after the CAS: stats() reads this counter with acquire and then the word,
-          // so a run it finds counted here is never also the run it reads off the word.
-          counters_->ids_in_finished_runs.fetch_add(sequence + 1, std::memory_order_release);
-        }
-        note_chosen(tick);
-        if (tick < now_tick && catch_up_to_.load(std::memory_order_relaxed) < now_tick) {
-          // A tick caught up on: the ticks up to the clock's are to be caught up on too.
-          // Relaxed: the value only steers which unused tick a later call takes, never whether
-          // a tick is unused (the CAS on state_ decides that), so a stale or lost store costs
-          // ticks at most. Two callers racing here store about the same tick.
-          catch_up_to_.store(now_tick, std::memory_order_relaxed);
-        }
-        return layout_.compose(tick, binding_.slot(), static_cast<std::uint32_t>(next_sequence));
+    if (plan.left_last_tick) note_lead(clock_lead(now));
+    if (plan.outcome == TickOutcome::kTake) {
+      if (take(plan, in, want, word, owned, got)) {
+        clear(sink);
+        return layout_.compose(plan.tick, binding_.slot(),
+                               static_cast<std::uint32_t>(plan.sequence));
       }
       continue;  // another caller moved the word; `word` holds its value, `now` is still fresh
     }
-
-    std::int64_t bound_ms = 0;
-    errc code = errc::ceiling_reached;
-    switch (wait) {
-      case Wait::kClockBackwards:
-        bound_ms = options_.clock_backwards.count();
-        code = errc::clock_backwards;
-        break;
-      case Wait::kClockStalled:
-        // A used-up tick normally ends within one tick: allow that on top of the bound.
-        bound_ms = options_.clock_backwards.count() + unit_ms(layout_.unit);
-        code = errc::clock_stalled;
-        break;
-      case Wait::kBehindFloor:
-        bound_ms = options_.behind_floor.count();
-        code = errc::clock_behind_floor;
-        break;
-      case Wait::kCeiling:
-      case Wait::kNone:
-        bound_ms = options_.ceiling.count();
-        code = errc::ceiling_reached;
-        break;
+    if (plan.outcome == TickOutcome::kRefuse)
+      return refuse({plan.code, now, plan.reference_ms}, sink);
+    if (plan.wait == Wait::kCeiling && !asked_for_ceiling) {
+      binding_.want_ceiling(layout_.tick_end_ms(plan.tick));
+      asked_for_ceiling = true;
     }
-    const unsigned wait_bit = 1u << static_cast<unsigned>(wait);
-    if ((waits_counted & wait_bit) == 0) {
-      waits_counted |= wait_bit;
-      counters_->count_wait(wait);
-    }
-    if (!waiter.pause(clock_, detail::to_nanos(std::chrono::milliseconds(bound_ms)))) {
-      return refuse({code, now, reference_ms, waiter.waited_ms()}, ec, message);
+    if (!pause(plan.wait, waiter, waits_counted)) {
+      const errc code = wait_bound(plan.wait, options_, layout_).code;
+      return refuse({code, now, plan.reference_ms, waiter.waited_ms()}, sink);
     }
     now = clock_.now_ms();
     word = state_.load(std::memory_order_relaxed);
@@ -595,95 +559,122 @@ GeneratorStats Generator::stats() const noexcept {
   return stats;
 }
 
-std::uint64_t Generator::refuse(const Failure& failure, std::error_code& ec,
-                                std::string* message) const {
+std::uint64_t Generator::refuse(const Failure& failure, std::error_code& ec) const noexcept {
   counters_->failures.fetch_add(1, std::memory_order_relaxed);
   ec = make_error_code(failure.code);
-  if (message == nullptr) return 0;
+  return 0;
+}
+
+std::uint64_t Generator::refuse(const Failure& failure, Status& status) const {
+  counters_->failures.fetch_add(1, std::memory_order_relaxed);
+  detail::fail(status, make_error_code(failure.code), refusal_message(failure));
+  return 0;
+}
+
+// The sentence of each refusal of next() and next_batch(), from the values in `failure`.
+std::string Generator::refusal_message(const Failure& failure) const {
   const auto ll = [](std::int64_t v) { return static_cast<long long>(v); };
+  std::string message;
   switch (failure.code) {
     case errc::closed:
-      *message = "generator is closed: get a new one from its runtime";
+      message = "generator is closed: get a new one from its runtime";
       break;
     case errc::forked_process:
-      *message =
+      message =
           "this generator was created in the parent of this forked process, and its copy "
           "would repeat the parent's ids: open a new runtime, with its own slot and state "
           "file, in the child";
       break;
     case errc::slot_lost:
-      *message = format(
+      message = format(
           "the window on slot %u was invalidated (the slot was lost): get a new "
           "generator from its runtime, which acquires a new slot",
           binding_.slot());
       break;
     case errc::timestamp_overflow:
-      *message =
+      message =
           "the clock (" + detail::format_instant(failure.now_ms) + ") is past the end of layout " +
           format("%d/%d/%d", layout_.timestamp_bits, layout_.slot_bits, layout_.sequence_bits) +
           ", which runs out at " + detail::format_instant(failure.reference_ms) +
           ": move to a layout with a later epoch or more timestamp bits";
       break;
     case errc::state_file_replaced:
-      *message = format(
+      message = format(
           "no more ids are issued on slot %u: its state file was removed or replaced while in "
           "use (the kStateFileReplaced event, a warning in `cosid`, said how), so its ceilings "
           "no longer protect a restart; stop the process, undo the change, and restart",
           binding_.slot());
       break;
-    case errc::clock_backwards: {
-      // The call fails; so does every later one until the clock is back near the last id, which
-      // a caller that gives up at the first failure (`cosid next`) never sees. Borrowing resumes
-      // once the tick after the last one starts within what the generator absorbs of the clock.
-      const std::int64_t absorbed_ms = lead_bound_ms_ + max_drift_ms_;
-      const std::int64_t resume_ms = failure.reference_ms + unit_ms_ - absorbed_ms;
-      const std::string waited =
-          failure.waited_ms > 0
-              ? "it did not come back within " + detail::format_gap(failure.waited_ms)
-              : "no wait within the " + detail::format_gap(options_.clock_backwards.count()) +
-                    " allowed could bring it back";
-      *message =
-          "the clock moved back by " + detail::format_gap(failure.reference_ms - failure.now_ms) +
-          " while running (now " + detail::format_instant(failure.now_ms) + ", last id at " +
-          detail::format_instant(failure.reference_ms) + "), more than the " +
-          detail::format_gap(absorbed_ms) +
-          " a generator absorbs (GeneratorOptions::max_step_back and max_drift), and " + waited +
-          ": this call issued no id, and every call fails the same way until the clock "
-          "passes " +
-          detail::format_instant(resume_ms) +
-          "; check what steps the clock (NTP in step mode, a manual set)";
+    case errc::clock_backwards:
+      message = clock_backwards_message(failure);
       break;
-    }
     case errc::clock_stalled:
-      *message = "the clock stayed at " + detail::format_instant(failure.now_ms) +
-                 format(
-                     " for %lld ms while the sequence of its tick was used up: the clock is "
-                     "frozen; check the time source",
-                     ll(failure.waited_ms));
+      message = "the clock stayed at " + detail::format_instant(failure.now_ms) +
+                format(
+                    " for %lld ms while the sequence of its tick was used up: the clock is "
+                    "frozen; check the time source",
+                    ll(failure.waited_ms));
       break;
     case errc::clock_behind_floor:
-      *message = "the clock (" + detail::format_instant(failure.now_ms) + ") is " +
-                 format("%lld ms short of the first tick after the window's floor ",
-                        ll(failure.reference_ms - failure.now_ms)) +
-                 detail::format_instant(floor_ms_) +
-                 format(" after waiting %lld ms", ll(failure.waited_ms)) +
-                 (options_.floor_reason.empty() ? std::string() : ": " + options_.floor_reason) +
-                 "; wait for the clock to pass it or correct the clock";
+      message = "the clock (" + detail::format_instant(failure.now_ms) + ") is " +
+                format("%lld ms short of the first tick after the window's floor ",
+                       ll(failure.reference_ms - failure.now_ms)) +
+                detail::format_instant(floor_ms_) +
+                format(" after waiting %lld ms", ll(failure.waited_ms)) +
+                (options_.floor_reason.empty() ? std::string() : ": " + options_.floor_reason) +
+                "; wait for the clock to pass it or correct the clock";
       break;
     case errc::ceiling_reached:
-      *message = "the clock (" + detail::format_instant(failure.now_ms) +
-                 ") reached the durable ceiling " + detail::format_instant(failure.reference_ms) +
-                 format(" and it was not raised within %lld ms: making the next ceiling durable ",
-                        ll(failure.waited_ms)) +
-                 "in " +
-                 (options_.ceiling_keeper.empty() ? "its keeper" : options_.ceiling_keeper) +
-                 " is failing or slow; see the errors it reported before";
+      message = "the clock (" + detail::format_instant(failure.now_ms) +
+                ") reached the durable ceiling " + detail::format_instant(failure.reference_ms) +
+                format(" and it was not raised within %lld ms: making the next ceiling durable ",
+                       ll(failure.waited_ms)) +
+                "in " + (options_.ceiling_keeper.empty() ? "its keeper" : options_.ceiling_keeper) +
+                " is failing or slow; see the errors it reported before";
       break;
     default:
-      *message = ec.message();
+      message = make_error_code(failure.code).message();
       break;
   }
-  return 0;
+  return message;
 }
+
+// The call fails; so does every later one until the clock is back near the last id, which a
+// caller that gives up at the first failure (`cosid next`) never sees. Borrowing resumes once the
+// tick after the last one starts within what the generator absorbs of the clock.
+std::string Generator::clock_backwards_message(const Failure& failure) const {
+  const std::int64_t absorbed_ms = lead_bound_ms_ + max_drift_ms_;
+  const std::int64_t resume_ms = failure.reference_ms + unit_ms_ - absorbed_ms;
+  const std::string waited =
+      failure.waited_ms > 0
+          ? "it did not come back within " + detail::format_gap(failure.waited_ms)
+          : "no wait within the " + detail::format_gap(options_.clock_backwards.count()) +
+                " allowed could bring it back";
+  return "the clock moved back by " + detail::format_gap(failure.reference_ms - failure.now_ms) +
+         " while running (now " + detail::format_instant(failure.now_ms) + ", last id at " +
+         detail::format_instant(failure.reference_ms) + "), more than the " +
+         detail::format_gap(absorbed_ms) +
+         " a generator absorbs (GeneratorOptions::max_step_back and max_drift), and " + waited +
+         ": this call issued no id, and every call fails the same way until the clock "
+         "passes " +
+         detail::format_instant(resume_ms) +
+         "; check what steps the clock (NTP in step mode, a manual set)";
+}
+
+namespace {
+
+std::string negative_option_message(const char* field) {
+  return std::string("GeneratorOptions::") + field +
+         " is negative: give a duration of 0 or more (0 turns a bound or a lead off)";
+}
+
+std::string slot_out_of_range_message(std::uint32_t slot, const Layout& layout) {
+  return format(
+      "slot %u does not fit the layout's %d slot bits (0 to %u): use a slot in that range or a "
+      "layout with more slot bits",
+      slot, layout.slot_bits, layout.max_slot());
+}
+
+}  // namespace
 
 }  // namespace cosid

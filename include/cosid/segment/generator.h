@@ -141,15 +141,20 @@ class COSID_EXPORT SegmentGenerator {
 
   // next() past its fast path: the value it took was not ready (or the generator is closed or
   // forked); waits for the background claim, moves to the next prefetched range, or fails.
-  std::int64_t next_slow(std::uint64_t taken, std::error_code& ec, std::string* message) noexcept;
-  // The hot path of both next() overloads (inlined into each), and next_batch()'s.
-  std::int64_t issue(std::error_code& ec, std::string* message) noexcept;
-  std::size_t batch(std::int64_t* ids, std::size_t count, std::error_code& ec,
-                    std::string* message) noexcept;
+  template <typename Sink>
+  std::int64_t next_slow(std::uint64_t taken, Sink& sink) noexcept;
+  // The hot path of both next() overloads (inlined into each), and next_batch()'s. `Sink` is
+  // what a refusal is reported to, the overload's last parameter: std::error_code (the code
+  // alone, so that those failures build no message) or Status (the code and its sentence).
+  template <typename Sink>
+  std::int64_t issue(Sink& sink) noexcept;
+  template <typename Sink>
+  std::size_t batch(std::int64_t* ids, std::size_t count, Sink& sink) noexcept;
   // Up to `want` values once the fast path failed: activates the next prefetched range, waits
   // for the background claim, or fails. `taken` is the value the failed draw took, or kNoDraw.
+  template <typename Sink>
   std::uint64_t take_slow(std::uint64_t want, std::uint64_t taken, std::uint64_t& got,
-                          std::error_code& ec, std::string* message) noexcept;
+                          Sink& sink) noexcept;
   static constexpr std::uint64_t kNoDraw = ~std::uint64_t{0};
 
   // The hot words, inline so that next() reaches them without following a pointer, each on a
