@@ -232,9 +232,9 @@ int run_bench(Invocation& invocation) {
   if (batch == 0) return usage("--batch: give at least 1 id per call");
   if (args.has("max-drift")) {
     const std::string text = args.value_or("max-drift", "");
-    std::string why;
-    if (!detail::parse_duration(text, max_drift, &why)) {
-      return usage("--max-drift: " + quote(text) + ": " + why);
+    Status why;
+    if (!detail::parse_duration(text, max_drift, why)) {
+      return usage("--max-drift: " + quote(text) + ": " + why.message());
     }
   }
   if (!layout_from_flags(args, layout, error)) return usage(error);
