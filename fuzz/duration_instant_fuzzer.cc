@@ -33,8 +33,8 @@ void check_why(bool ok, const std::string& why, std::string_view text) {
 void check_duration_round_trip(milliseconds value) {
   const std::string printed = format_duration(value);
   milliseconds again{-1};
-  std::string why;
-  CHECK_MSG(parse_duration(printed, again, &why), printed + ": " + why);
+  cosid::Status why;
+  CHECK_MSG(parse_duration(printed, again, why), printed + ": " + why.message());
   CHECK_MSG(again == value, printed);
   CHECK_MSG(format_duration(again) == printed, printed);
 }
@@ -42,8 +42,8 @@ void check_duration_round_trip(milliseconds value) {
 void check_instant_round_trip(std::int64_t value) {
   const std::string printed = format_instant(value);
   std::int64_t again = -1;
-  std::string why;
-  CHECK_MSG(parse_instant(printed, again, &why), printed + ": " + why);
+  cosid::Status why;
+  CHECK_MSG(parse_instant(printed, again, why), printed + ": " + why.message());
   CHECK_MSG(again == value, printed + " != " + std::to_string(value));
   CHECK_MSG(format_instant(again) == printed, printed);
 }
@@ -55,11 +55,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   {
     milliseconds value{0};
-    std::string why;
-    const bool ok = parse_duration(text, value, &why);
+    cosid::Status why;
+    const bool ok = parse_duration(text, value, why);
     milliseconds bare{0};
-    CHECK_MSG(parse_duration(text, bare, nullptr) == ok, text);
-    check_why(ok, why, text);
+    cosid::Status bare_status;
+    CHECK_MSG(parse_duration(text, bare, bare_status) == ok, text);
+    check_why(ok, why.message(), text);
     if (ok) {
       CHECK_MSG(bare == value && value.count() >= 0, text);
       check_duration_round_trip(value);
@@ -67,11 +68,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   {
     std::int64_t value = 0;
-    std::string why;
-    const bool ok = parse_instant(text, value, &why);
+    cosid::Status why;
+    const bool ok = parse_instant(text, value, why);
     std::int64_t bare = 0;
-    CHECK_MSG(parse_instant(text, bare, nullptr) == ok, text);
-    check_why(ok, why, text);
+    cosid::Status bare_status;
+    CHECK_MSG(parse_instant(text, bare, bare_status) == ok, text);
+    check_why(ok, why.message(), text);
     if (ok) {
       CHECK_MSG(bare == value && value >= 0, text);
       check_instant_round_trip(value);
@@ -82,15 +84,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const std::uint64_t max : {std::uint64_t{1023}, std::uint64_t{0xffffffff},
                                     std::numeric_limits<std::uint64_t>::max()}) {
       std::uint64_t value = 0;
-      std::string why;
-      const bool ok = cosid::detail::parse_uint(text, max, value, &why);
-      check_why(ok, why, text);
+      cosid::Status why;
+      const bool ok = cosid::detail::parse_uint(text, max, value, why);
+      check_why(ok, why.message(), text);
       if (ok) CHECK_MSG(value <= max && std::to_string(value) == text, text);
     }
     bool flag = false;
-    std::string why;
-    const bool ok = cosid::detail::parse_bool(text, flag, &why);
-    check_why(ok, why, text);
+    cosid::Status why;
+    const bool ok = cosid::detail::parse_bool(text, flag, why);
+    check_why(ok, why.message(), text);
     if (ok) CHECK_MSG(text == (flag ? "true" : "false"), text);
   }
   {

@@ -67,9 +67,9 @@ bool StoreSettings::read_duration(std::string_view key, std::chrono::millisecond
     return true;
   }
   std::chrono::milliseconds parsed{0};
-  std::string why;
-  if (!detail::parse_duration(setting->value, parsed, &why)) {
-    return refuse(status, full_key(key), *setting, "is not a duration: " + why);
+  Status why;
+  if (!detail::parse_duration(setting->value, parsed, why)) {
+    return refuse(status, full_key(key), *setting, "is not a duration: " + why.message());
   }
   if (parsed < min || parsed > max) {
     return refuse(
@@ -89,9 +89,9 @@ bool StoreSettings::read_whole(std::string_view key, std::int64_t min, std::int6
     return true;
   }
   std::uint64_t parsed = 0;
-  std::string why;
+  Status why;
   const bool in_range =
-      detail::parse_uint(setting->value, static_cast<std::uint64_t>(max), parsed, &why) &&
+      detail::parse_uint(setting->value, static_cast<std::uint64_t>(max), parsed, why) &&
       static_cast<std::int64_t>(parsed) >= min;
   if (!in_range) {
     return refuse(

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "base/fail.h"
 #include "base/time_format.h"
 
 namespace cosid {
@@ -18,9 +19,9 @@ constexpr std::uint64_t kMaxInt64 =
 // 9999-12-31T23:59:59.999Z: the last instant with a four-digit year.
 constexpr std::size_t kMaxQuotedChars = 64;
 
-bool set_why(std::string* why, const std::string& text) {
-  if (why != nullptr) *why = text;
-  return false;
+// Refuses `text` as its key's type; the caller frames the clause with the key and the value.
+bool refuse(Status& status, std::string clause) {
+  return fail(status, make_error_code(errc::invalid_value), std::move(clause));
 }
 
 bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
@@ -41,7 +42,7 @@ const char kInstantForms[] =
     "2026-11-30T02:22:58Z, 2026-11-30T02:22:58.123Z or 2026-11-30T07:52:58+05:30";
 
 // Parses the RFC 3339 form; `text` is known not to be all digits.
-bool parse_rfc3339(std::string_view text, std::int64_t& unix_ms, std::string* why) noexcept {
+bool parse_rfc3339(std::string_view text, std::int64_t& unix_ms, Status& status) noexcept {
   CivilTime civil;
   int year = 0;
   if (!fixed_digits(text, 0, 4, year) || text.size() < 19 || text[4] != '-' || text[7] != '-' ||
@@ -49,20 +50,20 @@ bool parse_rfc3339(std::string_view text, std::int64_t& unix_ms, std::string* wh
       !fixed_digits(text, 5, 2, civil.month) || !fixed_digits(text, 8, 2, civil.day) ||
       !fixed_digits(text, 11, 2, civil.hour) || !fixed_digits(text, 14, 2, civil.minute) ||
       !fixed_digits(text, 17, 2, civil.second)) {
-    return set_why(why, std::string("not an instant: ") + kInstantForms);
+    return refuse(status, std::string("not an instant: ") + kInstantForms);
   }
   civil.year = year;
   if (civil.month < 1 || civil.month > 12 || civil.day < 1 ||
       civil.day > days_in_month(civil.year, civil.month)) {
-    return set_why(why, "not a calendar date: " + std::to_string(civil.year) + " month " +
+    return refuse(status, "not a calendar date: " + std::to_string(civil.year) + " month " +
                             std::to_string(civil.month) + " has no day " +
                             std::to_string(civil.day));
   }
   if (civil.hour > 23 || civil.minute > 59 || civil.second > 60) {
-    return set_why(why, "not a time of day: hours are 00-23, minutes and seconds 00-59");
+    return refuse(status, "not a time of day: hours are 00-23, minutes and seconds 00-59");
   }
   if (civil.second == 60) {
-    return set_why(why, "a leap second (:60) has no Unix time: use :59.999 or the next minute");
+    return refuse(status, "a leap second (:60) has no Unix time: use :59.999 or the next minute");
   }
   std::size_t pos = 19;
   if (pos < text.size() && text[pos] == '.') {
@@ -71,19 +72,19 @@ bool parse_rfc3339(std::string_view text, std::int64_t& unix_ms, std::string* wh
     int fraction = 0;
     while (pos < text.size() && is_digit(text[pos])) {
       if (++digits > 3) {
-        return set_why(why,
-                       "more than 3 fraction digits: cosid counts milliseconds, such as "
-                       "2026-11-30T02:22:58.123Z");
+        return refuse(status,
+                      "more than 3 fraction digits: cosid counts milliseconds, such as "
+                      "2026-11-30T02:22:58.123Z");
       }
       fraction = fraction * 10 + (text[pos++] - '0');
     }
-    if (digits == 0) return set_why(why, "a '.' needs fraction digits after it, such as :58.123");
+    if (digits == 0) return refuse(status, "a '.' needs fraction digits after it, such as :58.123");
     for (std::size_t i = digits; i < 3; ++i) fraction *= 10;
     civil.millisecond = fraction;
   }
   std::int64_t offset_ms = 0;
   if (pos == text.size()) {
-    return set_why(why, "no time zone: end with Z for UTC or give an offset such as +01:00");
+    return refuse(status, "no time zone: end with Z for UTC or give an offset such as +01:00");
   }
   if (text[pos] == 'Z') {
     ++pos;
@@ -92,20 +93,20 @@ bool parse_rfc3339(std::string_view text, std::int64_t& unix_ms, std::string* wh
     int minutes = 0;
     if (!fixed_digits(text, pos + 1, 2, hours) || pos + 3 >= text.size() || text[pos + 3] != ':' ||
         !fixed_digits(text, pos + 4, 2, minutes) || hours > 23 || minutes > 59) {
-      return set_why(why, "a zone offset is +HH:MM or -HH:MM with hours 00-23, such as +05:30");
+      return refuse(status, "a zone offset is +HH:MM or -HH:MM with hours 00-23, such as +05:30");
     }
     offset_ms = (text[pos] == '-' ? -1 : 1) * (hours * kMsPerHour + minutes * kMsPerMinute);
     pos += 6;
   } else {
-    return set_why(why, std::string("not an instant: ") + kInstantForms);
+    return refuse(status, std::string("not an instant: ") + kInstantForms);
   }
   if (pos != text.size()) {
-    return set_why(why, std::string("unexpected text after the time zone: ") + kInstantForms);
+    return refuse(status, std::string("unexpected text after the time zone: ") + kInstantForms);
   }
   // Local time minus its offset is UTC: 07:52+05:30 is 02:22Z.
   const std::int64_t result = unix_ms_from_civil(civil) - offset_ms;
   if (result < 0) {
-    return set_why(why, "before 1970-01-01T00:00:00Z: instants are Unix time, which starts there");
+    return refuse(status, "before 1970-01-01T00:00:00Z: instants are Unix time, which starts there");
   }
   unix_ms = result;
   return true;
@@ -114,57 +115,57 @@ bool parse_rfc3339(std::string_view text, std::int64_t& unix_ms, std::string* wh
 }  // namespace
 
 bool parse_uint(std::string_view text, std::uint64_t max, std::uint64_t& value,
-                std::string* why) noexcept {
-  if (text.empty()) return set_why(why, "empty: give a whole number, such as 10");
+                Status& status) noexcept {
+  if (text.empty()) return refuse(status, "empty: give a whole number, such as 10");
   std::uint64_t result = 0;
   for (const char c : text) {
     if (!is_digit(c)) {
-      return set_why(why,
-                     "not a whole number: give ASCII digits only, without sign, space, \"0x\", "
-                     "fraction or exponent, such as 10");
+      return refuse(status,
+                    "not a whole number: give ASCII digits only, without sign, space, \"0x\", "
+                    "fraction or exponent, such as 10");
     }
     const auto digit = static_cast<std::uint64_t>(c - '0');
     if (result > (max - digit) / 10) {
-      return set_why(why, "larger than the maximum, " + std::to_string(max));
+      return refuse(status, "larger than the maximum, " + std::to_string(max));
     }
     result = result * 10 + digit;
   }
   if (text.size() > 1 && text[0] == '0') {
-    return set_why(why, "a leading zero is refused (YAML reads 010 as octal): write " +
+    return refuse(status, "a leading zero is refused (YAML reads 010 as octal): write " +
                             std::to_string(result));
   }
   value = result;
   return true;
 }
 
-bool parse_bool(std::string_view text, bool& value, std::string* why) noexcept {
+bool parse_bool(std::string_view text, bool& value, Status& status) noexcept {
   if (text == "true" || text == "false") {
     value = text == "true";
     return true;
   }
-  return set_why(why, "not a boolean: give true or false");
+  return refuse(status, "not a boolean: give true or false");
 }
 
 bool parse_duration(std::string_view text, std::chrono::milliseconds& value,
-                    std::string* why) noexcept {
+                    Status& status) noexcept {
   static const char kForms[] = "such as 500ms, 10s, 1m or 1h";
-  if (text.empty()) return set_why(why, std::string("empty: give a duration ") + kForms);
+  if (text.empty()) return refuse(status, std::string("empty: give a duration ") + kForms);
   std::size_t digits = 0;
   while (digits < text.size() && is_digit(text[digits])) ++digits;
   if (digits == 0) {
     const bool signed_number = (text[0] == '-' || text[0] == '+') && text.size() > 1;
-    return set_why(why, std::string(signed_number ? "a duration has no sign: give "
+    return refuse(status, std::string(signed_number ? "a duration has no sign: give "
                                                   : "not a duration: give a whole number and a "
                                                     "unit, ") +
                             kForms);
   }
   const std::string_view unit = text.substr(digits);
-  if (unit.empty()) return set_why(why, std::string("a duration needs a unit: ") + kForms);
+  if (unit.empty()) return refuse(status, std::string("a duration needs a unit: ") + kForms);
   if (unit[0] == '.') {
-    return set_why(why, "a duration is a whole number of its unit: write 1500ms, not 1.5s");
+    return refuse(status, "a duration is a whole number of its unit: write 1500ms, not 1.5s");
   }
   if (unit[0] == ' ' || unit[0] == '\t') {
-    return set_why(why, std::string("no space between number and unit: ") + kForms);
+    return refuse(status, std::string("no space between number and unit: ") + kForms);
   }
   std::int64_t per_unit = 0;
   if (unit == "ms") {
@@ -176,16 +177,17 @@ bool parse_duration(std::string_view text, std::chrono::milliseconds& value,
   } else if (unit == "h") {
     per_unit = kMsPerHour;
   } else {
-    return set_why(why, "unknown unit: use ms, s, m or h, " + std::string(kForms));
+    return refuse(status, "unknown unit: use ms, s, m or h, " + std::string(kForms));
   }
   std::uint64_t count = 0;
-  std::string count_why;
+  Status count_status;
   if (!parse_uint(text.substr(0, digits), kMaxInt64 / static_cast<std::uint64_t>(per_unit), count,
-                  &count_why)) {
-    if (count_why.rfind("larger", 0) == 0) {
-      return set_why(why, "too long: the largest duration is " + std::to_string(kMaxInt64) + "ms");
+                  count_status)) {
+    if (count_status.message().rfind("larger", 0) == 0) {
+      return refuse(status, "too long: the largest duration is " + std::to_string(kMaxInt64) + "ms");
     }
-    return set_why(why, count_why);
+    status = count_status;
+    return false;
   }
   value = std::chrono::milliseconds(static_cast<std::int64_t>(count) * per_unit);
   return true;
@@ -199,13 +201,13 @@ std::string format_duration(std::chrono::milliseconds value) {
   return std::to_string(ms) + "ms";
 }
 
-bool parse_instant(std::string_view text, std::int64_t& unix_ms, std::string* why) noexcept {
-  if (text.empty()) return set_why(why, std::string("empty: ") + kInstantForms);
+bool parse_instant(std::string_view text, std::int64_t& unix_ms, Status& status) noexcept {
+  if (text.empty()) return refuse(status, std::string("empty: ") + kInstantForms);
   bool all_digits = true;
   for (const char c : text) all_digits = all_digits && is_digit(c);
-  if (!all_digits) return parse_rfc3339(text, unix_ms, why);
+  if (!all_digits) return parse_rfc3339(text, unix_ms, status);
   std::uint64_t value = 0;
-  if (!parse_uint(text, kMaxInt64, value, why)) return false;
+  if (!parse_uint(text, kMaxInt64, value, status)) return false;
   unix_ms = static_cast<std::int64_t>(value);
   return true;
 }

@@ -73,18 +73,18 @@ bool check_slot(std::uint64_t slot, std::string_view origin, int slot_bits,
 bool parse_slot(std::string_view text, std::string_view origin, int slot_bits, std::uint32_t& slot,
                 Status& status) noexcept {
   std::uint64_t value = 0;
-  std::string why;
+  Status why;
   if (!all_digits(text)) {
     return fail(status, errc::invalid_slot,
                 "slot " + detail::quote(text) + with_origin(origin) +
                     " is not a whole number: give ASCII digits only, without sign or spaces, "
                     "such as 3");
   }
-  if (!detail::parse_uint(text, std::numeric_limits<std::uint64_t>::max(), value, &why)) {
+  if (!detail::parse_uint(text, std::numeric_limits<std::uint64_t>::max(), value, why)) {
     // Only digits here: a leading zero, or too many digits for any number.
     return fail(status, errc::invalid_slot,
                 "slot " + detail::quote(text) + with_origin(origin) + ": " +
-                    (text[0] == '0' ? why : "too many digits for a slot") +
+                    (text[0] == '0' ? why.message() : "too many digits for a slot") +
                     "; give a slot from 0 to " + std::to_string(slot_limit(slot_bits) - 1));
   }
   if (!check_slot(value, origin, slot_bits, status)) return false;
@@ -114,7 +114,8 @@ bool slot_from_hostname(std::string_view hostname, std::string_view origin, int 
                     "--slot, COSID_SLOT or the config file");
   }
   std::uint64_t value = 0;
-  if (!detail::parse_uint(ordinal, kMaxSlot, value, nullptr)) value = kMaxSlot + 1;
+  Status too_large;  // only digits here: the one refusal is a number past every slot
+  if (!detail::parse_uint(ordinal, kMaxSlot, value, too_large)) value = kMaxSlot + 1;
   if (value >= slot_limit(slot_bits)) {
     return fail(status, errc::slot_out_of_range,
                 "the ordinal " + std::string(ordinal.substr(0, 20)) + " of the " + shown +

@@ -250,9 +250,9 @@ bool read_settings(const ParsedArgs& args, BenchSettings& settings, std::string&
   if (!read_counts(args, settings, error)) return false;
   if (args.has("max-drift")) {
     const std::string text = args.value_or("max-drift", "");
-    std::string why;
-    if (!detail::parse_duration(text, settings.max_drift, &why)) {
-      error = "--max-drift: " + quote(text) + ": " + why;
+    Status why;
+    if (!detail::parse_duration(text, settings.max_drift, why)) {
+      error = "--max-drift: " + quote(text) + ": " + why.message();
       return false;
     }
   }

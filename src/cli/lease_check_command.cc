@@ -95,10 +95,11 @@ int run_lease_check(Invocation& invocation) {
   std::chrono::milliseconds min_lead{0};
   if (args.has("min-lead")) {
     const std::string text = args.value_or("min-lead", "");
-    std::string why;
-    if (!detail::parse_duration(text, min_lead, &why)) {
+    Status why;
+    if (!detail::parse_duration(text, min_lead, why)) {
       return usage_error(invocation.err, kName,
-                         std::string(kName) + ": --min-lead: " + quote(text) + ": " + why);
+                         std::string(kName) + ": --min-lead: " + quote(text) + ": " +
+                             why.message());
     }
   }
   LeaseScan scan;

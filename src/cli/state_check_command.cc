@@ -221,9 +221,9 @@ int run_state_check(Invocation& invocation) {
   std::chrono::milliseconds min_lead{0};
   if (args.has("min-lead")) {
     const std::string text = args.value_or("min-lead", "");
-    std::string why;
-    if (!detail::parse_duration(text, min_lead, &why)) {
-      return usage("--min-lead: " + quote(text) + ": " + why);
+    Status why;
+    if (!detail::parse_duration(text, min_lead, why)) {
+      return usage("--min-lead: " + quote(text) + ": " + why.message());
     }
   }
 

@@ -27,9 +27,9 @@ bool parse_positive_duration(const ParsedArgs& args, const char* flag,
                              std::chrono::milliseconds minimum, std::chrono::milliseconds& value,
                              std::string& error) {
   const std::string text = args.value_or(flag, "");
-  std::string why;
-  if (!detail::parse_duration(text, value, &why)) {
-    error = std::string("--") + flag + ": " + quote(text) + ": " + why;
+  Status why;
+  if (!detail::parse_duration(text, value, why)) {
+    error = std::string("--") + flag + ": " + quote(text) + ": " + why.message();
     return false;
   }
   if (value < minimum) {

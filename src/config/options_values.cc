@@ -39,11 +39,11 @@ constexpr int kMaxStoreSlotBits = 31;
 bool apply_bits(const RawSettings& raw, Key key, int& bits, Status& status) {
   if (!raw[key].given) return true;
   std::uint64_t value = 0;
-  std::string why;
+  Status why;
   if (!parse_uint(raw[key].text, static_cast<std::uint64_t>(kConfigKeyRows[key].max), value,
-                  &why)) {
+                  why)) {
     return fail_value(errc::invalid_value, key, raw[key],
-                      why + " (an id has " + std::to_string(kConfigKeyRows[key].max) + " bits)",
+                      why.message() + " (an id has " + std::to_string(kConfigKeyRows[key].max) + " bits)",
                       status);
   }
   bits = static_cast<int>(value);
@@ -96,12 +96,12 @@ bool resolve_layout(const RawSettings& raw, Layout& layout, Status& status) {
   }
   if (raw[kEpoch].given) {
     std::uint64_t epoch_ms = 0;
-    std::string why;
+    Status why;
     if (!parse_uint(raw[kEpoch].text,
                     static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()), epoch_ms,
-                    &why)) {
+                    why)) {
       return fail_value(errc::invalid_value, kEpoch, raw[kEpoch],
-                        why + "; the epoch is given in Unix milliseconds", status);
+                        why.message() + "; the epoch is given in Unix milliseconds", status);
     }
     const auto per_tick = static_cast<std::uint64_t>(unit_ms(result.unit));
     if (epoch_ms % per_tick != 0) {
@@ -138,21 +138,18 @@ bool read_value(Key, const RawValue& raw, const Options&, std::string& value, St
 
 bool read_value(Key key, const RawValue& raw, const Options&, std::chrono::milliseconds& value,
                 Status& status) {
-  std::string why;
-  return parse_duration(raw.text, value, &why) ||
-         fail_value(errc::invalid_value, key, raw, why, status);
+  return parse_duration(raw.text, value, status) ||
+         fail_value(errc::invalid_value, key, raw, status.message(), status);
 }
 
 bool read_value(Key key, const RawValue& raw, const Options&, std::int64_t& value, Status& status) {
-  std::string why;
-  return parse_instant(raw.text, value, &why) ||
-         fail_value(errc::invalid_value, key, raw, why, status);
+  return parse_instant(raw.text, value, status) ||
+         fail_value(errc::invalid_value, key, raw, status.message(), status);
 }
 
 bool read_value(Key key, const RawValue& raw, const Options&, bool& value, Status& status) {
-  std::string why;
-  return parse_bool(raw.text, value, &why) ||
-         fail_value(errc::invalid_value, key, raw, why, status);
+  return parse_bool(raw.text, value, status) ||
+         fail_value(errc::invalid_value, key, raw, status.message(), status);
 }
 
 bool read_value(Key key, const RawValue& raw, const Options& options,

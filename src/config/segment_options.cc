@@ -35,12 +35,13 @@ bool read_whole(SegmentKey row, std::string_view key, const RawValue& raw, std::
   if (!raw.given) return true;
   const SegmentKeyRow& rule = kSegmentKeyRows[row];
   std::uint64_t parsed = 0;
-  std::string why;
-  if (!parse_uint(raw.text, static_cast<std::uint64_t>(rule.max), parsed, &why) ||
+  Status why;
+  if (!parse_uint(raw.text, static_cast<std::uint64_t>(rule.max), parsed, why) ||
       static_cast<std::int64_t>(parsed) < rule.min) {
-    if (why.empty()) why = "below the minimum, " + std::to_string(rule.min);
+    const std::string clause =
+        why.ok() ? "below the minimum, " + std::to_string(rule.min) : why.message();
     return fail_value(errc::invalid_value, key, raw,
-                      why + ": " + kSegmentKeyRows[row].key + " is " + segment_range_text(row),
+                      clause + ": " + kSegmentKeyRows[row].key + " is " + segment_range_text(row),
                       status);
   }
   value = static_cast<std::int64_t>(parsed);

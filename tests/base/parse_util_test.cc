@@ -21,14 +21,15 @@ constexpr std::uint64_t kMax64 = std::numeric_limits<std::uint64_t>::max();
 constexpr std::int64_t kMaxInt64 = std::numeric_limits<std::int64_t>::max();
 
 TEST(ParseUint, AcceptsPlainDigits) {
+  cosid::Status ignored;
   std::uint64_t value = 7;
-  ASSERT_TRUE(parse_uint("0", kMax64, value, nullptr));
+  ASSERT_TRUE(parse_uint("0", kMax64, value, ignored));
   EXPECT_EQ(value, 0u);
-  ASSERT_TRUE(parse_uint("10", kMax64, value, nullptr));
+  ASSERT_TRUE(parse_uint("10", kMax64, value, ignored));
   EXPECT_EQ(value, 10u);
-  ASSERT_TRUE(parse_uint("18446744073709551615", kMax64, value, nullptr));
+  ASSERT_TRUE(parse_uint("18446744073709551615", kMax64, value, ignored));
   EXPECT_EQ(value, kMax64);
-  ASSERT_TRUE(parse_uint("63", 63, value, nullptr));
+  ASSERT_TRUE(parse_uint("63", 63, value, ignored));
   EXPECT_EQ(value, 63u);
 }
 
@@ -53,40 +54,41 @@ TEST(ParseUint, RefusesEverythingElse) {
   };
   for (const char* text : refused) {
     std::uint64_t value = 7;
-    std::string why;
-    EXPECT_FALSE(parse_uint(text, kMax64, value, &why)) << text;
+    cosid::Status why;
+    EXPECT_FALSE(parse_uint(text, kMax64, value, why)) << text;
     EXPECT_EQ(value, 7u) << text;
-    EXPECT_FALSE(why.empty()) << text;
+    EXPECT_EQ(why.code(), cosid::errc::invalid_value) << text;
   }
 }
 
 TEST(ParseUint, RespectsTheMaximum) {
   std::uint64_t value = 0;
-  std::string why;
-  EXPECT_FALSE(parse_uint("64", 63, value, &why));
-  EXPECT_EQ(why, "larger than the maximum, 63");
-  EXPECT_TRUE(parse_uint("63", 63, value, &why));
+  cosid::Status why;
+  EXPECT_FALSE(parse_uint("64", 63, value, why));
+  EXPECT_EQ(why.message(), "larger than the maximum, 63");
+  EXPECT_TRUE(parse_uint("63", 63, value, why));
 }
 
 TEST(ParseUint, ExplainsTheRule) {
   std::uint64_t value = 0;
-  std::string why;
-  EXPECT_FALSE(parse_uint("010", kMax64, value, &why));
-  EXPECT_NE(why.find("write 10"), std::string::npos) << why;
-  EXPECT_FALSE(parse_uint("", kMax64, value, &why));
-  EXPECT_NE(why.find("empty"), std::string::npos) << why;
+  cosid::Status why;
+  EXPECT_FALSE(parse_uint("010", kMax64, value, why));
+  EXPECT_NE(why.message().find("write 10"), std::string::npos) << why.message();
+  EXPECT_FALSE(parse_uint("", kMax64, value, why));
+  EXPECT_NE(why.message().find("empty"), std::string::npos) << why.message();
 }
 
 TEST(ParseBool, OnlyTrueAndFalse) {
+  cosid::Status ignored;
   bool value = false;
-  ASSERT_TRUE(parse_bool("true", value, nullptr));
+  ASSERT_TRUE(parse_bool("true", value, ignored));
   EXPECT_TRUE(value);
-  ASSERT_TRUE(parse_bool("false", value, nullptr));
+  ASSERT_TRUE(parse_bool("false", value, ignored));
   EXPECT_FALSE(value);
   for (const char* text : {"", "True", "TRUE", "yes", "no", "on", "1", "0", " true", "true "}) {
-    std::string why;
-    EXPECT_FALSE(parse_bool(text, value, &why)) << text;
-    EXPECT_EQ(why, "not a boolean: give true or false");
+    cosid::Status why;
+    EXPECT_FALSE(parse_bool(text, value, why)) << text;
+    EXPECT_EQ(why.message(), "not a boolean: give true or false");
   }
 }
 
@@ -106,8 +108,8 @@ TEST(ParseDuration, AcceptsCountAndUnit) {
   };
   for (const auto& c : cases) {
     milliseconds value{-1};
-    std::string why;
-    EXPECT_TRUE(parse_duration(c.text, value, &why)) << c.text << ": " << why;
+    cosid::Status why;
+    EXPECT_TRUE(parse_duration(c.text, value, why)) << c.text << ": " << why.message();
     EXPECT_EQ(value.count(), c.ms) << c.text;
   }
 }
@@ -138,24 +140,24 @@ TEST(ParseDuration, RefusesOtherForms) {
   };
   for (const char* text : refused) {
     milliseconds value{-1};
-    std::string why;
-    EXPECT_FALSE(parse_duration(text, value, &why)) << text;
+    cosid::Status why;
+    EXPECT_FALSE(parse_duration(text, value, why)) << text;
     EXPECT_EQ(value.count(), -1) << text;
-    EXPECT_FALSE(why.empty()) << text;
+    EXPECT_EQ(why.code(), cosid::errc::invalid_value) << text;
   }
 }
 
 TEST(ParseDuration, SaysWhatIsMissing) {
   milliseconds value{0};
-  std::string why;
-  EXPECT_FALSE(parse_duration("10", value, &why));
-  EXPECT_EQ(why, "a duration needs a unit: such as 500ms, 10s, 1m or 1h");
-  EXPECT_FALSE(parse_duration("1.5s", value, &why));
-  EXPECT_NE(why.find("1500ms"), std::string::npos) << why;
-  EXPECT_FALSE(parse_duration("-1s", value, &why));
-  EXPECT_NE(why.find("no sign"), std::string::npos) << why;
-  EXPECT_FALSE(parse_duration("9223372036854775808ms", value, &why));
-  EXPECT_NE(why.find("too long"), std::string::npos) << why;
+  cosid::Status why;
+  EXPECT_FALSE(parse_duration("10", value, why));
+  EXPECT_EQ(why.message(), "a duration needs a unit: such as 500ms, 10s, 1m or 1h");
+  EXPECT_FALSE(parse_duration("1.5s", value, why));
+  EXPECT_NE(why.message().find("1500ms"), std::string::npos) << why.message();
+  EXPECT_FALSE(parse_duration("-1s", value, why));
+  EXPECT_NE(why.message().find("no sign"), std::string::npos) << why.message();
+  EXPECT_FALSE(parse_duration("9223372036854775808ms", value, why));
+  EXPECT_NE(why.message().find("too long"), std::string::npos) << why.message();
 }
 
 TEST(FormatDuration, UsesTheLargestExactUnit) {
@@ -171,6 +173,7 @@ TEST(FormatDuration, UsesTheLargestExactUnit) {
 }
 
 TEST(FormatDuration, RoundTrips) {
+  cosid::Status ignored;
   std::mt19937_64 rng(42);
   std::vector<std::int64_t> values = {
       0, 1, 999, 1000, 59999, 60000, 3600000, kMaxInt64, 2562047788015 * 3600000};
@@ -182,7 +185,7 @@ TEST(FormatDuration, RoundTrips) {
   for (const std::int64_t ms : values) {
     const std::string text = format_duration(milliseconds(ms));
     milliseconds back{-1};
-    ASSERT_TRUE(parse_duration(text, back, nullptr)) << text;
+    ASSERT_TRUE(parse_duration(text, back, ignored)) << text;
     EXPECT_EQ(back.count(), ms) << text;
   }
 }
@@ -211,8 +214,8 @@ TEST(ParseInstant, AcceptsEpochMillisecondsAndRfc3339) {
   };
   for (const auto& c : cases) {
     std::int64_t value = -1;
-    std::string why;
-    EXPECT_TRUE(parse_instant(c.text, value, &why)) << c.text << ": " << why;
+    cosid::Status why;
+    EXPECT_TRUE(parse_instant(c.text, value, why)) << c.text << ": " << why.message();
     EXPECT_EQ(value, c.ms) << c.text;
   }
 }
@@ -255,25 +258,26 @@ TEST(ParseInstant, RefusesOtherForms) {
   };
   for (const char* text : refused) {
     std::int64_t value = -1;
-    std::string why;
-    EXPECT_FALSE(parse_instant(text, value, &why)) << text;
+    cosid::Status why;
+    EXPECT_FALSE(parse_instant(text, value, why)) << text;
     EXPECT_EQ(value, -1) << text;
-    EXPECT_FALSE(why.empty()) << text;
+    EXPECT_EQ(why.code(), cosid::errc::invalid_value) << text;
   }
 }
 
 TEST(ParseInstant, ExplainsLeapSecondsAndZones) {
   std::int64_t value = 0;
-  std::string why;
-  EXPECT_FALSE(parse_instant("2026-11-30T23:59:60Z", value, &why));
-  EXPECT_NE(why.find("leap second"), std::string::npos) << why;
-  EXPECT_FALSE(parse_instant("2026-11-30T02:22:58", value, &why));
-  EXPECT_NE(why.find("no time zone"), std::string::npos) << why;
-  EXPECT_FALSE(parse_instant("2026-02-30T02:22:58Z", value, &why));
-  EXPECT_EQ(why, "not a calendar date: 2026 month 2 has no day 30");
+  cosid::Status why;
+  EXPECT_FALSE(parse_instant("2026-11-30T23:59:60Z", value, why));
+  EXPECT_NE(why.message().find("leap second"), std::string::npos) << why.message();
+  EXPECT_FALSE(parse_instant("2026-11-30T02:22:58", value, why));
+  EXPECT_NE(why.message().find("no time zone"), std::string::npos) << why.message();
+  EXPECT_FALSE(parse_instant("2026-02-30T02:22:58Z", value, why));
+  EXPECT_EQ(why.message(), "not a calendar date: 2026 month 2 has no day 30");
 }
 
 TEST(FormatInstant, RoundTrips) {
+  cosid::Status ignored;
   EXPECT_EQ(format_instant(0), "1970-01-01T00:00:00.000Z");
   EXPECT_EQ(format_instant(1796005378123), "2026-11-30T02:22:58.123Z");
   EXPECT_EQ(format_instant(253402300799999), "9999-12-31T23:59:59.999Z");
@@ -287,7 +291,7 @@ TEST(FormatInstant, RoundTrips) {
   for (const std::int64_t ms : values) {
     const std::string text = format_instant(ms);
     std::int64_t back = -1;
-    ASSERT_TRUE(parse_instant(text, back, nullptr)) << text;
+    ASSERT_TRUE(parse_instant(text, back, ignored)) << text;
     EXPECT_EQ(back, ms) << text;
   }
 }
