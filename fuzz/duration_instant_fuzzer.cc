@@ -15,8 +15,8 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz_util.h"
 #include "base/parse_util.h"
+#include "fuzz_util.h"
 
 namespace {
 

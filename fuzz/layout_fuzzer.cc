@@ -38,8 +38,9 @@ class Reader {
     return value;
   }
   std::string_view rest() const {
-    return pos_ < size_ ? std::string_view(reinterpret_cast<const char*>(data_ + pos_), size_ - pos_)
-                        : std::string_view();
+    return pos_ < size_
+               ? std::string_view(reinterpret_cast<const char*>(data_ + pos_), size_ - pos_)
+               : std::string_view();
   }
 
  private:
@@ -70,8 +71,8 @@ void check_valid(const cosid::Layout& layout, Reader& in) {
   CHECK_MSG(end > layout.epoch_ms(), what);
 
   cosid::IdParts parts;
-  parts.timestamp = static_cast<std::int64_t>(in.take(8) &
-                                              static_cast<std::uint64_t>(layout.max_timestamp()));
+  parts.timestamp =
+      static_cast<std::int64_t>(in.take(8) & static_cast<std::uint64_t>(layout.max_timestamp()));
   parts.slot = static_cast<std::uint32_t>(in.take(4)) & layout.max_slot();
   parts.sequence = static_cast<std::uint32_t>(in.take(4)) & layout.max_sequence();
   const std::uint64_t id = layout.compose(parts);

@@ -50,8 +50,8 @@ const char kPath[] = "slot.state";
 constexpr std::int64_t kSteps[] = {1, kAheadMs / 2, kAheadMs, 3600 * 1000, 24 * 3600 * 1000};
 constexpr int kErrnos[] = {EIO, ENOSPC};
 constexpr MemoryFs::Op kOps[] = {
-    MemoryFs::Op::kOpenDirectory, MemoryFs::Op::kOpen, MemoryFs::Op::kCreate,
-    MemoryFs::Op::kRead,          MemoryFs::Op::kWrite, MemoryFs::Op::kSync,
+    MemoryFs::Op::kOpenDirectory, MemoryFs::Op::kOpen,   MemoryFs::Op::kCreate,
+    MemoryFs::Op::kRead,          MemoryFs::Op::kWrite,  MemoryFs::Op::kSync,
     MemoryFs::Op::kSyncData,      MemoryFs::Op::kRename, MemoryFs::Op::kUnlink,
     MemoryFs::Op::kStat,          MemoryFs::Op::kLock,
 };
@@ -200,8 +200,8 @@ class Harness {
       CHECK_MSG(t > floor_, "timestamp " + std::to_string(t) + " at or before the floor " +
                                 std::to_string(floor_));
       const std::int64_t ceiling = durable_ceiling();
-      CHECK_MSG(t <= ceiling, "timestamp " + std::to_string(t) +
-                                  " past the durable ceiling " + std::to_string(ceiling));
+      CHECK_MSG(t <= ceiling, "timestamp " + std::to_string(t) + " past the durable ceiling " +
+                                  std::to_string(ceiling));
     }
   }
 

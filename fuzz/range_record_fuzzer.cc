@@ -15,8 +15,8 @@
 
 #include "cosid/segment/range_rules.h"
 #include "fuzz_util.h"
-#include "store/locked_record.h"
 #include "segment/file_range_record.h"
+#include "store/locked_record.h"
 
 namespace {
 

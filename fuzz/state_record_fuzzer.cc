@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fuzzes the state file (F1): its record codec (src/window/state_record.h) and StateFile::open on an
-// arbitrary file image.
+// Fuzzes the state file (F1): its record codec (src/window/state_record.h) and StateFile::open on
+// an arbitrary file image.
 //  - decode_block never crashes; a block that decodes valid re-encodes to the same 4,096 bytes;
 //  - StateFile::open (on a MemoryFs holding the image, with a ManualClock) never crashes and
 //    gives exactly the answer of a reference decoder written from the format's specification:
@@ -27,11 +27,11 @@
 #include <system_error>
 #include <vector>
 
+#include "base/crc32c.h"
 #include "cosid/clock.h"
 #include "cosid/error.h"
 #include "cosid/layout.h"
 #include "cosid/state_file.h"
-#include "base/crc32c.h"
 #include "fuzz_util.h"
 #include "support/memory_fs.h"
 #include "window/state_record.h"

@@ -355,10 +355,8 @@ Runtime::~Runtime() {
   }
 }
 
-std::unique_ptr<Runtime> Runtime::open_with(const detail::RuntimeStart& how,
-                                            const Options& options,
-                                            const RuntimeEnvironment& environment,
-                                            Status& status) {
+std::unique_ptr<Runtime> Runtime::open_with(const detail::RuntimeStart& how, const Options& options,
+                                            const RuntimeEnvironment& environment, Status& status) {
   status.clear();  // every path below sets it only on failure
   auto impl = std::make_unique<Impl>(options, environment);
   if (!impl->start(how, status)) return nullptr;

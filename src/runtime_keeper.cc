@@ -35,8 +35,8 @@ lease::KeeperOptions keeper_options(const Options& options, const std::atomic<bo
 }
 
 std::unique_ptr<WindowKeeper> open_lease_keeper(const Options& options,
-                                                const RuntimeEnvironment& environment,
-                                                Clock& clock, KeeperLoop* loop, Status& status) {
+                                                const RuntimeEnvironment& environment, Clock& clock,
+                                                KeeperLoop* loop, Status& status) {
   StoreRegistry* stores = environment.stores;
   // A registry of the runtime's own knows the built-in stores only, and of those it can open
   // only the file store (memory is refused), which keeps nothing of the registry: it may go once
@@ -53,8 +53,9 @@ std::unique_ptr<WindowKeeper> open_lease_keeper(const Options& options,
   std::shared_ptr<lease::SlotLeaseStore> store =
       stores->open(StoreContext{options, clock, environment.listener}, status);
   if (!store) return nullptr;
-  return lease::LeaseKeeper::unstarted(std::move(store), keeper_options(options, environment.cancel),
-                                       clock, environment.listener, loop);
+  return lease::LeaseKeeper::unstarted(std::move(store),
+                                       keeper_options(options, environment.cancel), clock,
+                                       environment.listener, loop);
 }
 
 }  // namespace

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cosid/store_registry.h"
 
+#include "base/fail.h"
+#include "base/parse_util.h"
+#include "config/options_internal.h"
 #include "cosid/lease/file_store.h"
 #include "cosid/lease/memory_store.h"
 #include "cosid/segment/file_range_store.h"
 #include "cosid/segment/memory_range_store.h"
-#include "base/fail.h"
-#include "config/options_internal.h"
-#include "base/parse_util.h"
 
 namespace cosid {
 
@@ -195,13 +195,12 @@ StoreRegistry::StoreRegistry(Clock* clock) : clock_(clock != nullptr ? *clock : 
         options.listener = context.listener;  // a new key is a warning
         return segment::FileRangeStore::open(context.options.store_directory, options, status);
       });
-  initializers_.emplace_back(
-      "memory", [](const StoreContext&, StoreInitReport&, Status& status) {
-        return fail(status, errc::invalid_argument,
-                    "the memory store lives in one process and is new with each, so there is "
-                    "nothing to create: init a store that processes share, file:DIR or "
-                    "zookeeper:CONNECT");
-      });
+  initializers_.emplace_back("memory", [](const StoreContext&, StoreInitReport&, Status& status) {
+    return fail(status, errc::invalid_argument,
+                "the memory store lives in one process and is new with each, so there is "
+                "nothing to create: init a store that processes share, file:DIR or "
+                "zookeeper:CONNECT");
+  });
   initializers_.emplace_back(
       "file", [](const StoreContext& context, StoreInitReport& report, Status& status) {
         if (!StoreSettings(context.config).finish(status)) return false;

@@ -2,9 +2,9 @@
 // StoreSettings: a store instance's keys, read by its factory with the config syntax's parsers.
 #include <algorithm>
 
-#include "cosid/store_registry.h"
 #include "base/fail.h"
 #include "base/parse_util.h"
+#include "cosid/store_registry.h"
 
 namespace cosid {
 

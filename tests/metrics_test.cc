@@ -19,8 +19,8 @@
 #include "support/frozen_calls.h"
 #include "support/memory_fs.h"
 #include "support/runtime_setup.h"
-#include "window/sync_times.h"
 #include "support/test_util.h"
+#include "window/sync_times.h"
 
 namespace cosid {
 namespace {

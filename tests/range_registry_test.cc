@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "cosid/clock.h"
-#include "cosid/store_registry.h"
 #include "cosid/segment/memory_range_store.h"
 #include "cosid/segment/options.h"
+#include "cosid/store_registry.h"
 #include "support/temp_dir.h"
 #include "support/test_util.h"
 
@@ -234,8 +234,7 @@ TEST(RangeRegistryTest, FileIsAFileRangeStoreInTheDirectory) {
   init_options.store_directory = options.store_directory;
   SystemClock clock;
   StoreInitReport report;
-  ASSERT_TRUE(registry.init(StoreContext{init_options, clock}, report, status))
-      << status.message();
+  ASSERT_TRUE(registry.init(StoreContext{init_options, clock}, report, status)) << status.message();
   EXPECT_EQ(report.store, "file store " + options.store_directory);
   EXPECT_EQ(report.created, std::vector<std::string>{options.store_directory});
   const std::shared_ptr<segment::RangeStore> first =

@@ -15,8 +15,8 @@
 #include "cosid/state_file.h"
 #include "support/memory_fs.h"
 #include "support/runtime_setup.h"
-#include "window/state_record.h"
 #include "support/test_util.h"
+#include "window/state_record.h"
 
 namespace cosid {
 namespace {

@@ -18,12 +18,12 @@
 #include <utility>
 #include <vector>
 
+#include "base/time_format.h"
 #include "cosid/store_registry.h"
 #include "support/memory_fs.h"
 #include "support/runtime_setup.h"
-#include "window/state_record.h"
 #include "support/test_util.h"
-#include "base/time_format.h"
+#include "window/state_record.h"
 
 namespace cosid {
 namespace {
@@ -432,7 +432,8 @@ TEST_F(RuntimeTest, OpenStaticRefusesWhatOpenRefusesWithTheSameMessage) {
       {"ahead of 0", [](Options& o) { o.ahead = milliseconds(0); }},
       {"negative not-before", [](Options& o) { o.not_before_ms = -1; }},
       {"negative start wait", [](Options& o) { o.start_wait = milliseconds(-1); }},
-      {"required state file missing", [](Options& o) {
+      {"required state file missing",
+       [](Options& o) {
          o.state_file.clear();
          o.require_state_file = true;
        }},

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The cancel flag of a start (RuntimeEnvironment::cancel, segment::GeneratorOptions::cancel,
 // RangeRequest::cancel) set at each moment of the start: before it, during the wait for the
-// floor, during the wait for the state file's lock, right after the first ceiling's sync, while every slot of a lease namespace is held,
-// once a lease is acquired, around the first segment claim, and while a file range store waits
-// for its lock. Each start fails with errc::cancelled, says where it stood, and leaves nothing
-// behind that could move a floor past what was issued (nothing was): no ceiling written ahead, no
-// lease held, no range claimed. The flag is set from an event of the start or from a store or file
-// system call, so every run is deterministic (ManualClock, no background thread).
+// floor, during the wait for the state file's lock, right after the first ceiling's sync, while
+// every slot of a lease namespace is held, once a lease is acquired, around the first segment
+// claim, and while a file range store waits for its lock. Each start fails with errc::cancelled,
+// says where it stood, and leaves nothing behind that could move a floor past what was issued
+// (nothing was): no ceiling written ahead, no lease held, no range claimed. The flag is set from an
+// event of the start or from a store or file system call, so every run is deterministic
+// (ManualClock, no background thread).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -20,11 +21,11 @@
 
 #include "cosid/clock.h"
 #include "cosid/lease/memory_store.h"
-#include "cosid/store_registry.h"
 #include "cosid/runtime.h"
 #include "cosid/segment/file_range_store.h"
 #include "cosid/segment/generator.h"
 #include "cosid/segment/memory_range_store.h"
+#include "cosid/store_registry.h"
 #include "support/memory_fs.h"
 #include "support/range_store_wrapper.h"
 #include "support/runtime_setup.h"
@@ -304,8 +305,7 @@ class FlagAfterClaim final : public segment::RangeStore {
  public:
   FlagAfterClaim(std::shared_ptr<segment::RangeStore> inner, std::atomic<bool>& flag)
       : inner_(std::move(inner)), flag_(flag) {}
-  bool claim(const segment::RangeRequest& request, segment::Range& range,
-             Status& status) override {
+  bool claim(const segment::RangeRequest& request, segment::Range& range, Status& status) override {
     const bool ok = inner_->claim(request, range, status);
     flag_.store(true, std::memory_order_relaxed);
     return ok;

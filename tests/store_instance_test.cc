@@ -12,8 +12,8 @@
 
 #include "cosid/clock.h"
 #include "cosid/lease/memory_store.h"
-#include "cosid/store_registry.h"
 #include "cosid/options.h"
+#include "cosid/store_registry.h"
 #include "support/temp_dir.h"
 #include "support/test_util.h"
 

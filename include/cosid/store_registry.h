@@ -85,8 +85,8 @@ class COSID_EXPORT StoreSettings {
                                Status& status);
   // A duration in the config syntax ("100ms", "3s", "1m").
   [[nodiscard]] bool read_duration(std::string_view key, std::chrono::milliseconds min,
-                                   std::chrono::milliseconds max,
-                                   std::chrono::milliseconds& value, Status& status);
+                                   std::chrono::milliseconds max, std::chrono::milliseconds& value,
+                                   Status& status);
   [[nodiscard]] bool read_whole(std::string_view key, std::int64_t min, std::int64_t max,
                                 std::int64_t& value, Status& status);
   // Fails for a key given but never read (above); true and `status` ok otherwise.
@@ -104,8 +104,8 @@ class COSID_EXPORT StoreSettings {
 // Makes (or hands out a shared) store for `context`; on failure returns null and sets `status`
 // (cosid/error.h) with the code and the message. A store that several runtimes should share is
 // returned to each.
-using StoreFactory =
-    std::function<std::shared_ptr<lease::SlotLeaseStore>(const StoreContext& context, Status& status)>;
+using StoreFactory = std::function<std::shared_ptr<lease::SlotLeaseStore>(
+    const StoreContext& context, Status& status)>;
 
 // What a factory is given to make a range store (segment/range_store.h): the segment options
 // (type, directory, instances), a listener, and the instance options.store_type names, if it names
@@ -181,7 +181,8 @@ class COSID_EXPORT StoreRegistry {
   // registered names), invalid_argument for an instance named like a registered type but of
   // another type, or with the factory's error (store_unavailable if the factory returned null
   // and left `status` ok).
-  [[nodiscard]] std::shared_ptr<lease::SlotLeaseStore> open(const StoreContext& context, Status& status);
+  [[nodiscard]] std::shared_ptr<lease::SlotLeaseStore> open(const StoreContext& context,
+                                                            Status& status);
 
   // The range store for context.options.store_type, by the rules of open(): memory (one
   // MemoryRangeStore per registry, shared by every caller), file (a FileRangeStore in

@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <string>
 
+#include "base/fail.h"
 #include "cosid/clock.h"
 #include "cosid/error.h"
-#include "base/fail.h"
 
 namespace cosid {
 namespace detail {
@@ -48,8 +48,8 @@ inline bool sleep_unless_cancelled(Clock& clock, std::chrono::nanoseconds wait,
     if (cancel_requested(flag)) return false;
     const std::int64_t left = end - clock.monotonic_ns();
     if (left <= 0) return true;
-    clock.sleep_for(std::min<std::chrono::nanoseconds>(std::chrono::nanoseconds(left),
-                                                       kCancelSlice));
+    clock.sleep_for(
+        std::min<std::chrono::nanoseconds>(std::chrono::nanoseconds(left), kCancelSlice));
   }
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: what both generators' hot paths share (src/window/generator.cc, src/segment/generator.cc):
-// how a waiting call spins and then sleeps, and a success code that costs nothing to set.
+// Internal: what both generators' hot paths share (src/window/generator.cc,
+// src/segment/generator.cc): how a waiting call spins and then sleeps, and a success code that
+// costs nothing to set.
 //
 // Thread safety: a Waiter belongs to one call; the rest are constants and pure functions.
 #ifndef COSID_SRC_BASE_HOT_PATH_H_

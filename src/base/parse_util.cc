@@ -56,8 +56,8 @@ bool parse_rfc3339(std::string_view text, std::int64_t& unix_ms, Status& status)
   if (civil.month < 1 || civil.month > 12 || civil.day < 1 ||
       civil.day > days_in_month(civil.year, civil.month)) {
     return refuse(status, "not a calendar date: " + std::to_string(civil.year) + " month " +
-                            std::to_string(civil.month) + " has no day " +
-                            std::to_string(civil.day));
+                              std::to_string(civil.month) + " has no day " +
+                              std::to_string(civil.day));
   }
   if (civil.hour > 23 || civil.minute > 59 || civil.second > 60) {
     return refuse(status, "not a time of day: hours are 00-23, minutes and seconds 00-59");
@@ -106,7 +106,8 @@ bool parse_rfc3339(std::string_view text, std::int64_t& unix_ms, Status& status)
   // Local time minus its offset is UTC: 07:52+05:30 is 02:22Z.
   const std::int64_t result = unix_ms_from_civil(civil) - offset_ms;
   if (result < 0) {
-    return refuse(status, "before 1970-01-01T00:00:00Z: instants are Unix time, which starts there");
+    return refuse(status,
+                  "before 1970-01-01T00:00:00Z: instants are Unix time, which starts there");
   }
   unix_ms = result;
   return true;
@@ -132,7 +133,7 @@ bool parse_uint(std::string_view text, std::uint64_t max, std::uint64_t& value,
   }
   if (text.size() > 1 && text[0] == '0') {
     return refuse(status, "a leading zero is refused (YAML reads 010 as octal): write " +
-                            std::to_string(result));
+                              std::to_string(result));
   }
   value = result;
   return true;
@@ -155,9 +156,9 @@ bool parse_duration(std::string_view text, std::chrono::milliseconds& value,
   if (digits == 0) {
     const bool signed_number = (text[0] == '-' || text[0] == '+') && text.size() > 1;
     return refuse(status, std::string(signed_number ? "a duration has no sign: give "
-                                                  : "not a duration: give a whole number and a "
-                                                    "unit, ") +
-                            kForms);
+                                                    : "not a duration: give a whole number and a "
+                                                      "unit, ") +
+                              kForms);
   }
   const std::string_view unit = text.substr(digits);
   if (unit.empty()) return refuse(status, std::string("a duration needs a unit: ") + kForms);
@@ -184,7 +185,8 @@ bool parse_duration(std::string_view text, std::chrono::milliseconds& value,
   if (!parse_uint(text.substr(0, digits), kMaxInt64 / static_cast<std::uint64_t>(per_unit), count,
                   count_status)) {
     if (count_status.message().rfind("larger", 0) == 0) {
-      return refuse(status, "too long: the largest duration is " + std::to_string(kMaxInt64) + "ms");
+      return refuse(status,
+                    "too long: the largest duration is " + std::to_string(kMaxInt64) + "ms");
     }
     status = count_status;
     return false;

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "base/fail.h"
 #include "capi/c_support.h"
 #include "cosid/codec.h"
 #include "cosid/config.h"
@@ -24,7 +25,6 @@
 #include "cosid/layout.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
-#include "base/fail.h"
 
 struct cosid_options_t {
   cosid::Options options;

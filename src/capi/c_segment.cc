@@ -8,9 +8,9 @@
 
 #include "capi/c_support.h"
 #include "cosid/c.h"
-#include "cosid/store_registry.h"
 #include "cosid/segment/generator.h"
 #include "cosid/segment/options.h"
+#include "cosid/store_registry.h"
 
 // The registry comes first so that it outlives the generator and the store it made (the memory
 // store is the registry's own).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal to the C API (src/capi/c.cc, src/capi/c_segment.cc): how an entry point reports, so that every
-// one of them writes its message, maps its code and catches what C must never see alike.
+// Internal to the C API (src/capi/c.cc, src/capi/c_segment.cc): how an entry point reports, so that
+// every one of them writes its message, maps its code and catches what C must never see alike.
 //
 // Thread safety: pure functions of their arguments; each writes only the caller's buffer.
 #ifndef COSID_SRC_CAPI_C_SUPPORT_H_

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/parse_util.h"
 #include "cli/commands.h"
 #include "cli/layout_flags.h"
 #include "cli/output_format.h"
@@ -31,7 +32,6 @@
 #include "cosid/generator.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
-#include "base/parse_util.h"
 
 namespace cosid {
 namespace cli {

@@ -10,10 +10,10 @@
 #include "cli/layout_flags.h"
 #include "cli/output_format.h"
 #include "cli/tool_stores.h"
-#include "cosid/store_registry.h"
+#include "config/options_internal.h"
 #include "cosid/options.h"
 #include "cosid/segment/options.h"
-#include "config/options_internal.h"
+#include "cosid/store_registry.h"
 
 namespace cosid {
 namespace cli {

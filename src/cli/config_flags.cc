@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cosid/segment/options.h"
 #include "config/options_internal.h"
+#include "cosid/segment/options.h"
 
 namespace cosid {
 namespace cli {

@@ -41,8 +41,9 @@ std::size_t whole_lines(const char* data, std::size_t size, std::size_t room) {
   }
   if (room < PIPE_BUF) return 0;
   const void* newline = std::memchr(data, '\n', size);
-  return newline == nullptr ? size
-                            : static_cast<std::size_t>(static_cast<const char*>(newline) - data) + 1;
+  return newline == nullptr
+             ? size
+             : static_cast<std::size_t>(static_cast<const char*>(newline) - data) + 1;
 }
 
 // Writes `data`, whole lines, to `fd` as the header comment says; the bytes that went out. Sets
@@ -55,8 +56,7 @@ std::size_t whole_lines(const char* data, std::size_t size, std::size_t room) {
 // takes PIPE_BUF bytes in any number of writes (merged into it), so a stream of short lines polls
 // once per PIPE_BUF bytes, not once per line. Another writer of the same pipe may fill that buffer
 // first; a write may then block until the reader reads, as any write to a shared pipe may.
-std::size_t write_lines(int fd, const char* data, std::size_t size, std::size_t& room,
-                        int& error) {
+std::size_t write_lines(int fd, const char* data, std::size_t size, std::size_t& room, int& error) {
   std::size_t done = 0;
   while (done < size) {
     std::size_t piece = whole_lines(data + done, size - done, room);
@@ -161,7 +161,7 @@ bool IdOutput::flush() {
   chunk_.clear();
   if (ok) return true;
   stopped_ = true;
-  if (error_number == 0) return false;  // a stop signal: the rest is abandoned
+  if (error_number == 0) return false;                     // a stop signal: the rest is abandoned
   if (error_number == EPIPE && count_ == 0) return false;  // the stream's reader has gone
   failed_ = true;
   if (error_number == EPIPE) {

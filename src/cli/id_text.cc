@@ -3,9 +3,9 @@
 
 #include <system_error>
 
+#include "base/fail.h"
 #include "cli/args.h"
 #include "cli/config_flags.h"
-#include "base/fail.h"
 
 namespace cosid {
 namespace cli {

@@ -8,8 +8,8 @@
 // --epoch is always Unix milliseconds; for a second-unit layout it must be a whole second. When
 // --unit changes the unit without --epoch, the preset's epoch is converted to the new unit.
 // These rules are the library's (cosid::layout_from_settings): each flag is mapped to its
-// cosid.layout.* key through its row of the config key table (config_keys.h), so a flag and a config file are held to the
-// same rules and messages.
+// cosid.layout.* key through its row of the config key table (config_keys.h), so a flag and a
+// config file are held to the same rules and messages.
 #ifndef COSID_SRC_CLI_LAYOUT_FLAGS_H_
 #define COSID_SRC_CLI_LAYOUT_FLAGS_H_
 

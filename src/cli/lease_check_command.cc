@@ -6,13 +6,13 @@
 #include <cstdio>
 #include <string>
 
+#include "base/parse_util.h"
 #include "cli/commands.h"
 #include "cli/config_flags.h"
 #include "cli/layout_flags.h"
 #include "cli/lease_scan.h"
 #include "cli/output_format.h"
 #include "cosid/lease/store.h"
-#include "base/parse_util.h"
 
 namespace cosid {
 namespace cli {
@@ -97,9 +97,9 @@ int run_lease_check(Invocation& invocation) {
     const std::string text = args.value_or("min-lead", "");
     Status why;
     if (!detail::parse_duration(text, min_lead, why)) {
-      return usage_error(invocation.err, kName,
-                         std::string(kName) + ": --min-lead: " + quote(text) + ": " +
-                             why.message());
+      return usage_error(
+          invocation.err, kName,
+          std::string(kName) + ": --min-lead: " + quote(text) + ": " + why.message());
     }
   }
   LeaseScan scan;

@@ -25,7 +25,8 @@ constexpr const char* kDescription =
     "--slot N only, to at least TIME, in the lease store that the config flags name (--store\n"
     "file:DIR or zookeeper:CONNECT, or the config file): no later holder of a fenced slot issues\n"
     "a timestamp at or below TIME. Each slot is one compare-and-set of the store: its next floor\n"
-    "becomes max(next floor, ceiling, TIME); a lease recorded on it (live or expired) ends, so its\n"
+    "becomes max(next floor, ceiling, TIME); a lease recorded on it (live or expired) ends, so "
+    "its\n"
     "holder, if it still runs, issues at most up to the ceiling it has and gets lease_lost at its\n"
     "next renewal; a slot without a record gets one. No clock decides it. Use it after a store\n"
     "was restored from a backup, or whenever its records may be older than the ids issued:\n"
@@ -98,23 +99,22 @@ std::string json_line(const std::string& name_space, const lease::FenceResult& r
 // How many slots came out each way.
 struct Tally {
   std::uint64_t counts[4] = {0, 0, 0, 0};  // by FenceOutcome
-  std::uint64_t of(lease::FenceOutcome outcome) const {
-    return counts[static_cast<int>(outcome)];
-  }
+  std::uint64_t of(lease::FenceOutcome outcome) const { return counts[static_cast<int>(outcome)]; }
 };
 
 std::string summary_line(const std::string& name_space, std::int64_t not_before,
                          std::uint64_t slots, const Tally& tally) {
-  std::string text =
-      "fenced namespace " + name_space + " at " + format_time(not_before) + ": " +
-      std::to_string(slots) + (slots == 1 ? " slot" : " slots") +
-      " (leases ended " + std::to_string(tally.of(lease::FenceOutcome::kEndedLease)) +
-      ", next floors raised " + std::to_string(tally.of(lease::FenceOutcome::kRaised)) +
-      ", records made " + std::to_string(tally.of(lease::FenceOutcome::kCreated)) +
-      ", unchanged " + std::to_string(tally.of(lease::FenceOutcome::kUnchanged)) + ")\n";
+  std::string text = "fenced namespace " + name_space + " at " + format_time(not_before) + ": " +
+                     std::to_string(slots) + (slots == 1 ? " slot" : " slots") + " (leases ended " +
+                     std::to_string(tally.of(lease::FenceOutcome::kEndedLease)) +
+                     ", next floors raised " +
+                     std::to_string(tally.of(lease::FenceOutcome::kRaised)) + ", records made " +
+                     std::to_string(tally.of(lease::FenceOutcome::kCreated)) + ", unchanged " +
+                     std::to_string(tally.of(lease::FenceOutcome::kUnchanged)) + ")\n";
   if (tally.of(lease::FenceOutcome::kEndedLease) > 0) {
-    text += "a holder of an ended lease that still runs stops at its ceiling and leases a slot "
-            "anew at its next renewal\n";
+    text +=
+        "a holder of an ended lease that still runs stops at its ceiling and leases a slot "
+        "anew at its next renewal\n";
   }
   return text;
 }
@@ -157,9 +157,9 @@ int run_lease_fence(Invocation& invocation) {
   std::uint64_t only_slot = 0;
   std::string error;
   const bool one_slot = args.has("slot");
-  if (one_slot && !parse_option_number("slot", args.value_or("slot", ""),
-                                       std::numeric_limits<std::uint32_t>::max(), only_slot,
-                                       error)) {
+  if (one_slot &&
+      !parse_option_number("slot", args.value_or("slot", ""),
+                           std::numeric_limits<std::uint32_t>::max(), only_slot, error)) {
     return usage_error(invocation.err, kName, std::string(kName) + ": " + error);
   }
   // --slot is this command's, not the static slot of the config flags, which a store refuses.

@@ -14,8 +14,8 @@ bool scan_lease_store(const Invocation& invocation, const char* name, LeaseScan&
   exit_status = kExitFailure;
   scan.options = opened.options;
   return open_resolved_lease_store(opened, store_failure) &&
-         opened.store->scan(scan.options.namespace_name, opened.terms, scan.records,
-                            scan.store_now, store_failure);
+         opened.store->scan(scan.options.namespace_name, opened.terms, scan.records, scan.store_now,
+                            store_failure);
 }
 
 }  // namespace cli

@@ -11,8 +11,8 @@
 #include "cli/command.h"
 #include "cosid/clock.h"
 #include "cosid/lease/store.h"
-#include "cosid/store_registry.h"
 #include "cosid/options.h"
+#include "cosid/store_registry.h"
 
 namespace cosid {
 namespace cli {

@@ -25,12 +25,12 @@ namespace {
 
 // Every command, in the order the help lists them.
 std::vector<const Command*> all_commands() {
-  return {&next_command(),         &parse_command(),        &layout_command(),
-          &state_show_command(),   &state_init_command(),   &state_repair_command(),
-          &state_check_command(),  &not_before_command(),   &config_check_command(),
-          &bench_command(),        &lease_list_command(),   &lease_check_command(),
-          &lease_fence_command(),  &segment_next_command(), &segment_show_command(),
-          &store_init_command(),   &version_command()};
+  return {&next_command(),        &parse_command(),        &layout_command(),
+          &state_show_command(),  &state_init_command(),   &state_repair_command(),
+          &state_check_command(), &not_before_command(),   &config_check_command(),
+          &bench_command(),       &lease_list_command(),   &lease_check_command(),
+          &lease_fence_command(), &segment_next_command(), &segment_show_command(),
+          &store_init_command(),  &version_command()};
 }
 
 // The tool's own documentation: the source of `cosid --help` and of the manual page.

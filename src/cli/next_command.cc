@@ -14,14 +14,14 @@
 #include "cli/id_output.h"
 #include "cli/id_text.h"
 #include "cli/layout_flags.h"
-#include "cli/tool_stores.h"
 #include "cli/stream_wait.h"
+#include "cli/tool_stores.h"
 #include "cli/warning_printer.h"
 #include "cosid/codec.h"
-#include "cosid/store_registry.h"
 #include "cosid/metrics.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
+#include "cosid/store_registry.h"
 
 namespace cosid {
 namespace cli {
@@ -53,7 +53,8 @@ constexpr const char* kDescription =
     "or --store memory|file:DIR|zookeeper:CONNECT (or a store instance of the config file)\n"
     "leases one: the lease is renewed while ids are issued and released with the last\n"
     "timestamp at the end. A file or ZooKeeper store must exist (cosid store init creates it\n"
-    "once): a missing one is refused and nothing is created. Without a state file a static slot's restart is not protected\n"
+    "once): a missing one is refused and nothing is created. Without a state file a static slot's "
+    "restart is not protected\n"
     "against a clock set back: a warning says so. Warnings go to standard error as\n"
     "`cosid: warning: MESSAGE`.\n"
     "\n"

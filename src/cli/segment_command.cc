@@ -13,17 +13,17 @@
 #include "cli/commands.h"
 #include "cli/id_output.h"
 #include "cli/output_format.h"
-#include "cli/tool_stores.h"
 #include "cli/stream_wait.h"
+#include "cli/tool_stores.h"
 #include "cli/warning_printer.h"
 #include "config/config_keys.h"
+#include "config/options_internal.h"
 #include "cosid/codec.h"
-#include "cosid/store_registry.h"
 #include "cosid/segment/generator.h"
 #include "cosid/segment/options.h"
 #include "cosid/segment/range_rules.h"
 #include "cosid/segment/range_store.h"
-#include "config/options_internal.h"
+#include "cosid/store_registry.h"
 
 namespace cosid {
 namespace cli {

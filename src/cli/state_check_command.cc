@@ -12,6 +12,7 @@
 #include <string>
 #include <system_error>
 
+#include "base/parse_util.h"
 #include "cli/commands.h"
 #include "cli/config_flags.h"
 #include "cli/layout_flags.h"
@@ -20,7 +21,6 @@
 #include "cosid/fs.h"
 #include "cosid/options.h"
 #include "cosid/state_file.h"
-#include "base/parse_util.h"
 
 namespace cosid {
 namespace cli {

@@ -4,6 +4,7 @@
 #include <string>
 #include <system_error>
 
+#include "base/time_format.h"
 #include "cli/commands.h"
 #include "cli/layout_flags.h"
 #include "cli/output_format.h"
@@ -12,7 +13,6 @@
 #include "cosid/fs.h"
 #include "cosid/options.h"
 #include "cosid/state_file.h"
-#include "base/time_format.h"
 
 namespace cosid {
 namespace cli {
@@ -62,7 +62,8 @@ const Command& state_init_command() {
            {
                {"slot", '\0', "N", "the slot the file is for (required)"},
                {"not-before", '\0', "TIME", "the floor: Unix ms or RFC 3339 (default 0: none)"},
-               {"namespace", '\0', "NS", "the namespace of the state file, not in the ids (default cosid)"},
+               {"namespace", '\0', "NS",
+                "the namespace of the state file, not in the ids (default cosid)"},
                help_option(),
            }},
           layout_flags_group(),

@@ -9,11 +9,11 @@
 #include "cli/commands.h"
 #include "cli/config_flags.h"
 #include "cli/tool_stores.h"
+#include "config/options_internal.h"
 #include "cosid/clock.h"
-#include "cosid/store_registry.h"
 #include "cosid/options.h"
 #include "cosid/segment/options.h"
-#include "config/options_internal.h"
+#include "cosid/store_registry.h"
 
 namespace cosid {
 namespace cli {
@@ -82,9 +82,9 @@ bool stores_to_create(const Invocation& invocation, std::vector<Options>& stores
                       int& exit_status) {
   const ParsedArgs& args = invocation.args;
   if (!args.positionals().empty()) {
-    exit_status = usage_error(invocation.err, kName,
-                              std::string(kName) + ": unexpected argument " +
-                                  quote(args.positionals().front()));
+    exit_status = usage_error(
+        invocation.err, kName,
+        std::string(kName) + ": unexpected argument " + quote(args.positionals().front()));
     return false;
   }
   Status status;

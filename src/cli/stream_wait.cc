@@ -5,9 +5,9 @@
 #include <thread>
 #include <utility>
 
-#include "cli/id_output.h"
 #include "base/parse_util.h"
 #include "base/time_format.h"
+#include "cli/id_output.h"
 
 namespace cosid {
 namespace cli {

@@ -11,8 +11,8 @@
 #include <memory>
 
 #include "cosid/error.h"
-#include "cosid/store_registry.h"
 #include "cosid/options.h"
+#include "cosid/store_registry.h"
 
 namespace cosid {
 namespace cli {

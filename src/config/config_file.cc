@@ -11,11 +11,11 @@
 #include <map>
 #include <vector>
 
+#include "base/fail.h"
+#include "base/parse_util.h"
 #include "config/config_keys.h"
 #include "config/config_scalar.h"
-#include "base/fail.h"
 #include "config/interpolate.h"
-#include "base/parse_util.h"
 
 namespace cosid {
 namespace detail {

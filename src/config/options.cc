@@ -3,12 +3,12 @@
 // config file > default), then turn the texts into typed values and check them.
 #include "cosid/options.h"
 
-#include "config/config_file.h"
 #include "base/fail.h"
+#include "base/parse_util.h"
+#include "config/config_file.h"
 #include "config/interpolate.h"
 #include "config/options_check.h"
 #include "config/options_internal.h"
-#include "base/parse_util.h"
 
 namespace cosid {
 namespace detail {

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "config/options_internal.h"
 #include "base/parse_util.h"
+#include "config/options_internal.h"
 
 namespace cosid {
 namespace detail {

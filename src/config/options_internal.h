@@ -15,10 +15,10 @@
 #include <system_error>
 #include <vector>
 
+#include "base/fail.h"
 #include "config/config_keys.h"
 #include "cosid/options.h"
 #include "cosid/segment/options.h"
-#include "base/fail.h"
 
 namespace cosid {
 namespace detail {
@@ -55,8 +55,9 @@ bool resolve_sources(const OptionSources& sources, bool need_slot, Options& opti
                      segment::SegmentOptions& segment, RawSettings& raw, RawInstances& instances,
                      RawSegment& raw_segment, std::string& slot_origin, Status& status);
 
-// The cosid.segment block from its raw texts, each checked (src/config/segment_options.cc); `instances`
-// holds the instance the segment distributor may name, whose type resolution has checked.
+// The cosid.segment block from its raw texts, each checked (src/config/segment_options.cc);
+// `instances` holds the instance the segment distributor may name, whose type resolution has
+// checked.
 bool build_segment(const RawSegment& raw, const RawInstances& instances,
                    segment::SegmentOptions& segment, Status& status);
 

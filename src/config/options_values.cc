@@ -3,9 +3,9 @@
 // resolve_options() and validate_options().
 #include <limits>
 
+#include "base/parse_util.h"
 #include "config/options_check.h"
 #include "config/options_internal.h"
-#include "base/parse_util.h"
 
 namespace cosid {
 namespace detail {
@@ -40,11 +40,11 @@ bool apply_bits(const RawSettings& raw, Key key, int& bits, Status& status) {
   if (!raw[key].given) return true;
   std::uint64_t value = 0;
   Status why;
-  if (!parse_uint(raw[key].text, static_cast<std::uint64_t>(kConfigKeyRows[key].max), value,
-                  why)) {
-    return fail_value(errc::invalid_value, key, raw[key],
-                      why.message() + " (an id has " + std::to_string(kConfigKeyRows[key].max) + " bits)",
-                      status);
+  if (!parse_uint(raw[key].text, static_cast<std::uint64_t>(kConfigKeyRows[key].max), value, why)) {
+    return fail_value(
+        errc::invalid_value, key, raw[key],
+        why.message() + " (an id has " + std::to_string(kConfigKeyRows[key].max) + " bits)",
+        status);
   }
   bits = static_cast<int>(value);
   return true;

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Segment options (segment/options.h): the cosid.segment block read from the raw texts that
 // resolution gathered (options.cc), with the checks of its keys.
-#include "cosid/segment/options.h"
-
 #include <limits>
 #include <utility>
 
-#include "config/config_keys.h"
-#include "cosid/segment/range_rules.h"
 #include "base/fail.h"
-#include "config/options_internal.h"
 #include "base/parse_util.h"
+#include "config/config_keys.h"
+#include "config/options_internal.h"
+#include "cosid/segment/options.h"
+#include "cosid/segment/range_rules.h"
 
 namespace cosid {
 namespace detail {

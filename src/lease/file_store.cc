@@ -24,13 +24,14 @@
 // HELD is 0 or 1; times are signed Unix ms of the store clock; INCARNATION is the UUID text, or
 // "-" when the slot is not held; KEY (empty when not held) and LAST_OWNER_KEY follow a '=' and are
 // escaped like N. COUNT is the number of slot lines; CRC is 8 lower-case hex digits of the masked
-// CRC32C (src/base/crc32c.h) of every byte before "end". Numbers are written in their shortest form and
-// read back only in it; anything else is store_corrupt.
+// CRC32C (src/base/crc32c.h) of every byte before "end". Numbers are written in their shortest form
+// and read back only in it; anything else is store_corrupt.
 //
 // Every file call but the directory's mkdir goes through the FileSystem seam (cosid/fs.h;
 // FileLeaseStoreOptions::file_system), so a test can fail any of them with any errno and see what
 // a power loss would keep. What matters between processes (OFD locks, rename atomicity) is tested
-// for real, with real files and forked processes (the conformance kit, tests/lease/file_store_test.cc).
+// for real, with real files and forked processes (the conformance kit,
+// tests/lease/file_store_test.cc).
 //
 // Durability: a call returns success only for a record it has itself seen durable, that is,
 // after its own write of the temporary file, its fsync, the rename and the fsync of the
@@ -44,10 +45,10 @@
 #include <algorithm>
 #include <vector>
 
-#include "cosid/lease/store_rules.h"
 #include "base/fail.h"
-#include "store/locked_record.h"
 #include "base/parse_util.h"
+#include "cosid/lease/store_rules.h"
+#include "store/locked_record.h"
 
 namespace cosid {
 namespace lease {
@@ -247,8 +248,8 @@ class FileLeaseStore::Transaction {
   Transaction(FileLeaseStore& store, const std::string& name_space)
       : store_(store),
         name_space_(name_space),
-        dir_{store.fs_,          store.directory_fd_, store.directory_,
-             kFileLeaseStore.name, store.lock_timeout_, store.system_clock_},
+        dir_{store.fs_,           store.directory_fd_, store.directory_, kFileLeaseStore.name,
+             store.lock_timeout_, store.system_clock_},
         lock_(dir_),
         base_("ns." + escape(name_space)),
         shown_path_(store.directory_ + "/" + base_ + ".lease") {}

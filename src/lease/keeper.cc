@@ -11,12 +11,12 @@
 #include <utility>
 #include <vector>
 
-#include "cosid/lease/slot_choice.h"
 #include "base/cancel.h"
-#include "cosid/slot_source.h"
 #include "base/fail.h"
 #include "base/parse_util.h"
 #include "base/time_format.h"
+#include "cosid/lease/slot_choice.h"
+#include "cosid/slot_source.h"
 
 namespace cosid {
 namespace lease {

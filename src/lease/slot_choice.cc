@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "cosid/lease/store_rules.h"
 #include "base/fail.h"
 #include "base/parse_util.h"
+#include "cosid/lease/store_rules.h"
 
 namespace cosid {
 namespace lease {

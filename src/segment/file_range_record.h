@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "cosid/store/incarnation.h"
 #include "cosid/segment/range_store.h"
+#include "cosid/store/incarnation.h"
 
 namespace cosid {
 namespace segment {

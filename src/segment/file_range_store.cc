@@ -54,12 +54,12 @@
 #include <map>
 #include <mutex>
 
+#include "base/fail.h"
+#include "base/parse_util.h"
 #include "cosid/clock.h"
 #include "cosid/segment/range_rules.h"
-#include "base/fail.h"
-#include "store/locked_record.h"
-#include "base/parse_util.h"
 #include "segment/file_range_record.h"
+#include "store/locked_record.h"
 
 namespace cosid {
 namespace segment {
@@ -114,8 +114,7 @@ bool parse_range_record(std::string_view text, RangeRecord& record, std::string&
     return false;
   }
   record.key = std::string(values[0]);
-  if (!Incarnation::parse(std::string(values[1]), record.identity) ||
-      record.identity.is_nil()) {
+  if (!Incarnation::parse(std::string(values[1]), record.identity) || record.identity.is_nil()) {
     why = "its identity is not a UUID";
     return false;
   }
@@ -160,8 +159,8 @@ struct SeenTable {
 }  // namespace
 
 namespace {
-constexpr cosid::detail::FileStoreKind kFileRangeStore{"file range store",
-                                                       "/var/lib/cosid/ranges", "key"};
+constexpr cosid::detail::FileStoreKind kFileRangeStore{"file range store", "/var/lib/cosid/ranges",
+                                                       "key"};
 }  // namespace
 
 class FileRangeStore::Impl {

@@ -12,11 +12,11 @@
 
 #include "base/background_thread.h"
 #include "base/cancel.h"
-#include "cosid/segment/range_rules.h"
 #include "base/fail.h"
 #include "base/fork_guard.h"
 #include "base/hot_path.h"
 #include "base/parse_util.h"
+#include "cosid/segment/range_rules.h"
 #include "segment/doorbell.h"
 #include "segment/prefetch_policy.h"
 
@@ -471,7 +471,8 @@ std::unique_ptr<SegmentGenerator> SegmentGenerator::open(std::shared_ptr<RangeSt
   request.count = static_cast<std::int64_t>(options.safe_distance) * options.step;
   request.cancel = options.cancel;  // the first claim only: the background claims run on
   if (cosid::detail::cancel_requested(options.cancel)) {
-    cosid::detail::start_cancelled(status, "before the first claim of " + key, "nothing was claimed");
+    cosid::detail::start_cancelled(status, "before the first claim of " + key,
+                                   "nothing was claimed");
     return nullptr;
   }
   Range range;

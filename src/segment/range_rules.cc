@@ -153,8 +153,8 @@ namespace {
 
 std::string key_started_message(const std::string& store, const std::string& key,
                                 std::int64_t first) {
-  return key_text(key) + " had no record in the " + store +
-         ", so it starts at " + std::to_string(first) +
+  return key_text(key) + " had no record in the " + store + ", so it starts at " +
+         std::to_string(first) +
          ". If the key is not new (a mistyped key, or a store moved, restored or given by another "
          "path), stop every process using it and find its record: its values are being handed "
          "out again from the start; seal this key (its record now exists) and go on with the "

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Incarnation: a random version-4 UUID per runtime start (RFC 9562, section 5.4).
+#include "cosid/store/incarnation.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/random.h>
@@ -9,7 +11,6 @@
 #include <cstring>
 #include <string>
 
-#include "cosid/store/incarnation.h"
 #include "base/fail.h"
 
 namespace cosid {

@@ -56,10 +56,12 @@ bool directory_missing(const FileStoreKind& kind, const std::string& directory, 
   return fail(status, errc::store_not_initialized,
               std::string("the ") + kind.name + "'s directory " + directory +
                   " does not exist, and cosid never creates a store on first use: a new store "
-                  "starts every " + kind.records +
+                  "starts every " +
+                  kind.records +
                   " from zero, so if this store existed, it was moved or the path is mistyped, "
                   "and ids would repeat. Check the path; if the store is meant to be new, create "
-                  "it once with: cosid store init --store file:" + shell_word(directory));
+                  "it once with: cosid store init --store file:" +
+                  shell_word(directory));
 }
 
 // The sentences of the refusals below, at the end of this file.
@@ -87,9 +89,9 @@ void split_directory(std::string directory, std::string& parent, std::string& na
 
 bool cannot_create(const FileStoreKind& kind, const std::string& directory, const std::string& why,
                    Status& status) {
-  return fail(status, errc::store_unavailable,
-              std::string("cannot create the ") + kind.name + "'s directory " + directory + ": " +
-                  why);
+  return fail(
+      status, errc::store_unavailable,
+      std::string("cannot create the ") + kind.name + "'s directory " + directory + ": " + why);
 }
 
 }  // namespace
@@ -149,7 +151,8 @@ bool init_record_directory(const std::string& directory, FileSystem& fs, bool& c
     if (io) {
       return cannot_create(kind, directory,
                            "something of that name exists and is not a directory this process "
-                           "can open (" + io.message() + "): move it aside, or choose another path",
+                           "can open (" +
+                               io.message() + "): move it aside, or choose another path",
                            status);
     }
     fs.close(fd);

@@ -12,8 +12,8 @@
 #include "base/cancel.h"
 #include "base/fail.h"
 #include "base/parse_util.h"
-#include "window/state_record.h"
 #include "base/time_format.h"
+#include "window/state_record.h"
 
 namespace cosid {
 namespace {

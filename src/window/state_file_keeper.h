@@ -33,11 +33,11 @@
 #include <mutex>
 #include <string>
 
+#include "base/fork_guard.h"
 #include "cosid/clock.h"
 #include "cosid/fs.h"
 #include "cosid/options.h"
 #include "cosid/state_file.h"
-#include "base/fork_guard.h"
 #include "window/sync_times.h"
 #include "window/window_keeper.h"
 

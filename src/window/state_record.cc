@@ -89,7 +89,8 @@ int current_block(const BlockStatus status[2], const StateRecord records[2]) noe
 StateImage decode_image(const unsigned char* image) noexcept {
   StateImage out;
   for (int b = 0; b < 2; ++b) {
-    out.status[b] = decode_block(image + static_cast<std::size_t>(b) * kStateBlockSize, out.records[b]);
+    out.status[b] =
+        decode_block(image + static_cast<std::size_t>(b) * kStateBlockSize, out.records[b]);
   }
   out.current = current_block(out.status, out.records);
   return out;

@@ -24,8 +24,8 @@
 // newest record, syncs, then writes the other block, syncs. So at every moment every valid
 // format-2 block holds a ceiling at or past every timestamp issued, and a restart may rely on any
 // valid block of format 2, whichever one a torn write or a flipped bit destroyed (the argument:
-// src/window/DURABILITY.md, "State file"). Format 1 writers wrote one block per advance: there only the
-// newest block was known to cover what was issued, and a damaged newest block is
+// src/window/DURABILITY.md, "State file"). Format 1 writers wrote one block per advance: there only
+// the newest block was known to cover what was issued, and a damaged newest block is
 // indistinguishable from a torn older one, so a file whose only valid block is of format 1 is
 // refused (StateFile::open) until `cosid state repair` gives it a floor.
 #ifndef COSID_SRC_WINDOW_STATE_RECORD_H_
@@ -36,9 +36,9 @@
 #include <string>
 #include <string_view>
 
+#include "base/layout_text.h"
 #include "cosid/layout.h"
 #include "cosid/state_file.h"
-#include "base/layout_text.h"
 
 namespace cosid {
 namespace detail {

@@ -47,10 +47,10 @@
 //     round or close() needs, and its sleep, also the sleep until close() after a fatal failure
 //     (kNever), ends at stop().
 // How to check it: the TSan preset runs tests/window/keeper_freeze_test.cc, tests/runtime_test.cc,
-// tests/lease/lease_runtime_test.cc and tests/lease/lease_keeper_test.cc; keeper_freeze_test freezes a
-// state-file sync and a store call, inside the loop's round and inside an owner's maintain(), and
-// calls every public method of Runtime from another thread meanwhile: each must return, and
-// maintain() and close() must finish once the frozen call ends.
+// tests/lease/lease_runtime_test.cc and tests/lease/lease_keeper_test.cc; keeper_freeze_test
+// freezes a state-file sync and a store call, inside the loop's round and inside an owner's
+// maintain(), and calls every public method of Runtime from another thread meanwhile: each must
+// return, and maintain() and close() must finish once the frozen call ends.
 //
 // Thread safety: as each class says.
 #ifndef COSID_SRC_WINDOW_WINDOW_KEEPER_H_
@@ -65,10 +65,10 @@
 #include <mutex>
 
 #include "base/background_thread.h"
+#include "base/fail.h"
 #include "cosid/binding.h"
 #include "cosid/error.h"
 #include "cosid/events.h"
-#include "base/fail.h"
 
 namespace cosid {
 namespace detail {

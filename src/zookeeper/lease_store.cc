@@ -7,9 +7,9 @@
 #include <map>
 #include <mutex>
 
-#include "zookeeper/calls.h"
-#include "cosid/lease/store_rules.h"
 #include "base/fail.h"
+#include "cosid/lease/store_rules.h"
+#include "zookeeper/calls.h"
 #include "zookeeper/nodes.h"
 #include "zookeeper/session.h"
 #include "zookeeper/store_root.h"

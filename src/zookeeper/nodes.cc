@@ -80,7 +80,9 @@ std::string owner_path(const std::string& name_space, const std::string& owner_k
   return owner_parent_path(name_space) + "/" + escape_key(owner_key);
 }
 
-std::string owner_parent_path(const std::string& name_space) { return "/cosid/owner/" + name_space; }
+std::string owner_parent_path(const std::string& name_space) {
+  return "/cosid/owner/" + name_space;
+}
 
 std::string range_path(const std::string& key) { return "/cosid/range/" + key; }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The ZooKeeper stores' keys of a store instance, and their factories for a StoreRegistry.
+#include "base/fail.h"
 #include "cosid/zookeeper/lease_store.h"
 #include "cosid/zookeeper/range_store.h"
-#include "base/fail.h"
 
 namespace cosid {
 namespace lease {

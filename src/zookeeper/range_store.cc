@@ -3,14 +3,15 @@
 // node per key (NODES.md next to this file, "Range nodes", argues each rule). The rules decide
 // (segment/range_rules.h); this file reads the node, checks it is the node this store knew, and
 // writes the rules' result on the version it read.
+#include "cosid/zookeeper/range_store.h"
+
 #include <atomic>
 #include <climits>
 #include <cstdio>
 
-#include "zookeeper/calls.h"
-#include "cosid/segment/range_rules.h"
-#include "cosid/zookeeper/range_store.h"
 #include "base/fail.h"
+#include "cosid/segment/range_rules.h"
+#include "zookeeper/calls.h"
 #include "zookeeper/nodes.h"
 #include "zookeeper/session.h"
 #include "zookeeper/store_root.h"
@@ -185,7 +186,7 @@ class ZooKeeperRangeStore::Impl {
 
   const lease::ZooKeeperStoreOptions options_;
   std::unique_ptr<lease::zk::Session> session_;
-  lease::zk::SeenNodes seen_;              // the range nodes this store has read or created
+  lease::zk::SeenNodes seen_;  // the range nodes this store has read or created
 };
 
 ZooKeeperRangeStore::ZooKeeperRangeStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

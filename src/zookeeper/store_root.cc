@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "zookeeper/calls.h"
 #include "base/fail.h"
+#include "zookeeper/calls.h"
 #include "zookeeper/nodes.h"
 
 namespace cosid {
@@ -66,8 +66,8 @@ bool init_zookeeper_store(const ZooKeeperStoreOptions& options, StoreInitReport&
           if (!session->create(path, std::string(), deadline, rc, transient, s)) {
             return zk::after(transient);
           }
-          const bool listed = std::find(report.created.begin(), report.created.end(), path) !=
-                              report.created.end();
+          const bool listed =
+              std::find(report.created.begin(), report.created.end(), path) != report.created.end();
           if (rc == ZOK && !listed) report.created.push_back(path);
         }
         return zk::Step::kDone;

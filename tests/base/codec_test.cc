@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "support/test_util.h"
 #include "base/time_format.h"
+#include "support/test_util.h"
 
 namespace cosid {
 namespace {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cosid/error.h"
 
-#include "base/fail.h"
-
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
+
+#include "base/fail.h"
 
 namespace cosid {
 namespace {

@@ -13,8 +13,8 @@
 #include <time.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -52,9 +52,7 @@ class SteppedClock final : public cosid::Clock {
   void sleep_for(std::chrono::nanoseconds duration) noexcept override {
     system_.sleep_for(duration);
   }
-  void step_back(std::int64_t ms) noexcept {
-    offset_ms_.fetch_sub(ms, std::memory_order_relaxed);
-  }
+  void step_back(std::int64_t ms) noexcept { offset_ms_.fetch_sub(ms, std::memory_order_relaxed); }
 
  private:
   cosid::SystemClock system_;
@@ -148,12 +146,11 @@ void BM_ClockStepBack(benchmark::State& state) {
     return;
   }
   const cosid::Layout& layout = options.layout;
-  const double limit_per_ms =
-      static_cast<double>(std::uint64_t{1} << layout.sequence_bits) /
-      static_cast<double>(cosid::unit_ms(layout.unit));
+  const double limit_per_ms = static_cast<double>(std::uint64_t{1} << layout.sequence_bits) /
+                              static_cast<double>(cosid::unit_ms(layout.unit));
   const double seconds = std::chrono::duration<double>(kBeforeStep + kAfterStep).count();
-  const double expected = per_ms > 0 ? static_cast<double>(per_ms) * 1000 * seconds
-                                     : limit_per_ms * 1000 * seconds;
+  const double expected =
+      per_ms > 0 ? static_cast<double>(per_ms) * 1000 * seconds : limit_per_ms * 1000 * seconds;
 
   std::vector<Caller> callers(threads);
   for (Caller& caller : callers) {
@@ -176,7 +173,8 @@ void BM_ClockStepBack(benchmark::State& state) {
         // spinning one would lose whole milliseconds to the others). A millisecond missed (a call
         // that blocked) is not made up afterwards: the pace stays R ids per ms, never a burst.
         while (!stop.load(std::memory_order_relaxed)) {
-          for (std::int64_t i = 0; i < per_ms; ++i) call(*generator, clock, layout, stepped, caller);
+          for (std::int64_t i = 0; i < per_ms; ++i)
+            call(*generator, clock, layout, stepped, caller);
           const std::int64_t next_ms = clock.monotonic_ns() / 1000000 + 1;
           const struct timespec wake = {static_cast<time_t>(next_ms / 1000),
                                         static_cast<long>(next_ms % 1000 * 1000000)};
@@ -218,7 +216,8 @@ void BM_ClockStepBack(benchmark::State& state) {
   }
   std::sort(ids.begin(), ids.end());
   std::uint64_t repeated = 0;
-  for (std::size_t i = 1; i < ids.size(); ++i) if (ids[i] == ids[i - 1]) ++repeated;
+  for (std::size_t i = 1; i < ids.size(); ++i)
+    if (ids[i] == ids[i - 1]) ++repeated;
 
   state.SetLabel(per_ms > 0 ? "paced " + std::to_string(per_ms) + "/ms" : "saturation");
   state.counters["max_call_us"] = static_cast<double>(all.max_call_ns) / 1000;

@@ -23,10 +23,10 @@
 #include "cosid/generator.h"
 #include "cosid/layout.h"
 #include "cosid/lease/store.h"
-#include "cosid/store_registry.h"
-#include "cosid/zookeeper/lease_store.h"
 #include "cosid/options.h"
 #include "cosid/runtime.h"
+#include "cosid/store_registry.h"
+#include "cosid/zookeeper/lease_store.h"
 #include "zk_server.h"
 
 namespace {

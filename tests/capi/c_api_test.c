@@ -674,8 +674,8 @@ static void threads(void) {
 
 /* Opens a generator of `key` on the file range store in `dir`, with `step`. */
 static cosid_segment_t* open_segment(const char* dir, const char* key, const char* step) {
-  const char* keys[] = {"cosid.segment.distributor.type", "cosid.segment.distributor.file.directory",
-                        "cosid.segment.share.step"};
+  const char* keys[] = {"cosid.segment.distributor.type",
+                        "cosid.segment.distributor.file.directory", "cosid.segment.share.step"};
   const char* values[3];
   cosid_segment_t* segment = NULL;
   char err[512];
@@ -734,9 +734,9 @@ static void segments(void) {
   cosid_segment_destroy(segment); /* closes it */
 
   /* No store configured, a bad key, NULL arguments. */
-  CHECK_CODE(cosid_segment_open(NULL, no_store_keys, no_store_values, 1, "orders", &none, err,
-                                sizeof err),
-             COSID_E_INVALID_ARGUMENT);
+  CHECK_CODE(
+      cosid_segment_open(NULL, no_store_keys, no_store_values, 1, "orders", &none, err, sizeof err),
+      COSID_E_INVALID_ARGUMENT);
   CHECK_CONTAINS(err, "cosid.segment.distributor.type");
   CHECK(none == NULL);
   /* A store that does not exist is refused and not created: only `cosid store init` makes one. */
@@ -749,9 +749,9 @@ static void segments(void) {
     snprintf(missing, sizeof missing, "%s/missing", dir);
     missing_values[0] = "file";
     missing_values[1] = missing;
-    CHECK_CODE(cosid_segment_open(NULL, missing_keys, missing_values, 2, "orders", &none, err,
-                                  sizeof err),
-               COSID_E_STORE_NOT_INITIALIZED);
+    CHECK_CODE(
+        cosid_segment_open(NULL, missing_keys, missing_values, 2, "orders", &none, err, sizeof err),
+        COSID_E_STORE_NOT_INITIALIZED);
     CHECK_CONTAINS(err, "cosid store init --store file:");
     CHECK(none == NULL);
     CHECK(stat(missing, &st) != 0);

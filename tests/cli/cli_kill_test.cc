@@ -31,9 +31,9 @@
 #include <utility>
 #include <vector>
 
+#include "cosid/layout.h"
 #include "support/cli_process.h"
 #include "support/cli_run.h"
-#include "cosid/layout.h"
 #include "support/temp_dir.h"
 #include "support/test_util.h"
 

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "support/cli_process.h"
-#include "support/cli_run.h"
 #include "cosid/layout.h"
 #include "cosid/version.h"
+#include "support/cli_process.h"
+#include "support/cli_run.h"
 #include "support/temp_dir.h"
 #include "support/test_util.h"
 

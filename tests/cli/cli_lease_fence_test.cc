@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "support/cli_run.h"
 #include "cosid/lease/file_store.h"
+#include "support/cli_run.h"
 #include "support/temp_dir.h"
 
 namespace cosid {
@@ -26,8 +26,7 @@ using testing::run_cli;
 // 16 slots (the layout's 63 bits kept), so that fencing a namespace is quick.
 const std::vector<std::string> kSmall = {"--slot-bits", "4", "--sequence-bits", "18"};
 
-std::vector<std::string> with(std::vector<std::string> args,
-                              const std::vector<std::string>& more) {
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
@@ -53,10 +52,9 @@ TEST(CliLeaseFence, FencesEverySlotAndTheNextIdsLieAboveTheTime) {
   const TempDir dir("cli_lease_fence");
   const std::string store = "file:" + dir.file("leases");
   init_store(dir, store);
-  const CliOutcome first = run_cli(
-      dir, with({"next", "-n", "3", "--store", store, "--owner-key", "a", "--format", "json",
-                 "--ttl", "1s"},
-                kSmall));
+  const CliOutcome first = run_cli(dir, with({"next", "-n", "3", "--store", store, "--owner-key",
+                                              "a", "--format", "json", "--ttl", "1s"},
+                                             kSmall));
   ASSERT_EQ(first.code, 0) << first.err;
   const std::int64_t issued = json_number(first.out, "\"sequence\":2", "timestamp_ms");
   ASSERT_GT(issued, 0) << first.out;
@@ -69,24 +67,26 @@ TEST(CliLeaseFence, FencesEverySlotAndTheNextIdsLieAboveTheTime) {
       dir, with({"lease", "fence", "--store", store, "--not-before", time_text, "--json"}, kSmall));
   ASSERT_EQ(fenced.code, 0) << fenced.err;
   EXPECT_EQ(count_lines(fenced.out), 16) << fenced.out;
-  EXPECT_NE(fenced.out.find("{\"namespace\":\"cosid\",\"slot\":0,\"outcome\":\"raised\",\"fence\":2,"
-                            "\"next_floor_ms\":" +
-                            time_text + ",\"previous_next_floor_ms\":"),
-            std::string::npos)
+  EXPECT_NE(
+      fenced.out.find("{\"namespace\":\"cosid\",\"slot\":0,\"outcome\":\"raised\",\"fence\":2,"
+                      "\"next_floor_ms\":" +
+                      time_text + ",\"previous_next_floor_ms\":"),
+      std::string::npos)
       << fenced.out;
-  EXPECT_NE(fenced.out.find("{\"namespace\":\"cosid\",\"slot\":15,\"outcome\":\"created\",\"fence\":"
-                            "0,\"next_floor_ms\":" +
-                            time_text +
-                            ",\"previous_next_floor_ms\":0,\"ended_owner_key\":null,"
-                            "\"ended_incarnation\":null}\n"),
-            std::string::npos)
+  EXPECT_NE(
+      fenced.out.find("{\"namespace\":\"cosid\",\"slot\":15,\"outcome\":\"created\",\"fence\":"
+                      "0,\"next_floor_ms\":" +
+                      time_text +
+                      ",\"previous_next_floor_ms\":0,\"ended_owner_key\":null,"
+                      "\"ended_incarnation\":null}\n"),
+      std::string::npos)
       << fenced.out;
   // The warning for a time ahead of the clock.
   EXPECT_NE(fenced.err.find("cosid: warning: --not-before "), std::string::npos) << fenced.err;
 
   // Run again: nothing changes, and the summary says so.
-  const CliOutcome again = run_cli(
-      dir, with({"lease", "fence", "--store", store, "--not-before", time_text}, kSmall));
+  const CliOutcome again =
+      run_cli(dir, with({"lease", "fence", "--store", store, "--not-before", time_text}, kSmall));
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_NE(again.out.find("slot 0: unchanged, next floor "), std::string::npos) << again.out;
   EXPECT_NE(again.out.find(": 16 slots (leases ended 0, next floors raised 0, records made 0, "
@@ -97,10 +97,9 @@ TEST(CliLeaseFence, FencesEverySlotAndTheNextIdsLieAboveTheTime) {
   // The next holder of slot 0 issues only above the time: it waits for its clock to pass it, at
   // most ttl + tolerance (2 s); half a second later the time lies less far ahead than that.
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  const CliOutcome next = run_cli(
-      dir, with({"next", "-n", "1", "--store", store, "--owner-key", "a", "--format", "json",
-                 "--ttl", "1s"},
-                kSmall));
+  const CliOutcome next = run_cli(dir, with({"next", "-n", "1", "--store", store, "--owner-key",
+                                             "a", "--format", "json", "--ttl", "1s"},
+                                            kSmall));
   ASSERT_EQ(next.code, 0) << next.err;
   EXPECT_GT(json_number(next.out, "\"slot\":0", "timestamp_ms"), time) << next.out;
 }
@@ -130,9 +129,10 @@ TEST(CliLeaseFence, EndsAHeldLeaseOnOneSlot) {
                          "--slot", "3", "--not-before", "2024-01-01T00:00:00Z"},
                         kSmall));
   ASSERT_EQ(fenced.code, 0) << fenced.err;
-  EXPECT_NE(fenced.out.find("slot 3: ended the lease of \"holder\" (incarnation " +
-                            held.owner.incarnation.to_string() + ", fence 1); fence 2, next floor "),
-            std::string::npos)
+  EXPECT_NE(
+      fenced.out.find("slot 3: ended the lease of \"holder\" (incarnation " +
+                      held.owner.incarnation.to_string() + ", fence 1); fence 2, next floor "),
+      std::string::npos)
       << fenced.out;
   EXPECT_NE(fenced.out.find(": 1 slot (leases ended 1, next floors raised 0, records made 0, "
                             "unchanged 0)\n"),
@@ -171,12 +171,12 @@ TEST(CliLeaseFence, RefusalsNameWhatIsWrong) {
   EXPECT_EQ(missing.code, 1);
   EXPECT_NE(missing.err.find("does not exist"), std::string::npos) << missing.err;
   EXPECT_EQ(missing.out, "");
-  const CliOutcome zero = run_cli(dir, {"lease", "fence", "--store", "memory", "--not-before", "0"});
+  const CliOutcome zero =
+      run_cli(dir, {"lease", "fence", "--store", "memory", "--not-before", "0"});
   EXPECT_EQ(zero.code, 2);
   EXPECT_NE(zero.err.find("--not-before 0 protects nothing"), std::string::npos) << zero.err;
-  const CliOutcome bad_slot = run_cli(
-      dir, {"lease", "fence", "--store", "memory", "--not-before", "2024-01-01T00:00:00Z",
-            "--slot", "1024"});
+  const CliOutcome bad_slot = run_cli(dir, {"lease", "fence", "--store", "memory", "--not-before",
+                                            "2024-01-01T00:00:00Z", "--slot", "1024"});
   EXPECT_EQ(bad_slot.code, 2);
   EXPECT_NE(bad_slot.err.find("slot 1024 was not fenced: slot 1024 in namespace \"cosid\" is at "
                               "or above the slot limit 1024"),
@@ -192,15 +192,14 @@ TEST(CliLeaseFence, AStoreFailureNamesTheSlotAndExits1) {
       run_cli(dir, with({"next", "-n", "1", "--store", "file:" + directory}, kSmall));
   ASSERT_EQ(first.code, 0) << first.err;
   std::ofstream(directory + "/ns.cosid.lease", std::ios::trunc) << "not a record\n";
-  const CliOutcome fenced =
-      run_cli(dir, with({"lease", "fence", "--store", "file:" + directory, "--not-before",
-                         "2024-01-01T00:00:00Z"},
-                        kSmall));
+  const CliOutcome fenced = run_cli(dir, with({"lease", "fence", "--store", "file:" + directory,
+                                               "--not-before", "2024-01-01T00:00:00Z"},
+                                              kSmall));
   EXPECT_EQ(fenced.code, 1);
   EXPECT_EQ(fenced.out, "");
-  EXPECT_EQ(fenced.err.rfind("cosid: lease fence: slot 0 was not fenced: file lease store record ",
-                             0),
-            0u)
+  EXPECT_EQ(
+      fenced.err.rfind("cosid: lease fence: slot 0 was not fenced: file lease store record ", 0),
+      0u)
       << fenced.err;
   EXPECT_NE(fenced.err.find("is corrupt"), std::string::npos) << fenced.err;
 }

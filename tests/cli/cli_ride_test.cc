@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The real `cosid next -n 0` and `cosid segment next -n 0` riding out trouble that passes
 // (src/cli/stream_wait.h): a state file whose disk fails or stalls (a preloaded library,
-// tests/support/disk_fault_preload.cc, fails or slows its writes and syncs while a file says so), a lease
-// store and a range store whose lock file the test holds for longer than ttl + tolerance. The
+// tests/support/disk_fault_preload.cc, fails or slows its writes and syncs while a file says so), a
+// lease store and a range store whose lock file the test holds for longer than ttl + tolerance. The
 // stream warns, keeps running and resumes with ids above every earlier one; --give-up-after ends
 // it with the last failure; `cosid state check` says not ready while it waits.
 #include <fcntl.h>

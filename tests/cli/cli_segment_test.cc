@@ -232,7 +232,8 @@ TEST(CliSegment, AMistypedStoreIsRefusedAndNothingIsCreated) {
                        "store starts every key from zero, so if this store existed, it was moved "
                        "or the path is mistyped, and ids would repeat. Check the path; if the "
                        "store is meant to be new, create it once with: cosid store init --store "
-                       "file:" + typo + "\n");
+                       "file:" +
+                       typo + "\n");
   struct stat st {};
   EXPECT_NE(::stat(typo.c_str(), &st), 0) << typo << " was created";
   // The real store goes on where it was.

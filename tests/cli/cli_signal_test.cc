@@ -17,8 +17,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <csignal>
 #include <climits>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -28,9 +28,9 @@
 #include <thread>
 #include <vector>
 
+#include "cosid/layout.h"
 #include "support/cli_process.h"
 #include "support/cli_run.h"
-#include "cosid/layout.h"
 #include "support/segment_cli_runs.h"
 #include "support/temp_dir.h"
 #include "support/test_util.h"
@@ -158,9 +158,7 @@ void stop_during_floor_wait(const std::string& count, int expected_status) {
   }
 }
 
-TEST(CliSignal, SigtermDuringTheFloorWaitEndsAStreamWithStatus0) {
-  stop_during_floor_wait("0", 0);
-}
+TEST(CliSignal, SigtermDuringTheFloorWaitEndsAStreamWithStatus0) { stop_during_floor_wait("0", 0); }
 
 TEST(CliSignal, SigtermDuringTheFloorWaitEndsABatchWith128PlusSigterm) {
   stop_during_floor_wait("3", 128 + SIGTERM);
@@ -171,8 +169,8 @@ std::size_t lines_in(const std::string& path) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
-// The variables that preload tests/support/disk_fault_preload.cc: every sync marks `mark`, then waits
-// `delay_ms` (its fault file `fault` says so; none when 0).
+// The variables that preload tests/support/disk_fault_preload.cc: every sync marks `mark`, then
+// waits `delay_ms` (its fault file `fault` says so; none when 0).
 std::vector<std::string> slow_syncs(const std::string& mark, const std::string& fault,
                                     int delay_ms) {
   if (delay_ms > 0) std::ofstream(fault, std::ios::trunc) << "slow-sync " << delay_ms;
@@ -180,10 +178,11 @@ std::vector<std::string> slow_syncs(const std::string& mark, const std::string& 
           "COSID_TEST_SYNC_MARK=" + mark};
 }
 
-// Every sync of the process takes 1 s (tests/support/disk_fault_preload.cc). A run of one id on a state
-// file like this one, with no delay, counts the syncs: the last is the clean shutdown's, the one before it the first
-// ceiling's. SIGTERM once that one began: the sync runs to its end, then the start is undone: the
-// state file closed with the clean-shutdown flag at the floor (nothing was issued above it).
+// Every sync of the process takes 1 s (tests/support/disk_fault_preload.cc). A run of one id on a
+// state file like this one, with no delay, counts the syncs: the last is the clean shutdown's, the
+// one before it the first ceiling's. SIGTERM once that one began: the sync runs to its end, then
+// the start is undone: the state file closed with the clean-shutdown flag at the floor (nothing was
+// issued above it).
 void stop_during_slow_sync(const std::string& count, int expected_status) {
 #ifdef COSID_TEST_SANITIZED
   GTEST_SKIP() << "a sanitizer runtime must come first: nothing is preloaded into sanitizer builds";

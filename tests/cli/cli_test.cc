@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "support/cli_command.h"
+#include "base/time_format.h"
 #include "config/config_keys.h"
 #include "cosid/clock.h"
 #include "cosid/codec.h"
@@ -30,9 +30,9 @@
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
 #include "cosid/version.h"
+#include "support/cli_command.h"
 #include "support/temp_dir.h"
 #include "support/test_util.h"
-#include "base/time_format.h"
 
 extern char** environ;
 
@@ -378,8 +378,8 @@ TEST(CliHelp, GroupHelpListsEachSubcommand) {
       {"store", {"init"}},
   };
   for (const auto& [group, subcommands] : groups) {
-    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-             {group, "--help"}, {group, "-h"}, {"help", group}}) {
+    for (const std::vector<std::string>& args :
+         std::vector<std::vector<std::string>>{{group, "--help"}, {group, "-h"}, {"help", group}}) {
       SCOPED_TRACE(testing::PrintToString(args));
       const RunResult result = run_cosid(args);
       EXPECT_EQ(result.exit_code, 0);
@@ -1726,9 +1726,9 @@ TEST(CliStoreInit, AMissingLeaseStoreIsRefusedUntilStoreInitMakesIt) {
                                " does not exist, and cosid never creates a store on first use"),
               std::string::npos)
         << refused.err;
-    EXPECT_NE(refused.err.find("create it once with: cosid store init --store file:" + leases +
-                               "\n"),
-              std::string::npos)
+    EXPECT_NE(
+        refused.err.find("create it once with: cosid store init --store file:" + leases + "\n"),
+        std::string::npos)
         << refused.err;
     EXPECT_NE(stat(leases.c_str(), &st), 0) << command[0] << " created " << leases;
   }
@@ -1778,8 +1778,9 @@ TEST(CliStoreInit, WithoutStoreItCreatesTheConfigFilesStores) {
   const auto write_config = [&](const std::string& lease_type, const std::string& leases,
                                 const std::string& ranges) {
     std::ofstream(config) << "cosid:\n  machine:\n    distributor:\n      type: " << lease_type
-                          << "\n" << (leases.empty() ? "" : "      file:\n        directory: " +
-                                                                 leases + "\n")
+                          << "\n"
+                          << (leases.empty() ? ""
+                                             : "      file:\n        directory: " + leases + "\n")
                           << "  segment:\n    distributor:\n      type: file\n      file:\n"
                           << "        directory: " << ranges << "\n";
   };

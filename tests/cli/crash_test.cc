@@ -54,9 +54,9 @@
 #include <utility>
 #include <vector>
 
-#include "support/buffering_fs.h"
 #include "cosid/runtime.h"
 #include "cosid/state_file.h"
+#include "support/buffering_fs.h"
 #include "support/fork_support.h"
 #include "support/temp_dir.h"
 

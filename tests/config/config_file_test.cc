@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "support/fake_env.h"
 #include "config/interpolate.h"
+#include "support/fake_env.h"
 #include "support/temp_dir.h"
 #include "support/test_util.h"
 

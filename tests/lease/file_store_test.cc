@@ -264,8 +264,8 @@ TEST_F(FileStoreTest, InitCreatesTheDirectoryOnceAndTheStoreThenLeases) {
 TEST_F(FileStoreTest, InitRefusesAMissingParentAndANonDirectory) {
   bool created = true;
   Status status;
-  EXPECT_FALSE(FileLeaseStore::init(dir_ + "/missing/leases", FileLeaseStoreOptions(), created,
-                                    status));
+  EXPECT_FALSE(
+      FileLeaseStore::init(dir_ + "/missing/leases", FileLeaseStoreOptions(), created, status));
   EXPECT_STATUS(status, errc::store_unavailable);
   EXPECT_NE(status.message().find("its parent " + dir_ + "/missing cannot be opened"),
             std::string::npos)

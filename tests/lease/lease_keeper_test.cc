@@ -20,8 +20,8 @@
 #include "cosid/layout.h"
 #include "cosid/lease/memory_store.h"
 #include "cosid/runtime.h"
-#include "support/gate.h"
 #include "lease/keeper.h"
+#include "support/gate.h"
 #include "support/test_util.h"
 
 namespace cosid::lease {

@@ -19,8 +19,8 @@
 
 #include "cosid/clock.h"
 #include "cosid/lease/file_store.h"
-#include "cosid/store_registry.h"
 #include "cosid/runtime.h"
+#include "cosid/store_registry.h"
 #include "support/temp_dir.h"
 #include "support/test_util.h"
 
@@ -161,7 +161,7 @@ TEST_F(LeaseRestoreTest, AFenceAfterARestoreLeavesNoRepeatsWhateverTheClocks) {
   // A is abandoned here: no release, no renewal (a crash, as the store sees it).
 
   write_file(record, backup);
-  store_clock_.set_offset(-4000);  // the restored store's clock lags
+  store_clock_.set_offset(-4000);                     // the restored store's clock lags
   truth_.advance(options_.ttl + options_.tolerance);  // the documented wait
 
   // What `cosid not-before --from-id LAST_A` prints.

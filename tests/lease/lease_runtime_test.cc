@@ -23,9 +23,9 @@
 
 #include "cosid/clock.h"
 #include "cosid/lease/memory_store.h"
-#include "cosid/store_registry.h"
 #include "cosid/metrics.h"
 #include "cosid/runtime.h"
+#include "cosid/store_registry.h"
 #include "support/fork_support.h"
 #include "support/frozen_calls.h"
 #include "support/gate.h"
@@ -151,14 +151,14 @@ TEST_F(LeaseRuntimeTest, AnUnregisteredTypeIsRefusedWithTheKnownOnes) {
 TEST_F(LeaseRuntimeTest, ARegisteredStoreIsChosenByItsName) {
   auto mine = std::make_shared<lease::MemoryLeaseStore>(clock_);
   int opened = 0;
-  ASSERT_NO_THROW(stores_.add("mine",
-                              [&](const StoreContext& context,
-                                  Status& status) -> std::shared_ptr<lease::SlotLeaseStore> {
-                                ++opened;
-                                EXPECT_EQ(context.options.store_type, "mine");
-                                status.clear();
-                                return mine;
-                              }));
+  ASSERT_NO_THROW(stores_.add(
+      "mine",
+      [&](const StoreContext& context, Status& status) -> std::shared_ptr<lease::SlotLeaseStore> {
+        ++opened;
+        EXPECT_EQ(context.options.store_type, "mine");
+        status.clear();
+        return mine;
+      }));
   options_.store_type = "mine";
   auto runtime = open(options_);
   ASSERT_NE(runtime, nullptr);

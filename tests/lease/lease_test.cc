@@ -139,7 +139,7 @@ TEST(StoreRules, FenceRaisesNeverLowersAndIsIdempotent) {
         EXPECT_FALSE(record.held);
         EXPECT_EQ(record.fence, held ? 4u : 3u);
         EXPECT_EQ(record.last_owner_key, held ? "a" : "");
-        EXPECT_EQ(first.outcome, held ? FenceOutcome::kEndedLease
+        EXPECT_EQ(first.outcome, held                            ? FenceOutcome::kEndedLease
                                  : expected != before.next_floor ? FenceOutcome::kRaised
                                                                  : FenceOutcome::kUnchanged);
         EXPECT_EQ(first.before.next_floor, before.next_floor);

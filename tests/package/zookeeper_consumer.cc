@@ -32,7 +32,8 @@ int main() {
 
   lease::ZooKeeperStoreOptions empty;
   empty.connect_string = "";
-  std::unique_ptr<lease::ZooKeeperLeaseStore> store = lease::ZooKeeperLeaseStore::open(empty, status);
+  std::unique_ptr<lease::ZooKeeperLeaseStore> store =
+      lease::ZooKeeperLeaseStore::open(empty, status);
   check(store == nullptr && status.code() == cosid::errc::invalid_argument,
         "open() refuses an empty connect string with invalid_argument");
 

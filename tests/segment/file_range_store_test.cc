@@ -427,8 +427,7 @@ TEST_F(FileRangeStoreTest, InitReportsAFailedParentSyncAndARepeatSyncsAgain) {
   EXPECT_NE(status.message().find("run the init again"), std::string::npos) << status.message();
   EXPECT_FALSE(created);
   const int synced = fs.directory_syncs_ok;
-  ASSERT_TRUE(FileRangeStore::init(dir_ + "/ranges", options, created, status))
-      << status.message();
+  ASSERT_TRUE(FileRangeStore::init(dir_ + "/ranges", options, created, status)) << status.message();
   EXPECT_FALSE(created);
   EXPECT_EQ(fs.directory_syncs_ok, synced + 1);
 }

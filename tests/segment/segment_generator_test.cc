@@ -19,9 +19,9 @@
 #include "cosid/clock.h"
 #include "cosid/segment/generator.h"
 #include "cosid/segment/memory_range_store.h"
+#include "segment/prefetch_policy.h"
 #include "support/fork_support.h"
 #include "support/range_store_wrapper.h"
-#include "segment/prefetch_policy.h"
 #include "support/test_util.h"
 
 namespace cosid {

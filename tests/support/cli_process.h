@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // A `cosid` process for a test: spawned with posix_spawn (stdin /dev/null, stdout a pipe read
 // line by line, stderr a file), signalled, waited for with a hang guard, and killed if the test
-// leaves it running. tests/cli/cli_kill_test.cc and tests/zookeeper/zk_cli_test.cc stream ids with it.
+// leaves it running. tests/cli/cli_kill_test.cc and tests/zookeeper/zk_cli_test.cc stream ids with
+// it.
 //
 // Thread safety: none; one test thread drives a Cli.
 #ifndef COSID_TESTS_SUPPORT_CLI_PROCESS_H_

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// One run of the `cosid` under test to its end (tests/support/cli_process.h's Cli): its exit status and
-// what it wrote, for tests that only look at the outcome.
+// One run of the `cosid` under test to its end (tests/support/cli_process.h's Cli): its exit status
+// and what it wrote, for tests that only look at the outcome.
 #ifndef COSID_TESTS_SUPPORT_CLI_RUN_H_
 #define COSID_TESTS_SUPPORT_CLI_RUN_H_
 

@@ -32,10 +32,10 @@ bool Auditor::check(std::uint64_t id, const std::string& context) {
   }
   const ImageState& state = state_;
   if (state.valid && t <= state.record.ceiling_ms) return true;
-  violations_.push_back(context + ": id " + std::to_string(id) + " has t=" + std::to_string(t) +
-                        (state.valid ? " above the durable ceiling " +
-                                           std::to_string(state.record.ceiling_ms)
-                                     : std::string(" but the durable file has no valid record")));
+  violations_.push_back(
+      context + ": id " + std::to_string(id) + " has t=" + std::to_string(t) +
+      (state.valid ? " above the durable ceiling " + std::to_string(state.record.ceiling_ms)
+                   : std::string(" but the durable file has no valid record")));
   return false;
 }
 

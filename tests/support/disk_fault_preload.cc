@@ -6,7 +6,8 @@
 // while it holds "slow-sync N". With COSID_TEST_SYNC_MARK set, every sync first appends a line to
 // that file, so that a test knows a sync has begun. Without the variables, or while the fault
 // file is absent, every call passes straight through. Writes to standard output and standard
-// error use write(2), which it leaves alone. tests/cli/cli_ride_test.cc and cli_signal_test.cc use it.
+// error use write(2), which it leaves alone. tests/cli/cli_ride_test.cc and cli_signal_test.cc use
+// it.
 //
 // Thread safety: every call reads the file anew and keeps no state but the real functions'
 // addresses, which dlsym gives the same to every thread.

@@ -52,9 +52,8 @@ class LatchedStore final : public lease::SlotLeaseStore {
                std::int64_t last_issued, Status& status) override {
     return inner_.release(held, terms, last_issued, status);
   }
-  bool fence(const std::string& name_space, const lease::NamespaceTerms& terms,
-             std::uint32_t slot, std::int64_t not_before, lease::FenceResult& result,
-             Status& status) override {
+  bool fence(const std::string& name_space, const lease::NamespaceTerms& terms, std::uint32_t slot,
+             std::int64_t not_before, lease::FenceResult& result, Status& status) override {
     return inner_.fence(name_space, terms, slot, not_before, result, status);
   }
 

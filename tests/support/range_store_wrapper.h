@@ -17,9 +17,9 @@
 #include <thread>
 #include <vector>
 
+#include "base/fail.h"
 #include "cosid/segment/memory_range_store.h"
 #include "cosid/segment/range_store.h"
-#include "base/fail.h"
 
 namespace cosid {
 namespace segment {
@@ -35,8 +35,8 @@ class WrappedRangeStore final : public RangeStore {
     if (delay.count() > 0) std::this_thread::sleep_for(delay);
     const int code = fail_code_.load(std::memory_order_relaxed);
     if (code != 0) {
-      return detail::fail(status, static_cast<errc>(code),
-                          "the test store refuses claims of " + request.key + " (injected)");
+      return cosid::detail::fail(status, static_cast<errc>(code),
+                                 "the test store refuses claims of " + request.key + " (injected)");
     }
     if (!inner_->claim(request, range, status)) return false;
     std::lock_guard<std::mutex> lock(mutex_);

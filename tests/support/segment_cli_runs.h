@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs of the real `cosid segment next` that the process tests share, on whatever range store
-// --store names (tests/cli/cli_segment_test.cc: a file store; tests/zookeeper/zk_segment_cli_test.cc:
-// a real ZooKeeper server): processes issuing ids of one key at once, and kill cycles of
-// streaming processes. Each checks that every process's ids increase and that no id is read twice.
+// --store names (tests/cli/cli_segment_test.cc: a file store;
+// tests/zookeeper/zk_segment_cli_test.cc: a real ZooKeeper server): processes issuing ids of one
+// key at once, and kill cycles of streaming processes. Each checks that every process's ids
+// increase and that no id is read twice.
 //
 // Thread safety: none; one test thread drives the processes.
 #ifndef COSID_TESTS_SUPPORT_SEGMENT_CLI_RUNS_H_
@@ -49,9 +50,9 @@ inline void expect_new(const std::vector<std::uint64_t>& ids, std::set<std::uint
 // `directory`, starting at `first`.
 inline void expect_key_started_only(const std::string& err, const std::string& key,
                                     const std::string& directory, std::uint64_t first) {
-  const std::string start = "cosid: warning: segment key \"" + key +
-                            "\" had no record in the file range store " + directory +
-                            ", so it starts at " + std::to_string(first) + ". If the key is not new";
+  const std::string start =
+      "cosid: warning: segment key \"" + key + "\" had no record in the file range store " +
+      directory + ", so it starts at " + std::to_string(first) + ". If the key is not new";
   EXPECT_EQ(err.rfind(start, 0), 0u) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
 }

@@ -24,8 +24,8 @@
 #include "cosid/runtime.h"
 #include "support/crash_fs.h"
 #include "support/runtime_setup.h"
-#include "window/state_record.h"
 #include "support/test_util.h"
+#include "window/state_record.h"
 
 namespace cosid {
 namespace {
@@ -243,8 +243,8 @@ void c04_failed_sync_then_process_crash(World& w, bool keep_new, std::uint64_t s
   w.fs.process_crash();
 }
 
-// C-04's second part: the restart (with the confirm write of src/window/DURABILITY.md, "Open", when it
-// reads through the page cache), more ids, an advance, a clean shutdown.
+// C-04's second part: the restart (with the confirm write of src/window/DURABILITY.md, "Open", when
+// it reads through the page cache), more ids, an advance, a clean shutdown.
 void c04_restart_workload(World& w) {
   auto runtime = w.open();
   if (!runtime) return;

@@ -9,9 +9,9 @@
 #include <set>
 #include <string>
 
+#include "base/time_format.h"
 #include "cosid/generator.h"
 #include "support/test_util.h"
-#include "base/time_format.h"
 
 namespace cosid {
 namespace {

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The lock order of src/window/window_keeper.h, checked: while a keeper's I/O is frozen (a state-file sync
-// or a store call stopped in a Gate, inside the background loop's round or inside an owner's
-// maintain()), every public method of Runtime is called from another thread. generator(), next()
-// (up to the ceiling, and at it, where it gives up at its own bound), metrics() and the accessors
-// must return while the call stays frozen; maintain() and close(), which are documented to wait
-// for a sync or a store call in progress, must finish once the gate opens. Each wait is bounded
-// (kFreezeBound, generous) and only fails the test on a deadlock: nothing here times a call.
+// The lock order of src/window/window_keeper.h, checked: while a keeper's I/O is frozen (a
+// state-file sync or a store call stopped in a Gate, inside the background loop's round or inside
+// an owner's maintain()), every public method of Runtime is called from another thread.
+// generator(), next() (up to the ceiling, and at it, where it gives up at its own bound), metrics()
+// and the accessors must return while the call stays frozen; maintain() and close(), which are
+// documented to wait for a sync or a store call in progress, must finish once the gate opens. Each
+// wait is bounded (kFreezeBound, generous) and only fails the test on a deadlock: nothing here
+// times a call.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -17,8 +18,8 @@
 #include <thread>
 
 #include "cosid/clock.h"
-#include "cosid/store_registry.h"
 #include "cosid/runtime.h"
+#include "cosid/store_registry.h"
 #include "support/frozen_calls.h"
 #include "support/runtime_setup.h"
 #include "support/test_util.h"

@@ -11,9 +11,9 @@
 #include <limits>
 
 #include "support/memory_fs.h"
-#include "window/state_record.h"
 #include "support/temp_dir.h"
 #include "support/test_util.h"
+#include "window/state_record.h"
 
 namespace cosid {
 namespace {

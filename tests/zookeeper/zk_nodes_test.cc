@@ -11,8 +11,8 @@
 
 #include "cosid/error.h"
 #include "cosid/lease/store.h"
-#include "zookeeper/nodes.h"
 #include "support/test_util.h"
+#include "zookeeper/nodes.h"
 
 namespace cosid::lease::zk {
 namespace {

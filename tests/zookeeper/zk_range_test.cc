@@ -29,11 +29,11 @@
 
 #include "cosid/clock.h"
 #include "cosid/error.h"
-#include "cosid/store_registry.h"
-#include "cosid/zookeeper/lease_store.h"
 #include "cosid/options.h"
 #include "cosid/segment/options.h"
 #include "cosid/segment/range_store.h"
+#include "cosid/store_registry.h"
+#include "cosid/zookeeper/lease_store.h"
 #include "cosid/zookeeper/range_store.h"
 #include "support/test_util.h"
 #include "zk_raw_client.h"
@@ -521,8 +521,7 @@ TEST_F(ZkRangeTest, RegistryOpensTheRangeStoreOfAZooKeeperInstance) {
 
   options.stores.front().settings.push_back({"options.connectionString", "x", "test"});
   status.clear();
-  EXPECT_EQ(registry.open_range(RangeStoreContext{options, nullptr, nullptr}, status),
-            nullptr);
+  EXPECT_EQ(registry.open_range(RangeStoreContext{options, nullptr, nullptr}, status), nullptr);
   EXPECT_STATUS(status, errc::config_unknown_key);
 }
 
@@ -570,8 +569,7 @@ TEST_F(ZkRangeTest, AChrootWithoutTheStoreIsRefusedUntilInitMakesIt) {
   init_options.stores.push_back(config);
   SystemClock clock;
   StoreInitReport report;
-  ASSERT_TRUE(registry.init(StoreContext{init_options, clock}, report, status))
-      << status.message();
+  ASSERT_TRUE(registry.init(StoreContext{init_options, clock}, report, status)) << status.message();
   EXPECT_EQ(report.store, "ZooKeeper store " + options.connect_string);
   EXPECT_EQ(report.created,
             (std::vector<std::string>{"/cosid", "/cosid/slot", "/cosid/owner", "/cosid/range"}));
@@ -581,8 +579,7 @@ TEST_F(ZkRangeTest, AChrootWithoutTheStoreIsRefusedUntilInitMakesIt) {
   auto store = ZooKeeperRangeStore::open(options, status);
   ASSERT_NE(store, nullptr) << status.message();
   EXPECT_EQ(claim(*store, request_for(key_, 10)).first, 1);
-  ASSERT_TRUE(registry.init(StoreContext{init_options, clock}, report, status))
-      << status.message();
+  ASSERT_TRUE(registry.init(StoreContext{init_options, clock}, report, status)) << status.message();
   EXPECT_TRUE(report.created.empty());
   EXPECT_EQ(claim(*store, request_for(key_, 10)).first, 11);  // the key's record stayed
 }

@@ -72,13 +72,14 @@ TEST_F(ZooKeeperSegmentCliTest, AStoreWithoutItsRootIsRefusedUntilStoreInitMakes
                        ": created /cosid, /cosid/slot, /cosid/owner, /cosid/range\n");
   r = cosid::testing::run_cli(dir_, {"store", "init", "--store", store()});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, "ZooKeeper store " + server_.connect_string() +
-                       ": exists already, nothing changed\n");
+  EXPECT_EQ(r.out,
+            "ZooKeeper store " + server_.connect_string() + ": exists already, nothing changed\n");
   r = cosid::testing::run_cli(dir_, {"segment", "next", "orders", "-n", "3", "--store", store()});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "1\n2\n3\n");
   EXPECT_NE(r.err.find("cosid: warning: segment key \"orders\" had no record in the ZooKeeper "
-                       "range store " + server_.connect_string() + ", so it starts at 1."),
+                       "range store " +
+                       server_.connect_string() + ", so it starts at 1."),
             std::string::npos)
       << r.err;
   // And the lease store of the same ensemble opens: one init serves both.

@@ -121,10 +121,10 @@ struct COSID_EXPORT AcquireRequest {
 
 // What fence() did to one slot.
 enum class FenceOutcome {
-  kUnchanged,    // next_floor was already at least max(ceiling, not_before) and no owner recorded
-  kRaised,       // a free slot's next_floor was raised
-  kEndedLease,   // an owner was recorded (live or expired): cleared, fence + 1, next_floor raised
-  kCreated,      // the slot had no record: one was made, free, next_floor = not_before
+  kUnchanged,   // next_floor was already at least max(ceiling, not_before) and no owner recorded
+  kRaised,      // a free slot's next_floor was raised
+  kEndedLease,  // an owner was recorded (live or expired): cleared, fence + 1, next_floor raised
+  kCreated,     // the slot had no record: one was made, free, next_floor = not_before
 };
 
 // A slot before and after fence(); `before` of a slot without a record has only `slot` set.
@@ -171,8 +171,8 @@ class COSID_EXPORT SlotLeaseStore {
   // the limit or a negative not_before. Retrying it is safe: a fence applied twice is applied
   // once.
   [[nodiscard]] virtual bool fence(const std::string& name_space, const NamespaceTerms& terms,
-                                   std::uint32_t slot, std::int64_t not_before,
-                                   FenceResult& result, Status& status) = 0;
+                                   std::uint32_t slot, std::int64_t not_before, FenceResult& result,
+                                   Status& status) = 0;
 
   // Partial reads, for a store where reading every slot is costly (ZooKeeper). When
   // reads_partially() is true, choose_slot() (slot_choice.h) reads the owner index, then only the

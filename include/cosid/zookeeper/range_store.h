@@ -7,11 +7,12 @@
 // The node, as every cosid store of a fleet writes it: /cosid/range/{key} holds the next value as
 // decimal text, with ":sealed" appended once sealed (range_rules.h writes and reads it). A key's
 // first claim creates the node, and reports it to options.listener (EventKind::kRangeKeyStarted);
-// /cosid/range itself is made only by lease::init_zookeeper_store(). Every later change is a set on the version this store read, so the
-// node's version is the record's version. The node is never deleted while any store uses the key.
-// A node deleted behind the store, or recreated (another czxid than the one this store saw), is
-// errc::store_corrupt and never used again by this store. A recreated node's first write cannot be
-// taken back (the set succeeds on its version), only refused from then on.
+// /cosid/range itself is made only by lease::init_zookeeper_store(). Every later change is a set on
+// the version this store read, so the node's version is the record's version. The node is never
+// deleted while any store uses the key. A node deleted behind the store, or recreated (another
+// czxid than the one this store saw), is errc::store_corrupt and never used again by this store. A
+// recreated node's first write cannot be taken back (the set succeeds on its version), only refused
+// from then on.
 //
 // Each call as a whole (its retries included) takes at most options.timeout; past it, or when the
 // ensemble cannot be reached, it fails with errc::store_unavailable. A claim retried inside the
@@ -31,8 +32,8 @@
 #include "cosid/config.h"
 #include "cosid/error.h"
 #include "cosid/export.h"
-#include "cosid/zookeeper/lease_store.h"
 #include "cosid/segment/range_store.h"
+#include "cosid/zookeeper/lease_store.h"
 
 namespace cosid {
 namespace segment {

@@ -187,8 +187,7 @@ std::vector<Case> fence_cases() {
       {"FencedExpiredHolderHandsOnTheFenceTime", fenced_expired_holder_hands_on_the_fence_time},
       {"FencedSlotWithoutARecordGetsOne", fenced_slot_without_a_record_gets_one},
       {"FenceNeverLowersTheNextFloor", fence_never_lowers_the_next_floor},
-      {"AcquireRenewAndReleaseKeepTheRaisedFloor",
-       acquire_renew_and_release_keep_the_raised_floor},
+      {"AcquireRenewAndReleaseKeepTheRaisedFloor", acquire_renew_and_release_keep_the_raised_floor},
       {"FenceRetriedChangesNothingMore", fence_retried_changes_nothing_more},
       {"FenceArgumentsAreChecked", fence_arguments_are_checked},
   };
