@@ -16,7 +16,8 @@
 #endif
 
 /* COSID_NO_EXPORT: for the library's sources only, on a class nested in an exported one (such as a
- * pimpl), which would otherwise inherit the enclosing class's visibility. */
+ * pimpl), or a private member function whose types are the library's own, which would otherwise
+ * inherit the enclosing class's visibility. */
 #if defined(__GNUC__) || defined(__clang__)
 #define COSID_NO_EXPORT __attribute__((visibility("hidden")))
 #else

@@ -217,13 +217,15 @@ class COSID_EXPORT Generator {
   // reserve()'s steps around the pure choice of the next tick (window/next_tick.h): the rules
   // it applies, what it reads for one round, the take of the chosen sequences (false when
   // another caller moved the word, which `word` then holds), and a wait, counted once a call
-  // (false once its bound has passed).
-  detail::TickRules tick_rules() const noexcept;
-  detail::TickInputs tick_inputs(std::int64_t now, std::uint64_t word,
-                                 std::uint64_t owned) const noexcept;
-  bool take(const detail::TickPlan& plan, const detail::TickInputs& in, std::uint64_t want,
-            std::uint64_t& word, std::uint64_t& owned, std::uint64_t& got) noexcept;
-  bool pause(detail::Wait wait, detail::Waiter& waiter, unsigned& waits_counted) noexcept;
+  // (false once its bound has passed). Not exported: their types are the library's own.
+  COSID_NO_EXPORT detail::TickRules tick_rules() const noexcept;
+  COSID_NO_EXPORT detail::TickInputs tick_inputs(std::int64_t now, std::uint64_t word,
+                                                 std::uint64_t owned) const noexcept;
+  COSID_NO_EXPORT bool take(const detail::TickPlan& plan, const detail::TickInputs& in,
+                            std::uint64_t want, std::uint64_t& word, std::uint64_t& owned,
+                            std::uint64_t& got) noexcept;
+  COSID_NO_EXPORT bool pause(detail::Wait wait, detail::Waiter& waiter,
+                             unsigned& waits_counted) noexcept;
 
   // next() past its fast path: reserve() for one id, then gives back or counts the value the
   // fast path took (`owned`, 0 for none). A function of its own so that next() leaves by a tail
