@@ -26,6 +26,17 @@ constexpr std::int64_t kHigh = 1000000;  // a ceiling tick that never limits
 constexpr std::int64_t start(std::int64_t tick) { return kLayout.tick_start_ms(tick); }
 constexpr std::int64_t end(std::int64_t tick) { return kLayout.tick_end_ms(tick); }
 
+// The rules that come from the layout and the floor alone; a test sets the options it varies.
+TickRules layout_rules() {
+  TickRules rules;
+  rules.layout = kLayout;
+  rules.sequence_mask = kLayout.max_sequence();
+  rules.reset_threshold = (kLayout.max_sequence() >> 1) + 1;
+  rules.first_tick = kFirstTick;
+  rules.max_tick = kMaxTick;
+  return rules;
+}
+
 struct Row {
   const char* name;
   // The generator's rules that vary.
@@ -115,12 +126,7 @@ class NextTickTest : public testing::TestWithParam<Row> {};
 
 TEST_P(NextTickTest, PlansTheRow) {
   const Row& row = GetParam();
-  TickRules rules;
-  rules.layout = kLayout;
-  rules.sequence_mask = kLayout.max_sequence();
-  rules.reset_threshold = (kLayout.max_sequence() >> 1) + 1;
-  rules.first_tick = kFirstTick;
-  rules.max_tick = kMaxTick;
+  TickRules rules = layout_rules();
   rules.max_drift_ms = row.max_drift_ms;
   rules.catch_up_ticks = row.catch_up_ticks;
   rules.lead_bound_ms = row.lead_bound_ms;
@@ -170,12 +176,7 @@ INSTANTIATE_TEST_SUITE_P(Rows, NextTickTest, testing::ValuesIn(kRows), RowName);
 
 // The ceiling wait names the tick to ask a ceiling for: the one it would have taken.
 TEST(NextTickCeilingTest, TheWaitKeepsTheTickItWants) {
-  TickRules rules;
-  rules.layout = kLayout;
-  rules.sequence_mask = kLayout.max_sequence();
-  rules.reset_threshold = (kLayout.max_sequence() >> 1) + 1;
-  rules.first_tick = kFirstTick;
-  rules.max_tick = kMaxTick;
+  const TickRules rules = layout_rules();
   TickInputs in;
   in.now_tick = 700;
   in.now_ms = start(700);
