@@ -116,12 +116,15 @@ total=$(awk '{ n += $2 } END { print n + 0 }' "$rows")
 by_kind=$(awk '{ k[$1] += $2 } END { printf "code %d, read-only data %d, vtables and typeinfo %d", k["code"], k["rodata"], k["relro"] }' "$rows")
 echo "static_slot on $ARCH ($CXX -Os -fno-exceptions, --gc-sections): $total bytes of libcosid.a" \
      "($by_kind)"
+# The top 15 by sed, which reads its input to the end: head would close the pipe early and, under
+# pipefail, sort's SIGPIPE would fail the script (exit 141).
 echo "top 15 members of libcosid.a:"
-awk '{ m[$3] += $2 } END { for (f in m) printf "%8d  %s\n", m[f], f }' "$rows" | sort -rn | head -15
+awk '{ m[$3] += $2 } END { for (f in m) printf "%8d  %s\n", m[f], f }' "$rows" | sort -rn |
+  sed -n '1,15p'
 echo "top 15 functions and data:"
 awk '{ name = $4; sub(/^\.(text|rodata|data\.rel\.ro)(\.(unlikely|hot|startup|exit))?\./, "", name)
        printf "%8d  %-7s %-24s %s\n", $2, $1, $3, name }' "$rows" |
-  sort -rn | head -15 | c++filt | cut -c1-160
+  sort -rn | sed -n '1,15p' | c++filt | cut -c1-160
 
 if [[ -n "$LIMIT" ]]; then
   if [[ $total -gt $LIMIT ]]; then
