@@ -250,7 +250,6 @@ TEST(CliSignal, SigtermWhileWaitingForTheStateFilesLockEndsTheWait) {
   // try on, and by then its stop handlers are in place; a slow start (qemu, a loaded machine)
   // would otherwise take SIGTERM before them and die of it.
   ASSERT_TRUE(await([&] { return has_open(waiting.pid(), state); })) << waiting.err();
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   std::vector<std::string> lines;
   EXPECT_EQ(terminate(waiting, &lines), 0) << waiting.err();
   EXPECT_TRUE(lines.empty());
