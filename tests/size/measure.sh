@@ -5,16 +5,16 @@
 #
 #   tests/size/measure.sh [--arch x86_64|aarch64|armhf] [--limit BYTES] [--build-dir DIR]
 #
-# The library is built (top-level CMakeLists.txt, library only, in DIR, default
-# build/size-ARCH) with -Os -DNDEBUG -fno-exceptions -ffunction-sections -fdata-sections, the
-# program with the same flags, and linked with -Wl,--gc-sections -Wl,-Map. How it counts: from
-# the linker map, the input sections that were kept in the program and come from a member of
-# libcosid.a, of three kinds: code (.text*), read-only data (.rodata*) and relocated read-only
-# data (.data.rel.ro*: vtables, typeinfo). Unwind tables (.eh_frame, .ARM.exidx), writable data
-# and .bss are not counted. An inline function or template instance that both the program and the
-# library emit is counted where the linker took it from: the program's object comes first, so it
-# is the program's. Prints the total, the top 15 members of libcosid.a and the top 15 functions
-# and data by bytes (what to cut next); with --limit, exits 1 when the total is above BYTES.
+# The library is built (top-level CMakeLists.txt, library only, in DIR, default build/size-ARCH)
+# with -Werror, -Os -DNDEBUG -fno-exceptions -ffunction-sections -fdata-sections, the program with
+# the same flags, and linked with -Wl,--gc-sections -Wl,-Map. How it counts: from the linker map,
+# the input sections that were kept in the program and come from a member of libcosid.a, of three
+# kinds: code (.text*), read-only data (.rodata*) and relocated read-only data (.data.rel.ro*:
+# vtables, typeinfo). Unwind tables (.eh_frame, .ARM.exidx), writable data and .bss are not counted.
+# An inline function or template instance that both the program and the library emit is counted
+# where the linker took it from: the program's object comes first, so it is the program's. Prints
+# the total, the top 15 members of libcosid.a and the top 15 functions and data by bytes (what to
+# cut next); with --limit, exits 1 when the total is above BYTES.
 # Cross targets use the cross compilers of cmake/toolchains/ (g++-aarch64-linux-gnu,
 # g++-arm-linux-gnueabihf); the program is only linked there, not run.
 set -euo pipefail
@@ -65,7 +65,7 @@ mkdir -p "$BUILD_DIR"
 if ! { cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel \
          -DCMAKE_CXX_FLAGS="$FLAGS" -DBUILD_SHARED_LIBS=OFF -DCOSID_BUILD_TESTS=OFF \
          -DCOSID_BUILD_EXAMPLES=OFF -DCOSID_BUILD_CLI=OFF -DCOSID_BUILD_TCK=OFF \
-         -DCOSID_BUILD_FUZZERS=OFF -DCOSID_WITH_ZOOKEEPER=OFF -DCOSID_INSTALL=OFF \
+         -DCOSID_BUILD_FUZZERS=OFF -DCOSID_WITH_ZOOKEEPER=OFF -DCOSID_INSTALL=OFF -DCOSID_WERROR=ON \
          "${TOOLCHAIN[@]}" &&
        cmake --build "$BUILD_DIR" --target cosid; } > "$log" 2>&1; then
   cat "$log" >&2
