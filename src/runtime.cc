@@ -21,18 +21,12 @@ namespace cosid {
 
 namespace {
 
-constexpr char kForkedMessage[] =
-    "this runtime was opened in the parent of this forked process, whose window it holds: open a "
-    "new runtime in the child, with its own slot and state file";
-
-// The message of generator() for a binding it cannot hand a generator out over.
-std::string failure_message(std::error_code ec) {
-  if (ec == errc::slot_lost) {
-    return "the lease was lost and no new slot is leased yet: call generator() again once it is "
-           "(the runtime leases one on its own)";
-  }
-  return ec.message();
-}
+// The sentences of this file's refusals, at its end, so that each path reads without stepping
+// over text.
+std::string forked_child_message();
+// generator()'s, for a binding it cannot hand a generator out over.
+std::string no_binding_message(std::error_code ec);
+std::string static_slot_with_store_message(const std::string& store_type);
 
 // What makes the window's ceiling durable, for the generators' ceiling_reached message: the state
 // file or the lease store actually in use (empty without either: the ceiling is the layout's end).
@@ -64,9 +58,7 @@ GeneratorOptions generator_options(const Options& options, GeneratorOptions gene
 bool validate_static_slot(const Options& options, Status& status) {
   if (options.uses_store()) {
     return detail::fail(status, make_error_code(errc::invalid_argument),
-                        "Runtime::open_static() opens a static slot, but Options::store_type is " +
-                            detail::quote(options.store_type) +
-                            ": open a slot leased from a store with Runtime::open()");
+                        static_slot_with_store_message(options.store_type));
   }
   return detail::validate_static_options(options, status);
 }
@@ -138,7 +130,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
   Generator* generator(std::string_view name, Status& status) {
     // Before the lock: in a forked child a parent thread may have held it at the fork.
     if (fork_guard_.forked()) {
-      detail::fail(status, make_error_code(errc::forked_process), kForkedMessage);
+      detail::fail(status, make_error_code(errc::forked_process), forked_child_message());
       return nullptr;
     }
     std::lock_guard<std::mutex> lock(generators_mutex_);
@@ -155,7 +147,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
     // Before any lock: in a forked child a parent thread may have held one at the fork; and the
     // window being maintained is the parent's.
     if (fork_guard_.forked()) {
-      return detail::fail(status, make_error_code(errc::forked_process), kForkedMessage);
+      return detail::fail(status, make_error_code(errc::forked_process), forked_child_message());
     }
     return keeper_ == nullptr || keeper_->maintain(status);
   }
@@ -262,7 +254,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
     std::error_code ec;
     Binding* current = keeper_->binding(generation, ec);
     if (current == nullptr) {
-      detail::fail(status, ec, failure_message(ec));
+      detail::fail(status, ec, no_binding_message(ec));
       return nullptr;
     }
     // A binding the keeper is losing right now (it invalidates the binding, then publishes that
@@ -271,7 +263,7 @@ class COSID_NO_EXPORT Runtime::Impl final {
     // invalidated for another reason (a replaced state file) stays current: its generator reports
     // that reason.
     if (!current->valid() && current->invalid_reason() == errc::slot_lost) {
-      detail::fail(status, make_error_code(errc::slot_lost), failure_message(errc::slot_lost));
+      detail::fail(status, make_error_code(errc::slot_lost), no_binding_message(errc::slot_lost));
       return nullptr;
     }
     latest_.store(current, std::memory_order_relaxed);
@@ -412,5 +404,28 @@ std::int64_t Runtime::floor_ms() const noexcept { return impl_->binding().floor_
 std::int64_t Runtime::ceiling_ms() const noexcept { return impl_->binding().ceiling_ms(); }
 const Options& Runtime::options() const noexcept { return impl_->options(); }
 RuntimeMetrics Runtime::metrics() const noexcept { return impl_->metrics(); }
+
+// The sentences.
+namespace {
+
+std::string forked_child_message() {
+  return "this runtime was opened in the parent of this forked process, whose window it holds: "
+         "open a new runtime in the child, with its own slot and state file";
+}
+
+std::string no_binding_message(std::error_code ec) {
+  if (ec == errc::slot_lost) {
+    return "the lease was lost and no new slot is leased yet: call generator() again once it is "
+           "(the runtime leases one on its own)";
+  }
+  return ec.message();
+}
+
+std::string static_slot_with_store_message(const std::string& store_type) {
+  return "Runtime::open_static() opens a static slot, but Options::store_type is " +
+         detail::quote(store_type) + ": open a slot leased from a store with Runtime::open()";
+}
+
+}  // namespace
 
 }  // namespace cosid

@@ -32,28 +32,40 @@ bool valid_type_name(std::string_view type) {
 
 using detail::fail;
 
+struct StoreKind;
+
+// The sentences of this file's refusals, at its end, so that each registration and lookup reads
+// without stepping over text. `noun` is "store", "range store" or "store initializer".
+std::string static_is_not_a_store_message(const char* noun);
+std::string not_a_type_name_message(const char* noun, const std::string& type);
+std::string already_registered_message(const char* noun, const std::string& type);
+std::string empty_factory_message(const char* noun, const std::string& type);
+std::string misnamed_instance_message(const StoreConfig& config);
+std::string unregistered_instance_type_message(const StoreKind& kind, const StoreConfig& config,
+                                               const std::string& known);
+std::string unregistered_type_message(const StoreKind& kind, const std::string& type,
+                                      const std::string& known);
+std::string factory_gave_nothing_message(const StoreKind& kind, const std::string& type);
+std::string lease_directory_missing_message();
+std::string range_directory_missing_message();
+std::string memory_store_init_message();
+std::string init_directory_missing_message();
+std::string no_range_store_message();
+
 // The checks add() and add_range() share: `noun` is "store" or "range store".
 bool check_new_type(const std::string& type, bool registered, bool empty_factory, const char* noun,
                     Status& status) {
   if (type == "static") {
-    return fail(status, errc::invalid_argument,
-                "\"static\" is the configured slot, not a store: register the " +
-                    std::string(noun) + " under another name");
+    return fail(status, errc::invalid_argument, static_is_not_a_store_message(noun));
   }
   if (!valid_type_name(type)) {
-    return fail(status, errc::invalid_argument,
-                std::string(noun) + " type " + detail::quote(type) +
-                    " is not a name: use lower-case letters, digits, '-', '_', '.' (1 to 64)");
+    return fail(status, errc::invalid_argument, not_a_type_name_message(noun, type));
   }
   if (registered) {
-    return fail(status, errc::invalid_argument,
-                "a " + std::string(noun) + " is registered as " + detail::quote(type) +
-                    " already: register yours under another name");
+    return fail(status, errc::invalid_argument, already_registered_message(noun, type));
   }
   if (empty_factory) {
-    return fail(
-        status, errc::invalid_argument,
-        "the factory for " + std::string(noun) + " type " + detail::quote(type) + " is empty");
+    return fail(status, errc::invalid_argument, empty_factory_message(noun, type));
   }
   return true;
 }
@@ -104,11 +116,7 @@ const Factory* find_factory(const std::vector<std::pair<std::string, Factory>>& 
   // An instance named like a registered type must be of that type: "file" that makes a
   // ZooKeeper store would mislead every reader of the config.
   if (config != nullptr && find(config->name) != nullptr && config->type != config->name) {
-    fail(status, errc::invalid_argument,
-         "store instance cosid.stores." + config->name + " has type " +
-             detail::quote(config->type) + " but is named like the registered store type " +
-             detail::quote(config->name) + ": rename the instance, or give it type " +
-             config->name);
+    fail(status, errc::invalid_argument, misnamed_instance_message(*config));
     return nullptr;
   }
   if (const Factory* factory = find(type)) return factory;
@@ -116,15 +124,10 @@ const Factory* find_factory(const std::vector<std::pair<std::string, Factory>>& 
   for (const auto& entry : factories) known += (known.empty() ? "" : ", ") + entry.first;
   if (config != nullptr) {
     fail(status, errc::unknown_store_type,
-         "store instance cosid.stores." + config->name + " has type " + detail::quote(type) +
-             ", which no " + kind.noun + " is registered as: use one of " + known +
-             " (a program built without that store cannot open it)");
+         unregistered_instance_type_message(kind, *config, known));
     return nullptr;
   }
-  fail(status, errc::unknown_store_type,
-       "no " + std::string(kind.noun) + " is registered as " + detail::quote(type) + " (" +
-           kind.type_key + "), and no store instance of cosid.stores has that name: use " +
-           kind.alternatives + "one of " + known + ", or " + kind.registration);
+  fail(status, errc::unknown_store_type, unregistered_type_message(kind, type, known));
   return nullptr;
 }
 
@@ -133,9 +136,7 @@ template <typename Context>
 void factory_gave_nothing(const StoreKind& kind, const Context& context, Status& status) {
   const std::string& type =
       context.config != nullptr ? context.config->type : context.options.store_type;
-  fail(status, errc::store_unavailable,
-       "the factory of " + std::string(kind.noun) + " type " + detail::quote(type) +
-           " returned no store and no error: fix the factory to set the Status it is given");
+  fail(status, errc::store_unavailable, factory_gave_nothing_message(kind, type));
 }
 
 }  // namespace
@@ -160,9 +161,7 @@ StoreRegistry::StoreRegistry(Clock* clock) : clock_(clock != nullptr ? *clock : 
         // none of its own, and any key it gives is refused rather than ignored.
         if (!StoreSettings(context.config).finish(status)) return nullptr;
         if (context.options.store_directory.empty()) {
-          fail(status, errc::invalid_argument,
-               "the file store needs a directory (cosid.machine.distributor.file.directory, or "
-               "--store file:DIR)");
+          fail(status, errc::invalid_argument, lease_directory_missing_message());
           return nullptr;
         }
         // The host's clock: every process of the host must decide expiry on the same one.
@@ -186,9 +185,7 @@ StoreRegistry::StoreRegistry(Clock* clock) : clock_(clock != nullptr ? *clock : 
         // machine's: an instance of type file has none of its own.
         if (!StoreSettings(context.config).finish(status)) return nullptr;
         if (context.options.store_directory.empty()) {
-          fail(status, errc::invalid_argument,
-               "the file range store needs a directory (cosid.segment.distributor.file.directory, "
-               "or --store file:DIR)");
+          fail(status, errc::invalid_argument, range_directory_missing_message());
           return nullptr;
         }
         segment::FileRangeStoreOptions options;
@@ -196,19 +193,14 @@ StoreRegistry::StoreRegistry(Clock* clock) : clock_(clock != nullptr ? *clock : 
         return segment::FileRangeStore::open(context.options.store_directory, options, status);
       });
   initializers_.emplace_back("memory", [](const StoreContext&, StoreInitReport&, Status& status) {
-    return fail(status, errc::invalid_argument,
-                "the memory store lives in one process and is new with each, so there is "
-                "nothing to create: init a store that processes share, file:DIR or "
-                "zookeeper:CONNECT");
+    return fail(status, errc::invalid_argument, memory_store_init_message());
   });
   initializers_.emplace_back(
       "file", [](const StoreContext& context, StoreInitReport& report, Status& status) {
         if (!StoreSettings(context.config).finish(status)) return false;
         const std::string& directory = context.options.store_directory;
         if (directory.empty()) {
-          return fail(status, errc::invalid_argument,
-                      "the file store needs a directory to create (--store file:DIR, or "
-                      "cosid.machine.distributor.file.directory)");
+          return fail(status, errc::invalid_argument, init_directory_missing_message());
         }
         bool created = false;
         if (!FileLeaseStore::init(directory, FileLeaseStoreOptions(), created, status)) {
@@ -281,10 +273,7 @@ std::shared_ptr<SlotLeaseStore> StoreRegistry::open(const StoreContext& context,
 std::shared_ptr<segment::RangeStore> StoreRegistry::open_range(const RangeStoreContext& context,
                                                                Status& status) {
   if (context.options.store_type.empty()) {
-    fail(status, errc::invalid_argument,
-         "no range store is configured for segment ids: give cosid.segment.distributor.type "
-         "(file, zookeeper, memory or a store instance of cosid.stores) in the config file, or "
-         "--store file:DIR");
+    fail(status, errc::invalid_argument, no_range_store_message());
     return nullptr;
   }
   RangeStoreContext resolved = context;
@@ -296,5 +285,80 @@ std::shared_ptr<segment::RangeStore> StoreRegistry::open_range(const RangeStoreC
   if (store == nullptr && status.ok()) factory_gave_nothing(kRangeKind, resolved, status);
   return store;
 }
+
+// The sentences.
+namespace {
+
+std::string static_is_not_a_store_message(const char* noun) {
+  return "\"static\" is the configured slot, not a store: register the " + std::string(noun) +
+         " under another name";
+}
+
+std::string not_a_type_name_message(const char* noun, const std::string& type) {
+  return std::string(noun) + " type " + detail::quote(type) +
+         " is not a name: use lower-case letters, digits, '-', '_', '.' (1 to 64)";
+}
+
+std::string already_registered_message(const char* noun, const std::string& type) {
+  return "a " + std::string(noun) + " is registered as " + detail::quote(type) +
+         " already: register yours under another name";
+}
+
+std::string empty_factory_message(const char* noun, const std::string& type) {
+  return "the factory for " + std::string(noun) + " type " + detail::quote(type) + " is empty";
+}
+
+std::string misnamed_instance_message(const StoreConfig& config) {
+  return "store instance cosid.stores." + config.name + " has type " + detail::quote(config.type) +
+         " but is named like the registered store type " + detail::quote(config.name) +
+         ": rename the instance, or give it type " + config.name;
+}
+
+std::string unregistered_instance_type_message(const StoreKind& kind, const StoreConfig& config,
+                                               const std::string& known) {
+  return "store instance cosid.stores." + config.name + " has type " + detail::quote(config.type) +
+         ", which no " + kind.noun + " is registered as: use one of " + known +
+         " (a program built without that store cannot open it)";
+}
+
+std::string unregistered_type_message(const StoreKind& kind, const std::string& type,
+                                      const std::string& known) {
+  return "no " + std::string(kind.noun) + " is registered as " + detail::quote(type) + " (" +
+         kind.type_key + "), and no store instance of cosid.stores has that name: use " +
+         kind.alternatives + "one of " + known + ", or " + kind.registration;
+}
+
+std::string factory_gave_nothing_message(const StoreKind& kind, const std::string& type) {
+  return "the factory of " + std::string(kind.noun) + " type " + detail::quote(type) +
+         " returned no store and no error: fix the factory to set the Status it is given";
+}
+
+std::string lease_directory_missing_message() {
+  return "the file store needs a directory (cosid.machine.distributor.file.directory, or --store "
+         "file:DIR)";
+}
+
+std::string range_directory_missing_message() {
+  return "the file range store needs a directory (cosid.segment.distributor.file.directory, or "
+         "--store file:DIR)";
+}
+
+std::string memory_store_init_message() {
+  return "the memory store lives in one process and is new with each, so there is nothing to "
+         "create: init a store that processes share, file:DIR or zookeeper:CONNECT";
+}
+
+std::string init_directory_missing_message() {
+  return "the file store needs a directory to create (--store file:DIR, or "
+         "cosid.machine.distributor.file.directory)";
+}
+
+std::string no_range_store_message() {
+  return "no range store is configured for segment ids: give cosid.segment.distributor.type (file, "
+         "zookeeper, memory or a store instance of cosid.stores) in the config file, or --store "
+         "file:DIR";
+}
+
+}  // namespace
 
 }  // namespace cosid

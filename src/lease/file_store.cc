@@ -63,6 +63,12 @@ constexpr std::size_t kMaxEscapedNamespace = 240;
 
 using detail::fail;
 
+// The sentences of this file's refusals, at its end, so that each call reads without stepping over
+// text.
+std::string namespace_too_long_message(const std::string& name_space, std::size_t file_name_size);
+std::string corrupt_record_message(const std::string& shown_path, const std::string& name_space,
+                                   const std::string& why);
+
 bool keeps_as_is(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
          c == '.' || c == '-';
@@ -261,10 +267,7 @@ class FileLeaseStore::Transaction {
   bool begin(const NamespaceTerms& terms, NamespaceFile& file, std::int64_t& now, Status& status) {
     if (base_.size() > kMaxEscapedNamespace) {
       return fail(status, errc::invalid_argument,
-                  "namespace " + detail::quote(name_space_) +
-                      " is too long for a file lease store: its file name would be " +
-                      std::to_string(base_.size()) + " bytes; use a namespace of at most " +
-                      "about 80 bytes");
+                  namespace_too_long_message(name_space_, base_.size()));
     }
     if (!lock_.lock(base_ + ".lock", status) || !read(file, status)) return false;
     if (!file.exists) {
@@ -301,18 +304,8 @@ class FileLeaseStore::Transaction {
     if (!exists) return true;  // a namespace never used
     std::string why;
     if (!parse_record(data, file, why)) {
-      // No backup: an older copy holds lower floors than the ids issued since, so restoring one
-      // would let them repeat. Starting over above a not-before past the last id cannot.
       return fail(status, errc::store_corrupt,
-                  "file lease store record " + shown_path_ + " of namespace " +
-                      detail::quote(name_space_) + " is corrupt: " + why +
-                      ". cosid will not guess the floors it held. Do not restore it from a "
-                      "backup: an older record holds lower floors, and ids issued since would "
-                      "repeat. Stop every process of the namespace, move the file aside (mv " +
-                      shown_path_ + " " + shown_path_ +
-                      ".corrupt) and start them again with a not-before past the last id the "
-                      "namespace issued (cosid not-before --from-id ID): every slot then starts "
-                      "over from that floor");
+                  corrupt_record_message(shown_path_, name_space_, why));
     }
     return true;
   }
@@ -464,6 +457,31 @@ bool FileLeaseStore::fence(const std::string& name_space, const NamespaceTerms& 
   status.clear();
   return true;
 }
+
+// The sentences.
+namespace {
+
+std::string namespace_too_long_message(const std::string& name_space, std::size_t file_name_size) {
+  return "namespace " + detail::quote(name_space) +
+         " is too long for a file lease store: its file name would be " +
+         std::to_string(file_name_size) + " bytes; use a namespace of at most about 80 bytes";
+}
+
+// No backup: an older copy holds lower floors than the ids issued since, so restoring one would let
+// them repeat. Starting over above a not-before past the last id cannot.
+std::string corrupt_record_message(const std::string& shown_path, const std::string& name_space,
+                                   const std::string& why) {
+  return "file lease store record " + shown_path + " of namespace " + detail::quote(name_space) +
+         " is corrupt: " + why +
+         ". cosid will not guess the floors it held. Do not restore it from a backup: an older "
+         "record holds lower floors, and ids issued since would repeat. Stop every process of the "
+         "namespace, move the file aside (mv " +
+         shown_path + " " + shown_path +
+         ".corrupt) and start them again with a not-before past the last id the namespace issued "
+         "(cosid not-before --from-id ID): every slot then starts over from that floor";
+}
+
+}  // namespace
 
 }  // namespace lease
 }  // namespace cosid

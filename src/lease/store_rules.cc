@@ -30,12 +30,28 @@ std::string slot_text(const std::string& name_space, std::uint32_t slot) {
   return "slot " + std::to_string(slot) + in_namespace(name_space);
 }
 
+// The sentences of this file's refusals, at its end, so that each check reads without stepping
+// over text. Each names the values and what to give instead.
+std::string ttl_out_of_range_message(const std::string& name_space, std::chrono::milliseconds ttl);
+std::string empty_owner_key_message(const std::string& name_space, std::uint32_t slot);
+std::string nil_incarnation_message(const std::string& name_space, std::uint32_t slot,
+                                    const Owner& owner);
+std::string slot_above_limit_message(const std::string& name_space, std::uint32_t slot,
+                                     const NamespaceTerms& terms);
+std::string lease_gone_message(const SlotRecord& record, const SlotLease& held,
+                               const char* operation);
+std::string slot_limit_out_of_range_message(const std::string& name_space,
+                                            const NamespaceTerms& terms);
+std::string tolerance_out_of_range_message(const std::string& name_space,
+                                           const NamespaceTerms& terms);
+std::string negative_fence_time_message(const std::string& name_space, std::uint32_t slot,
+                                        std::int64_t not_before);
+std::string terms_mismatch_message(const std::string& name_space, const NamespaceTerms& recorded,
+                                   const NamespaceTerms& requested);
+
 bool check_ttl(const std::string& name_space, std::chrono::milliseconds ttl, Status& status) {
   if (ttl.count() < 1 || ttl > kMaxLeaseTtl) {
-    return fail(status, errc::invalid_argument,
-                "lease ttl " + std::to_string(ttl.count()) + " ms" + in_namespace(name_space) +
-                    " is outside 1 ms to " + std::to_string(kMaxLeaseTtl.count()) +
-                    " ms: give a ttl such as 30s");
+    return fail(status, errc::invalid_argument, ttl_out_of_range_message(name_space, ttl));
   }
   return true;
 }
@@ -43,15 +59,10 @@ bool check_ttl(const std::string& name_space, std::chrono::milliseconds ttl, Sta
 bool check_owner(const std::string& name_space, std::uint32_t slot, const Owner& owner,
                  Status& status) {
   if (owner.key.empty()) {
-    return fail(status, errc::invalid_argument,
-                "the owner key for " + slot_text(name_space, slot) +
-                    " is empty: give a key such as host:pid");
+    return fail(status, errc::invalid_argument, empty_owner_key_message(name_space, slot));
   }
   if (owner.incarnation.is_nil()) {
-    return fail(status, errc::invalid_argument,
-                "the incarnation of owner " + detail::quote(owner.key) + " for " +
-                    slot_text(name_space, slot) +
-                    " is nil: make one with Incarnation::random() at every start");
+    return fail(status, errc::invalid_argument, nil_incarnation_message(name_space, slot, owner));
   }
   return true;
 }
@@ -59,10 +70,7 @@ bool check_owner(const std::string& name_space, std::uint32_t slot, const Owner&
 bool check_slot(const std::string& name_space, std::uint32_t slot, const NamespaceTerms& terms,
                 Status& status) {
   if (slot >= terms.slot_limit) {
-    return fail(status, errc::invalid_argument,
-                "slot " + std::to_string(slot) + in_namespace(name_space) +
-                    " is at or above the slot limit " + std::to_string(terms.slot_limit) +
-                    ": give a slot from 0 to " + std::to_string(terms.slot_limit - 1));
+    return fail(status, errc::invalid_argument, slot_above_limit_message(name_space, slot, terms));
   }
   return true;
 }
@@ -77,32 +85,17 @@ bool check_still_held(const SlotRecord& record, const SlotLease& held, const cha
   if (record.held && record.fence == held.fence && same_owner(record.owner, held.owner)) {
     return true;
   }
-  std::string now_text = record.held ? "it is held by " + detail::quote(record.owner.key) +
-                                           " (incarnation " + record.owner.incarnation.to_string() +
-                                           ") under fence " + std::to_string(record.fence)
-                                     : "it is free, fence " + std::to_string(record.fence);
-  return fail(status, errc::lease_lost,
-              std::string("cannot ") + operation + " the lease on " +
-                  slot_text(held.name_space, held.slot) + " of " + detail::quote(held.owner.key) +
-                  " (incarnation " + held.owner.incarnation.to_string() + ", fence " +
-                  std::to_string(held.fence) + "): " + now_text +
-                  "; the lease is gone: stop issuing under it and acquire a slot anew");
+  return fail(status, errc::lease_lost, lease_gone_message(record, held, operation));
 }
 
 }  // namespace
 
 bool check_terms(const std::string& name_space, const NamespaceTerms& terms, Status& status) {
   if (terms.slot_limit < 1 || terms.slot_limit > kMaxSlotLimit) {
-    return fail(status, errc::invalid_argument,
-                "slot limit " + std::to_string(terms.slot_limit) + in_namespace(name_space) +
-                    " is outside 1 to " + std::to_string(kMaxSlotLimit) +
-                    ": give 2^slot_bits of the layout, such as 1024");
+    return fail(status, errc::invalid_argument, slot_limit_out_of_range_message(name_space, terms));
   }
   if (terms.tolerance.count() < 0 || terms.tolerance > kMaxLeaseTolerance) {
-    return fail(status, errc::invalid_argument,
-                "tolerance " + std::to_string(terms.tolerance.count()) + " ms" +
-                    in_namespace(name_space) + " is outside 0 to " +
-                    std::to_string(kMaxLeaseTolerance.count()) + " ms: give one such as 1s");
+    return fail(status, errc::invalid_argument, tolerance_out_of_range_message(name_space, terms));
   }
   return true;
 }
@@ -137,9 +130,7 @@ bool check_fence(const std::string& name_space, const NamespaceTerms& terms, std
   }
   if (not_before < 0) {
     return fail(status, errc::invalid_argument,
-                "the fence time " + std::to_string(not_before) + " ms for " +
-                    slot_text(name_space, slot) +
-                    " is negative: give Unix ms after the largest timestamp issued");
+                negative_fence_time_message(name_space, slot, not_before));
   }
   return true;
 }
@@ -150,13 +141,7 @@ bool check_recorded_terms(const std::string& name_space, const NamespaceTerms& r
     return true;
   }
   return fail(status, errc::lease_terms_mismatch,
-              "namespace " + detail::quote(name_space) + " records slot limit " +
-                  std::to_string(recorded.slot_limit) + " and tolerance " +
-                  std::to_string(recorded.tolerance.count()) + " ms, this runtime asks for " +
-                  std::to_string(requested.slot_limit) + " and " +
-                  std::to_string(requested.tolerance.count()) +
-                  " ms: every runtime of a namespace must use the same slot bits and tolerance, "
-                  "else they disagree on ceilings; configure them alike or use another namespace");
+              terms_mismatch_message(name_space, recorded, requested));
 }
 
 bool is_free(const SlotRecord& record, std::int64_t now) noexcept {
@@ -250,6 +235,82 @@ FenceResult apply_fence(SlotRecord& record, bool recorded, std::int64_t not_befo
   result.after = record;
   return result;
 }
+
+// The sentences.
+namespace {
+
+std::string ttl_out_of_range_message(const std::string& name_space, std::chrono::milliseconds ttl) {
+  return "lease ttl " + std::to_string(ttl.count()) + " ms" + in_namespace(name_space) +
+         " is outside 1 ms to " + std::to_string(kMaxLeaseTtl.count()) +
+         " ms: give a ttl such as 30s";
+}
+
+std::string empty_owner_key_message(const std::string& name_space, std::uint32_t slot) {
+  return "the owner key for " + slot_text(name_space, slot) +
+         " is empty: give a key such as host:pid";
+}
+
+std::string nil_incarnation_message(const std::string& name_space, std::uint32_t slot,
+                                    const Owner& owner) {
+  return "the incarnation of owner " + detail::quote(owner.key) + " for " +
+         slot_text(name_space, slot) +
+         " is nil: make one with Incarnation::random() at every start";
+}
+
+std::string slot_above_limit_message(const std::string& name_space, std::uint32_t slot,
+                                     const NamespaceTerms& terms) {
+  return "slot " + std::to_string(slot) + in_namespace(name_space) +
+         " is at or above the slot limit " + std::to_string(terms.slot_limit) +
+         ": give a slot from 0 to " + std::to_string(terms.slot_limit - 1);
+}
+
+// What the slot's record says now, then that the lease `held` is gone.
+std::string lease_gone_message(const SlotRecord& record, const SlotLease& held,
+                               const char* operation) {
+  const std::string now_text = record.held
+                                   ? "it is held by " + detail::quote(record.owner.key) +
+                                         " (incarnation " + record.owner.incarnation.to_string() +
+                                         ") under fence " + std::to_string(record.fence)
+                                   : "it is free, fence " + std::to_string(record.fence);
+  return std::string("cannot ") + operation + " the lease on " +
+         slot_text(held.name_space, held.slot) + " of " + detail::quote(held.owner.key) +
+         " (incarnation " + held.owner.incarnation.to_string() + ", fence " +
+         std::to_string(held.fence) + "): " + now_text +
+         "; the lease is gone: stop issuing under it and acquire a slot anew";
+}
+
+std::string slot_limit_out_of_range_message(const std::string& name_space,
+                                            const NamespaceTerms& terms) {
+  return "slot limit " + std::to_string(terms.slot_limit) + in_namespace(name_space) +
+         " is outside 1 to " + std::to_string(kMaxSlotLimit) +
+         ": give 2^slot_bits of the layout, such as 1024";
+}
+
+std::string tolerance_out_of_range_message(const std::string& name_space,
+                                           const NamespaceTerms& terms) {
+  return "tolerance " + std::to_string(terms.tolerance.count()) + " ms" + in_namespace(name_space) +
+         " is outside 0 to " + std::to_string(kMaxLeaseTolerance.count()) +
+         " ms: give one such as 1s";
+}
+
+std::string negative_fence_time_message(const std::string& name_space, std::uint32_t slot,
+                                        std::int64_t not_before) {
+  return "the fence time " + std::to_string(not_before) + " ms for " + slot_text(name_space, slot) +
+         " is negative: give Unix ms after the largest timestamp issued";
+}
+
+std::string terms_mismatch_message(const std::string& name_space, const NamespaceTerms& recorded,
+                                   const NamespaceTerms& requested) {
+  return "namespace " + detail::quote(name_space) + " records slot limit " +
+         std::to_string(recorded.slot_limit) + " and tolerance " +
+         std::to_string(recorded.tolerance.count()) + " ms, this runtime asks for " +
+         std::to_string(requested.slot_limit) + " and " +
+         std::to_string(requested.tolerance.count()) +
+         " ms: every runtime of a namespace must use the same slot bits and tolerance, else they "
+         "disagree on ceilings; configure them alike or use another namespace";
+}
+
+}  // namespace
 
 }  // namespace lease
 }  // namespace cosid

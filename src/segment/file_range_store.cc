@@ -138,6 +138,15 @@ namespace {
 using cosid::detail::fail;
 using internal::RangeRecord;
 
+// The sentences of this file's refusals, at its end, so that each call reads without stepping over
+// text: why a record is corrupt, then the refusal that says so and what to do.
+std::string other_key_text(const std::string& record_key);
+std::string missing_though_seen_text(std::uint64_t seen_version);
+std::string other_identity_text(const Incarnation& identity, const Incarnation& seen_identity);
+std::string older_version_text(std::uint64_t version, std::uint64_t seen_version);
+std::string corrupt_record_message(const std::string& shown_path, const std::string& key,
+                                   const std::string& why);
+
 // What a store object saw of one key.
 struct SeenRecord {
   Incarnation identity;
@@ -241,7 +250,7 @@ class FileRangeStore::Impl::Call {
     if (exists) {
       if (!internal::parse_range_record(data, record, why)) return corrupt(why, status);
       if (record.key != key_) {
-        return corrupt("it is the record of key " + cosid::detail::quote(record.key), status);
+        return corrupt(other_key_text(record.key), status);
       }
     }
     SeenTable& seen = store_.seen();
@@ -250,20 +259,13 @@ class FileRangeStore::Impl::Call {
     if (known != seen.keys.end()) {
       const SeenRecord& saw = known->second;
       if (!exists) {
-        return corrupt("it is missing, though this store saw it at version " +
-                           std::to_string(saw.version) + " (deleted behind the store)",
-                       status);
+        return corrupt(missing_though_seen_text(saw.version), status);
       }
       if (record.identity != saw.identity) {
-        return corrupt("its identity is " + record.identity.to_string() + ", not the " +
-                           saw.identity.to_string() +
-                           " this store saw (deleted and created again behind the store)",
-                       status);
+        return corrupt(other_identity_text(record.identity, saw.identity), status);
       }
       if (record.state.version < saw.version) {
-        return corrupt("its version is " + std::to_string(record.state.version) + ", below the " +
-                           std::to_string(saw.version) + " this store saw (an older copy put back)",
-                       status);
+        return corrupt(older_version_text(record.state.version, saw.version), status);
       }
     }
     if (exists) remember(seen, record);
@@ -292,17 +294,7 @@ class FileRangeStore::Impl::Call {
   }
 
   bool corrupt(const std::string& why, Status& status) {
-    // No backup, no reset: an older copy or a new record holds a lower next value than the
-    // values handed out since, so either would let them repeat.
-    return fail(status, errc::store_corrupt,
-                "file range store record " + shown_path_ + " of segment key " +
-                    cosid::detail::quote(key_) + " is corrupt: " + why +
-                    ". cosid will not guess the next value it held. Do not restore it from a "
-                    "backup: an older record holds a lower next value, and values handed out "
-                    "since would repeat. Stop every process of the key, move the file aside (mv " +
-                    shown_path_ + " " + shown_path_ +
-                    ".corrupt) and start them again on a new key, or on this one with an offset "
-                    "above the last value it handed out (its new record starts at offset + 1)");
+    return fail(status, errc::store_corrupt, corrupt_record_message(shown_path_, key_, why));
   }
 
   Impl& store_;
@@ -404,6 +396,44 @@ bool FileRangeStore::read(const std::string& key, RangeState& state, Status& sta
   status.clear();
   return true;
 }
+
+// The sentences.
+namespace {
+
+std::string other_key_text(const std::string& record_key) {
+  return "it is the record of key " + cosid::detail::quote(record_key);
+}
+
+std::string missing_though_seen_text(std::uint64_t seen_version) {
+  return "it is missing, though this store saw it at version " + std::to_string(seen_version) +
+         " (deleted behind the store)";
+}
+
+std::string other_identity_text(const Incarnation& identity, const Incarnation& seen_identity) {
+  return "its identity is " + identity.to_string() + ", not the " + seen_identity.to_string() +
+         " this store saw (deleted and created again behind the store)";
+}
+
+std::string older_version_text(std::uint64_t version, std::uint64_t seen_version) {
+  return "its version is " + std::to_string(version) + ", below the " +
+         std::to_string(seen_version) + " this store saw (an older copy put back)";
+}
+
+// No backup, no reset: an older copy or a new record holds a lower next value than the values
+// handed out since, so either would let them repeat.
+std::string corrupt_record_message(const std::string& shown_path, const std::string& key,
+                                   const std::string& why) {
+  return "file range store record " + shown_path + " of segment key " + cosid::detail::quote(key) +
+         " is corrupt: " + why +
+         ". cosid will not guess the next value it held. Do not restore it from a backup: an older "
+         "record holds a lower next value, and values handed out since would repeat. Stop every "
+         "process of the key, move the file aside (mv " +
+         shown_path + " " + shown_path +
+         ".corrupt) and start them again on a new key, or on this one with an offset above the "
+         "last value it handed out (its new record starts at offset + 1)";
+}
+
+}  // namespace
 
 }  // namespace segment
 }  // namespace cosid

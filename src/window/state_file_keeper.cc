@@ -34,6 +34,17 @@ std::int64_t round_up_for_gap(std::int64_t ms) {
   return (ms + unit - 1) / unit * unit;
 }
 
+// The sentences of this file's refusals and notices, at its end, so that each success path reads
+// without stepping over text.
+std::string created_notice(const std::string& path, std::int64_t floor, std::int64_t epoch_ms);
+std::string no_state_file_notice(std::uint32_t slot);
+std::string waiting_at_ceiling_text(std::int64_t ceiling_ms, std::int64_t needed_ms);
+std::string start_identity_failed_message(const Status& problem);
+std::string first_ceiling_failed_message(const std::string& path, std::int64_t wanted,
+                                         const Status& problem);
+std::string written_again_notice(const std::string& path, int failures);
+std::string identity_check_retried_text(std::int64_t durable_ceiling_ms);
+
 }  // namespace
 
 StateFileKeeper::StateFileKeeper(const Options& options, Clock& clock, FileSystem& fs,
@@ -63,10 +74,7 @@ bool StateFileKeeper::start(const FloorWait& wait_for_floor, Status& status) {
     floor = file_->floor_ms();
     if (file_->created()) {
       emit(EventKind::kStateFileCreated, {},
-           "created state file " + options_.state_file + " with floor " +
-               format_floor(floor, options_.layout.epoch_ms()) +
-               ": if this slot issued ids before, their state file is lost and not-before must "
-               "lie after the last of them");
+           created_notice(options_.state_file, floor, options_.layout.epoch_ms()));
     }
     // Reported whenever it happens, although the start goes on: a block that a torn write or
     // the disk damaged once says something about the disk (DURABILITY.md, "Open").
@@ -75,9 +83,7 @@ bool StateFileKeeper::start(const FloorWait& wait_for_floor, Status& status) {
            file_->damaged_block());
     }
   } else {
-    emit(EventKind::kNoStateFile, {},
-         "no state file configured for slot " + std::to_string(options_.slot) +
-             ": nothing protects against a clock set back across a restart; set state-file");
+    emit(EventKind::kNoStateFile, {}, no_state_file_notice(options_.slot));
   }
   if (wait_for_floor && !wait_for_floor(floor, options_.slot, status)) return false;
   std::int64_t ceiling = options_.layout.end_ms() - 1;
@@ -179,9 +185,7 @@ KeeperStats StateFileKeeper::stats() const noexcept {
 
 // Called by a generator that waits at the ceiling (on its thread).
 void StateFileKeeper::on_ceiling_wanted(std::int64_t needed_ms) noexcept {
-  emit(EventKind::kWaitingAtCeiling, {},
-       "a generator waits at the ceiling " + format_instant(binding_->ceiling_ms()) + " for " +
-           format_instant(needed_ms),
+  emit(EventKind::kWaitingAtCeiling, {}, waiting_at_ceiling_text(binding_->ceiling_ms(), needed_ms),
        needed_ms);
   // Relaxed order on wanted_ throughout: the flag publishes no other data, and the ceiling it
   // asks for is read through the binding's own acquire.
@@ -211,23 +215,11 @@ bool StateFileKeeper::write_first_ceiling(std::int64_t floor, Status& status) {
   // Like every write (advance_locked()): a ceiling written into a file that a restart will not
   // read covers nothing.
   if (!file_->check_identity(problem)) {
-    return fail(status, problem.code(),
-                problem.message() + ": nothing was issued and the start failed; " +
-                    (problem.code() == errc::state_file_replaced
-                         ? "undo the change, and start again"
-                         : "check the disk and the kernel log, then start again"));
+    return fail(status, problem.code(), start_identity_failed_message(problem));
   }
   if (!timed_advance(wanted, problem)) {
-    // The advance's own message speaks of a runtime that runs on up to its ceiling; at the start
-    // there is none, so only its cause is passed on (or all of it, for the one failure that is
-    // not a disk's: the generation counter used up, whose remedy it states).
-    const std::error_code io = problem.code();
-    return fail(status, io,
-                "state file " + options_.state_file + ": the first ceiling " +
-                    format_instant(wanted) + " could not be made durable: " +
-                    (io == std::errc::value_too_large ? problem.message() : io.message()) +
-                    "; nothing was issued and the start failed: free space or fix the disk "
-                    "(see the kernel log), then start again");
+    return fail(status, problem.code(),
+                first_ceiling_failed_message(options_.state_file, wanted, problem));
   }
   // Counted like every later ceiling (metrics.h). Relaxed: see state_writes_.
   state_writes_.fetch_add(1, std::memory_order_relaxed);
@@ -257,9 +249,7 @@ bool StateFileKeeper::advance_locked(Status& status) {
   // max(floor, now) + ahead, past any tick a generator can want now.
   wanted_.store(false, std::memory_order_relaxed);
   if (failures_ > 0) {
-    emit(EventKind::kStateWriteRecovered, {},
-         "state file " + options_.state_file + " written again after " + std::to_string(failures_) +
-             " failures");
+    emit(EventKind::kStateWriteRecovered, {}, written_again_notice(options_.state_file, failures_));
     failures_ = 0;
   }
   emit(EventKind::kCeilingAdvanced, {}, "ceiling " + format_instant(file_->durable_ceiling_ms()),
@@ -295,20 +285,6 @@ void StateFileKeeper::note_sync(std::int64_t end_ns, std::int64_t duration_ns) {
        duration_ns / 1'000'000);
 }
 
-// "state file F: writing and syncing a ceiling took D, more than ahead/4 (Q); ...": what happened,
-// when ids would stop, and the ahead that would cover the worst sync of the last minute.
-std::string StateFileKeeper::slow_sync_message(std::int64_t duration_ns,
-                                               std::int64_t worst_us) const {
-  const std::int64_t ahead_ms = options_.ahead.count();
-  const std::int64_t worst_ms = (std::max(worst_us * 1000, duration_ns) + 999'999) / 1'000'000;
-  return "state file " + options_.state_file + ": writing and syncing a ceiling took " +
-         format_gap(duration_ns / 1'000'000) + ", more than ahead/4 (" + format_gap(ahead_ms / 4) +
-         "); ids stop if a sync outlasts about ahead/2 (" + format_gap(ahead_ms / 2) +
-         "): set ahead (now " + format_gap(ahead_ms) + ") above twice the worst sync of the last " +
-         "minute, to more than " + format_gap(round_up_for_gap(2 * worst_ms)) +
-         ", or move the state file to a faster disk";
-}
-
 // Checks that the state file is still the one at its path. A real change (removed, renamed,
 // replaced, linked, resized) stops all further writes for good and fails every generator with
 // state_file_replaced; a failed stat is only a failed attempt, reported and retried like a failed
@@ -329,19 +305,9 @@ bool StateFileKeeper::check_identity_locked(Status& status) {
   }
   ++failures_;
   state_write_failures_.fetch_add(1, std::memory_order_relaxed);  // see state_writes_
-  why +=
-      "; no ceiling is written until the check succeeds (it is retried): ids go on up to the "
-      "durable ceiling " +
-      format_instant(file_->durable_ceiling_ms()) + " meanwhile";
+  why += identity_check_retried_text(file_->durable_ceiling_ms());
   emit(EventKind::kStateWriteFailed, problem, why);
   return fail(status, problem, why);
-}
-
-std::string StateFileKeeper::replaced_message() const {
-  return replaced_why_ +
-         ": no more ceilings are written and no more ids are issued; stop the process, undo the "
-         "change (the file alone under its name, 8192 bytes) or create a new file with `cosid "
-         "state init` and a not-before after the last id issued, and restart";
 }
 
 // REQUIRES: mutex_ held, replaced_.
@@ -354,6 +320,79 @@ void StateFileKeeper::emit(EventKind kind, std::error_code code, std::string tex
   if (listener_ == nullptr) return;
   emit_event(listener_, Event{kind, code, std::move(text), ceiling});
 }
+
+// The sentences.
+
+// "state file F: writing and syncing a ceiling took D, more than ahead/4 (Q); ...": what happened,
+// when ids would stop, and the ahead that would cover the worst sync of the last minute.
+std::string StateFileKeeper::slow_sync_message(std::int64_t duration_ns,
+                                               std::int64_t worst_us) const {
+  const std::int64_t ahead_ms = options_.ahead.count();
+  const std::int64_t worst_ms = (std::max(worst_us * 1000, duration_ns) + 999'999) / 1'000'000;
+  return "state file " + options_.state_file + ": writing and syncing a ceiling took " +
+         format_gap(duration_ns / 1'000'000) + ", more than ahead/4 (" + format_gap(ahead_ms / 4) +
+         "); ids stop if a sync outlasts about ahead/2 (" + format_gap(ahead_ms / 2) +
+         "): set ahead (now " + format_gap(ahead_ms) + ") above twice the worst sync of the last " +
+         "minute, to more than " + format_gap(round_up_for_gap(2 * worst_ms)) +
+         ", or move the state file to a faster disk";
+}
+
+std::string StateFileKeeper::replaced_message() const {
+  return replaced_why_ +
+         ": no more ceilings are written and no more ids are issued; stop the process, undo the "
+         "change (the file alone under its name, 8192 bytes) or create a new file with `cosid "
+         "state init` and a not-before after the last id issued, and restart";
+}
+
+namespace {
+
+std::string created_notice(const std::string& path, std::int64_t floor, std::int64_t epoch_ms) {
+  return "created state file " + path + " with floor " + format_floor(floor, epoch_ms) +
+         ": if this slot issued ids before, their state file is lost and not-before must lie "
+         "after the last of them";
+}
+
+std::string no_state_file_notice(std::uint32_t slot) {
+  return "no state file configured for slot " + std::to_string(slot) +
+         ": nothing protects against a clock set back across a restart; set state-file";
+}
+
+std::string waiting_at_ceiling_text(std::int64_t ceiling_ms, std::int64_t needed_ms) {
+  return "a generator waits at the ceiling " + format_instant(ceiling_ms) + " for " +
+         format_instant(needed_ms);
+}
+
+std::string start_identity_failed_message(const Status& problem) {
+  return problem.message() + ": nothing was issued and the start failed; " +
+         (problem.code() == errc::state_file_replaced
+              ? "undo the change, and start again"
+              : "check the disk and the kernel log, then start again");
+}
+
+// The advance's own message speaks of a runtime that runs on up to its ceiling; at the start there
+// is none, so only its cause is passed on (or all of it, for the one failure that is not a disk's:
+// the generation counter used up, whose remedy it states).
+std::string first_ceiling_failed_message(const std::string& path, std::int64_t wanted,
+                                         const Status& problem) {
+  const std::error_code io = problem.code();
+  return "state file " + path + ": the first ceiling " + format_instant(wanted) +
+         " could not be made durable: " +
+         (io == std::errc::value_too_large ? problem.message() : io.message()) +
+         "; nothing was issued and the start failed: free space or fix the disk (see the kernel "
+         "log), then start again";
+}
+
+std::string written_again_notice(const std::string& path, int failures) {
+  return "state file " + path + " written again after " + std::to_string(failures) + " failures";
+}
+
+std::string identity_check_retried_text(std::int64_t durable_ceiling_ms) {
+  return "; no ceiling is written until the check succeeds (it is retried): ids go on up to the "
+         "durable ceiling " +
+         format_instant(durable_ceiling_ms) + " meanwhile";
+}
+
+}  // namespace
 
 }  // namespace detail
 }  // namespace cosid
