@@ -1,14 +1,33 @@
 // SPDX-License-Identifier: Apache-2.0
 // The typed values of the options: the layout from its keys, and the range checks shared by
 // resolve_options() and validate_options().
+#include "config/options_values.h"
+
 #include <limits>
 
+#include "base/fail.h"
 #include "base/parse_util.h"
-#include "config/options_check.h"
-#include "config/options_internal.h"
 
 namespace cosid {
 namespace detail {
+
+const StoreConfig* selected_store(std::string_view store_type,
+                                  const std::vector<StoreConfig>& stores) noexcept {
+  const StoreConfig* selected = nullptr;
+  for (const StoreConfig& config : stores) {
+    if (config.name == store_type) selected = &config;
+  }
+  return selected;
+}
+
+const StoreConfig* selected_store(const Options& options) noexcept {
+  return selected_store(options.store_type, options.stores);
+}
+
+const std::string& store_type_of(const Options& options) noexcept {
+  const StoreConfig* selected = selected_store(options);
+  return selected != nullptr ? selected->type : options.store_type;
+}
 
 bool fail_value(errc code, std::string_view key, const RawValue& value, const std::string& why,
                 Status& status) {
@@ -404,6 +423,14 @@ bool check_not_before(const Options& options, const RawValue& shown, Status& sta
                       status);
   }
   return true;
+}
+
+std::string layout_value(const Layout& layout, Key key) {
+  if (key == kEpoch) return std::to_string(layout.epoch_ms());
+  if (key == kUnit) return to_string(layout.unit);
+  return std::to_string(key == kTimestampBits ? layout.timestamp_bits
+                        : key == kSlotBits    ? layout.slot_bits
+                                              : layout.sequence_bits);
 }
 
 bool validate_static_options(const Options& options, Status& status) noexcept {
