@@ -18,27 +18,6 @@ namespace {
 using detail::Key;
 using detail::RawValue;
 
-bool resolve(const OptionSources& sources, Options& out, std::vector<Setting>* settings,
-             Status& status) {
-  detail::Resolution resolved;
-  if (!detail::resolve_sources(sources, /*need_slot=*/true, resolved, status)) return false;
-  if (settings != nullptr) detail::describe_settings(resolved, resolved.slot_origin, *settings);
-  out = std::move(resolved.options);
-  status.clear();
-  return true;
-}
-
-// The cosid.segment block; the rest is checked as resolve_options() checks it, but for the slot.
-bool resolve_segment(const OptionSources& sources, segment::SegmentOptions& out,
-                     std::vector<Setting>* settings, Status& status) {
-  detail::Resolution resolved;
-  if (!detail::resolve_sources(sources, /*need_slot=*/false, resolved, status)) return false;
-  if (settings != nullptr) detail::describe_segment(resolved, *settings);
-  out = std::move(resolved.segment);
-  status.clear();
-  return true;
-}
-
 // validate_options() for the distributor fields.
 bool validate_store_options(const Options& options, Status& status) {
   const auto shown = [](std::string text) { return RawValue{true, std::move(text), "in code"}; };
@@ -159,16 +138,17 @@ class BlockWriter {
 }  // namespace
 
 Options resolve_options(const OptionSources& sources, Status& status) noexcept {
-  Options options;
-  if (!resolve(sources, options, nullptr, status)) return Options();
-  return options;
+  detail::Resolution resolved;
+  if (!detail::resolve_sources(sources, /*need_slot=*/true, resolved, status)) return Options();
+  return std::move(resolved.options);
 }
 
 Options resolve_options(const OptionSources& sources, std::vector<Setting>& settings,
                         Status& status) noexcept {
-  Options options;
-  if (!resolve(sources, options, &settings, status)) return Options();
-  return options;
+  detail::Resolution resolved;
+  if (!detail::resolve_sources(sources, /*need_slot=*/true, resolved, status)) return Options();
+  detail::describe_settings(resolved, resolved.slot_origin, settings);
+  return std::move(resolved.options);
 }
 
 bool validate_options(const Options& options, Status& status) noexcept {
@@ -181,35 +161,22 @@ bool validate_options(const Options& options, Status& status) noexcept {
 }
 
 std::string to_config_text(const Options& options) {
-  const bool store = options.uses_store();
-  const Layout& layout = options.layout;
+  using detail::ValueKind;
   std::string text;
   BlockWriter writer(text);
   for (Key key = 0; key < detail::kKeyCount; ++key) {
     const detail::ConfigKey& row = detail::kConfigKeyRows[key];
-    std::string value;
-    if (row.parser.text != nullptr) {
-      // The keys of the distributor not used would be refused; an empty text means none.
-      if (row.scope == (store ? detail::Scope::kStatic : detail::Scope::kStore)) continue;
-      value = row.parser.text(options);
-      if (value.empty()) continue;
-      if (row.kind == detail::ValueKind::kName || row.kind == detail::ValueKind::kPath ||
-          row.kind == detail::ValueKind::kInstant) {
-        value = yaml_quoted(value);
-      }
-    } else if (key == detail::kSlot) {
-      if (store) continue;
-      value = std::to_string(options.slot);
-    } else if (key == detail::kSlotSource) {
-      continue;  // the slot is written as it was resolved
-    } else if (key == detail::kStoreType) {
-      value = yaml_quoted(options.store_type);
-    } else if (key == detail::kPreset) {
-      value = "default";  // and every field spelled out below
-    } else {
-      value = detail::layout_value(layout, key);
+    // The keys of the distributor not used would be refused, and the slot is written as it was
+    // resolved; an empty text of a field means none.
+    if (row.scope == (options.uses_store() ? detail::Scope::kStatic : detail::Scope::kStore) ||
+        key == detail::kSlotSource) {
+      continue;
     }
-    writer.write(row.key, value);
+    std::string value = detail::value_of(options, key);
+    if (value.empty() && row.parser.text != nullptr) continue;
+    const bool quoted = row.kind == ValueKind::kName || row.kind == ValueKind::kPath ||
+                        row.kind == ValueKind::kInstant;
+    writer.write(row.key, quoted ? yaml_quoted(value) : value);
   }
   // The instances, type first, their settings grouped by block (a block cannot open twice).
   for (const StoreConfig& config : options.stores) {
@@ -231,17 +198,21 @@ KeyDefinition SegmentOptions::definition_of(const std::string& key) const {
   return it != providers.end() ? it->second : share;
 }
 
+// The cosid.segment block; the rest is checked as resolve_options() checks it, but for the slot.
 SegmentOptions resolve_segment_options(const OptionSources& sources, Status& status) noexcept {
-  SegmentOptions options;
-  if (!resolve_segment(sources, options, nullptr, status)) return SegmentOptions();
-  return options;
+  detail::Resolution resolved;
+  if (!detail::resolve_sources(sources, /*need_slot=*/false, resolved, status))
+    return SegmentOptions();
+  return std::move(resolved.segment);
 }
 
 SegmentOptions resolve_segment_options(const OptionSources& sources, std::vector<Setting>& settings,
                                        Status& status) noexcept {
-  SegmentOptions options;
-  if (!resolve_segment(sources, options, &settings, status)) return SegmentOptions();
-  return options;
+  detail::Resolution resolved;
+  if (!detail::resolve_sources(sources, /*need_slot=*/false, resolved, status))
+    return SegmentOptions();
+  detail::describe_segment(resolved, settings);
+  return std::move(resolved.segment);
 }
 
 }  // namespace segment

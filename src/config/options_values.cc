@@ -50,8 +50,26 @@ constexpr std::chrono::milliseconds kMinTtlSeconds{3000};
 
 // The bounds of a key's row: its minimum and maximum (bytes, a count, or ms for a duration).
 std::size_t max_bytes(Key key) { return static_cast<std::size_t>(kConfigKeyRows[key].max); }
-bool outside(Key key, std::chrono::milliseconds value) {
-  return value.count() < kConfigKeyRows[key].min || value.count() > kConfigKeyRows[key].max;
+
+// A duration of the row `key`: within the row's range (`advice` follows it in the message) and,
+// for a layout that counts seconds, at least `seconds_min` (`seconds_why` says why).
+bool check_duration(Key key, std::chrono::milliseconds value, const Options& options,
+                    const RawValue& shown, const char* advice,
+                    std::chrono::milliseconds seconds_min, const char* seconds_why,
+                    Status& status) {
+  const std::string_view name = key_name(key);
+  if (value.count() < kConfigKeyRows[key].min || value.count() > kConfigKeyRows[key].max) {
+    return fail_value(errc::invalid_value, key, shown,
+                      "out of range: " + std::string(name.substr(name.rfind('.') + 1)) + " is " +
+                          range_text(key) + advice,
+                      status);
+  }
+  if (options.layout.unit == TimeUnit::kSecond && value < seconds_min) {
+    return fail_value(errc::invalid_value, key, shown,
+                      std::string("too short for a layout that counts seconds: ") + seconds_why,
+                      status);
+  }
+  return true;
 }
 constexpr int kMaxStoreSlotBits = 31;
 
@@ -312,34 +330,18 @@ bool check_instance_type(std::string_view name, const RawValue& type, Status& st
 }
 
 bool check_ttl(const Options& options, const RawValue& shown, Status& status) {
-  const std::chrono::milliseconds ttl = options.ttl;
-  const Layout& layout = options.layout;
-  if (outside(kTtl, ttl)) {
-    return fail_value(errc::invalid_value, kTtl, shown,
-                      "out of range: ttl is " + range_text(kTtl) +
-                          "; 30s suits most services (a crashed "
-                          "holder's slot stays taken for ttl + tolerance)",
-                      status);
-  }
-  if (layout.unit == TimeUnit::kSecond && ttl < kMinTtlSeconds) {
-    return fail_value(errc::invalid_value, kTtl, shown,
-                      "too short for a layout that counts seconds: a lease must cover whole "
-                      "seconds; give 3s or more",
-                      status);
-  }
-  return true;
+  return check_duration(kTtl, options.ttl, options, shown,
+                        "; 30s suits most services (a crashed holder's slot stays taken for ttl + "
+                        "tolerance)",
+                        kMinTtlSeconds, "a lease must cover whole seconds; give 3s or more",
+                        status);
 }
 
 bool check_tolerance(const Options& options, const RawValue& shown, Status& status) {
-  const std::chrono::milliseconds tolerance = options.tolerance;
-  if (outside(kTolerance, tolerance)) {
-    return fail_value(errc::invalid_value, kTolerance, shown,
-                      "out of range: tolerance is " + range_text(kTolerance) +
-                          "; 1s suits most services, and "
-                          "every runtime of a namespace must give the same",
-                      status);
-  }
-  return true;
+  return check_duration(kTolerance, options.tolerance, options, shown,
+                        "; 1s suits most services, and every runtime of a namespace must give the "
+                        "same",
+                        std::chrono::milliseconds(0), "", status);
 }
 
 bool check_owner_key(const Options& options, const RawValue& shown, Status& status) {
@@ -371,30 +373,16 @@ bool check_store_slot_bits(const Layout& layout, Status& status) {
 }
 
 bool check_ahead(const Options& options, const RawValue& shown, Status& status) {
-  const std::chrono::milliseconds ahead = options.ahead;
-  const Layout& layout = options.layout;
-  if (outside(kAhead, ahead)) {
-    return fail_value(errc::invalid_value, kAhead, shown,
-                      "out of range: ahead is " + range_text(kAhead) +
-                          "; 10s suits most services (a crash "
-                          "makes the restart wait up to ahead)",
-                      status);
-  }
-  if (layout.unit == TimeUnit::kSecond && ahead < kMinAheadSeconds) {
-    return fail_value(errc::invalid_value, kAhead, shown,
-                      "too short for a layout that counts seconds: a window must hold whole "
-                      "seconds; give 2s or more",
-                      status);
-  }
-  return true;
+  return check_duration(kAhead, options.ahead, options, shown,
+                        "; 10s suits most services (a crash makes the restart wait up to ahead)",
+                        kMinAheadSeconds, "a window must hold whole seconds; give 2s or more",
+                        status);
 }
 
 bool check_lock_wait(const Options& options, const RawValue& shown, Status& status) {
-  if (!outside(kLockWait, options.lock_wait)) return true;
-  return fail_value(errc::invalid_value, kLockWait, shown,
-                    "out of range: lock-wait is " + range_text(kLockWait) +
+  return check_duration(kLockWait, options.lock_wait, options, shown,
                         "; a few seconds suit a shell loop, 0 fails at once",
-                    status);
+                        std::chrono::milliseconds(0), "", status);
 }
 
 bool check_require_state_file(const Options& options, const RawValue& shown, Status& status) {
@@ -425,7 +413,13 @@ bool check_not_before(const Options& options, const RawValue& shown, Status& sta
   return true;
 }
 
-std::string layout_value(const Layout& layout, Key key) {
+std::string value_of(const Options& options, Key key) {
+  const Layout& layout = options.layout;
+  if (kConfigKeyRows[key].parser.text != nullptr) return kConfigKeyRows[key].parser.text(options);
+  if (key == kSlot) return options.uses_store() ? std::string() : std::to_string(options.slot);
+  if (key == kSlotSource) return to_string(options.slot_source);
+  if (key == kStoreType) return options.store_type;
+  if (key == kPreset) return "default";  // and every field spelled out
   if (key == kEpoch) return std::to_string(layout.epoch_ms());
   if (key == kUnit) return to_string(layout.unit);
   return std::to_string(key == kTimestampBits ? layout.timestamp_bits

@@ -54,8 +54,9 @@ bool check_store_directory(std::string_view path, const RawValue& shown, Status&
 // A store leases slots 0 .. 2^slot_bits - 1 and records the limit as a 32-bit number.
 bool check_store_slot_bits(const Layout& layout, Status& status);
 
-// The value of a layout field's key (cosid.layout.epoch, .unit and the bit counts) as text.
-std::string layout_value(const Layout& layout, Key key);
+// The value of the row `key` in `options` as a config file would say it ("" for none; no slot
+// with a store): what `cosid config check` shows and to_config_text() writes.
+std::string value_of(const Options& options, Key key);
 
 // The instance of `stores` that `store_type` names (the last of that name), or null: the lease
 // distributor's (Options) and the segment distributor's (segment::SegmentOptions) alike.

@@ -106,6 +106,28 @@ bool add_segment_key(const std::string& path, std::string value, std::string ori
   return true;
 }
 
+// Puts the key `path` into the raw texts of `out`: a row's, a key of the cosid.segment block, or a
+// store instance's. Any other is refused as unknown: only a flag can give one, as the config file
+// reader passes only these.
+bool add_key(const std::string& path, std::string value, std::string origin, Resolution& out,
+             Status& status) {
+  const Key key = find_key(path);
+  std::string_view name;
+  std::string_view below;
+  if (key != kKeyCount) {
+    out.raw[key] = {true, std::move(value), std::move(origin)};
+    return true;
+  }
+  if (add_segment_key(path, value, origin, out)) return true;
+  if (split_store_key(path, name, below)) {
+    return add_instance_key(path, std::move(value), origin, out.instances, status);
+  }
+  return fail(status, errc::config_unknown_key,
+              "unknown key " + quote(path) +
+                  " given as a flag: the keys are those `cosid help --man` lists, such as "
+                  "cosid.machine.static.slot, and cosid.stores.NAME.KEY of a store instance");
+}
+
 // Whether `key` (a full dotted key of the config file) holds a path: a row of either table whose
 // value is ValueKind::kPath.
 bool is_path_key(std::string_view key) {
@@ -169,37 +191,15 @@ bool gather(const OptionSources& sources, const EnvLookup& env, Resolution& out,
       origin += ", where " + entry.emptied_from + " gave an empty value (a variable set to \"\")";
     }
     if (is_path_key(entry.key)) resolve_config_path(prefix, entry.value, origin);
-    const Key key = find_key(entry.key);
-    if (key != kKeyCount) {
-      out.raw[key] = {true, std::move(entry.value), std::move(origin)};
-    } else if (add_segment_key(entry.key, entry.value, origin, out)) {
-      continue;
-    } else if (!add_instance_key(entry.key, std::move(entry.value), origin, out.instances,
-                                 status)) {
-      return false;  // the reader passes only the tables' keys and those of cosid.stores
-    }
+    if (!add_key(entry.key, std::move(entry.value), std::move(origin), out, status)) return false;
   }
   for (Key key = 0; key < kKeyCount; ++key) {
     const char* variable = kConfigKeyRows[key].variable;
-    if (variable == nullptr) continue;
-    if (const char* value = env(variable))
-      out.raw[key] = {true, value, std::string("env ") + variable};
+    const char* value = variable != nullptr ? env(variable) : nullptr;
+    if (value != nullptr) out.raw[key] = {true, value, std::string("env ") + variable};
   }
   for (const KeyValue& flag : sources.flags) {
-    const Key key = find_key(flag.first);
-    std::string origin = flag_origin(flag.first, flag.second);
-    std::string_view name;
-    std::string_view below;
-    if (key != kKeyCount) {
-      out.raw[key] = {true, flag.second, std::move(origin)};
-    } else if (add_segment_key(flag.first, flag.second, origin, out)) {
-      continue;
-    } else if (!split_store_key(flag.first, name, below)) {
-      return fail(status, errc::config_unknown_key,
-                  "unknown key " + quote(flag.first) +
-                      " given as a flag: the keys are those `cosid help --man` lists, such as "
-                      "cosid.machine.static.slot, and cosid.stores.NAME.KEY of a store instance");
-    } else if (!add_instance_key(flag.first, flag.second, origin, out.instances, status)) {
+    if (!add_key(flag.first, flag.second, flag_origin(flag.first, flag.second), out, status)) {
       return false;
     }
   }
@@ -532,9 +532,11 @@ bool resolve_sources(const OptionSources& sources, bool need_slot, Resolution& o
   // With a store the slot is leased when the runtime starts; build() refused a configured one.
   if (out.options.uses_store()) {
     out.slot_origin = "leased from the " + out.options.store_type + " store at start";
-    return true;
+  } else if (!resolve_slot(sources, env, need_slot, out, status)) {
+    return false;
   }
-  return resolve_slot(sources, env, need_slot, out, status);
+  status.clear();
+  return true;
 }
 
 void group_store_settings(std::vector<StoreSetting>& settings) {
@@ -582,37 +584,22 @@ void describe_settings(const Resolution& resolved, const std::string& slot_origi
     if (raw[kPreset].given) return "preset " + raw[kPreset].text + " (" + raw[kPreset].origin + ")";
     return std::string("default");
   };
-  // The store keys say "" and "unused" under static, where they would be refused.
-  const bool store = options.uses_store();
-  const Layout& layout = options.layout;
   settings.clear();
   settings.reserve(kKeyCount);
   for (Key key = 0; key < kKeyCount; ++key) {
-    const ConfigKey& row = kConfigKeyRows[key];
-    std::string value;
-    std::string origin = origin_of(key);
-    if (row.parser.text != nullptr) {
-      value = row.parser.text(options);
-      if (row.scope == Scope::kStore && !store) {
-        value.clear();
-        origin = "unused: the distributor is static";
-      } else if (key == kOwnerKey && !raw[key].given) {
-        origin = "default: HOST:PID at start";
-      }
+    std::string value = value_of(options, key);
+    std::string origin = is_layout_key(key) && key != kPreset ? layout_origin(key) : origin_of(key);
+    if (kConfigKeyRows[key].scope == Scope::kStore && !options.uses_store()) {
+      value.clear();  // a store key under static would be refused
+      origin = "unused: the distributor is static";
+    } else if (key == kOwnerKey && !raw[key].given) {
+      origin = "default: HOST:PID at start";
     } else if (key == kSlot) {
-      value = store ? std::string() : std::to_string(options.slot);
       origin = slot_origin;
-    } else if (key == kSlotSource) {
-      value = to_string(options.slot_source);
-    } else if (key == kStoreType) {
-      value = options.store_type;
-    } else if (key == kPreset) {
-      value = raw[kPreset].given ? raw[kPreset].text : "default";
-    } else {
-      origin = layout_origin(key);
-      value = layout_value(layout, key);
+    } else if (key == kPreset && raw[kPreset].given) {
+      value = raw[kPreset].text;
     }
-    settings.push_back({row.key, std::move(value), std::move(origin)});
+    settings.push_back({kConfigKeyRows[key].key, std::move(value), std::move(origin)});
   }
   // The store instances' keys as they were given: their store's factory parses them.
   for (const StoreConfig& config : options.stores) {

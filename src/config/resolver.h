@@ -52,7 +52,8 @@ struct Resolution {
 
 // Resolves `sources` into `out`: the layout, the distributor and the other keys of Options applied
 // and checked, the cosid.segment block checked into out.segment, and the slot resolved when
-// `need_slot`, else checked only when one is given. On failure returns false with `status` set.
+// `need_slot`, else checked only when one is given. On failure returns false with `status` set,
+// else leaves `status` ok.
 bool resolve_sources(const OptionSources& sources, bool need_slot, Resolution& out, Status& status);
 
 // The effective settings of Options with their origins, one per row in row order, then the store
