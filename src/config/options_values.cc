@@ -29,10 +29,15 @@ const std::string& store_type_of(const Options& options) noexcept {
   return selected != nullptr ? selected->type : options.store_type;
 }
 
+std::string describe(std::string_view key, const RawValue& value) {
+  return std::string(key) + " = " + quote(value.text) + " (" + value.origin + ")";
+}
+
+std::string describe(Key key, const RawValue& value) { return describe(key_name(key), value); }
+
 bool fail_value(errc code, std::string_view key, const RawValue& value, const std::string& why,
                 Status& status) {
-  return fail(status, code,
-              std::string(key) + " = " + quote(value.text) + " (" + value.origin + "): " + why);
+  return fail(status, code, describe(key, value) + ": " + why);
 }
 
 bool fail_value(errc code, Key key, const RawValue& value, const std::string& why, Status& status) {
@@ -321,12 +326,12 @@ bool check_store_type(std::string_view type, const RawValue& shown, Status& stat
 
 bool check_instance_type(std::string_view name, const RawValue& type, Status& status) {
   if (is_store_type_name(type.text) && type.text != "static") return true;
-  return fail(status, errc::invalid_value,
-              std::string(kStoresBlock) + "." + std::string(name) + ".type = " + quote(type.text) +
-                  " (" + type.origin +
-                  "): not a store type: give the registered store type the instance is made by, "
-                  "such as zookeeper or file " +
-                  type_name_rule() + "; static is the configured slot, not a store");
+  return fail_value(errc::invalid_value,
+                    std::string(kStoresBlock) + "." + std::string(name) + ".type", type,
+                    "not a store type: give the registered store type the instance is made by, "
+                    "such as zookeeper or file " +
+                        type_name_rule() + "; static is the configured slot, not a store",
+                    status);
 }
 
 bool check_ttl(const Options& options, const RawValue& shown, Status& status) {

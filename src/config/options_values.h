@@ -29,6 +29,9 @@ using RawSettings = std::array<RawValue, kKeyCount>;
 // keys): the layout, namespace, slot, state file, ahead, lock wait, not-before and start wait.
 bool validate_static_options(const Options& options, Status& status) noexcept;
 
+// "KEY = "TEXT" (ORIGIN)" of a raw value, as messages quote it.
+std::string describe(std::string_view key, const RawValue& value);
+std::string describe(Key key, const RawValue& value);
 // Fails with `code` and "KEY = "TEXT" (ORIGIN): WHY".
 bool fail_value(errc code, Key key, const RawValue& value, const std::string& why, Status& status);
 bool fail_value(errc code, std::string_view key, const RawValue& value, const std::string& why,

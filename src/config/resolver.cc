@@ -35,8 +35,7 @@ bool add_instance_key(const std::string& path, std::string value, const std::str
   std::string_view key;
   (void)split_store_key(path, name, key);
   const auto refuse = [&](const std::string& why) {
-    return fail(status, errc::invalid_value,
-                path + " = " + quote(value) + " (" + origin + "): " + why);
+    return fail_value(errc::invalid_value, path, {true, value, origin}, why, status);
   };
   if (!is_store_instance_name(name)) {
     return refuse(quote(name) +
@@ -229,9 +228,8 @@ bool resolve_slot(const OptionSources& sources, const EnvLookup& env, bool need_
   }
   if (slot.given) {
     return fail(status, errc::invalid_value,
-                std::string(key_name(kSlot)) + " = " + quote(slot.text) + " (" + slot.origin +
-                    ") and " + key_name(kSlotSource) + " = " + quote(source.text) + " (" +
-                    source.origin + ") both choose the slot: give only one of them");
+                describe(kSlot, slot) + " and " + describe(kSlotSource, source) +
+                    " both choose the slot: give only one of them");
   }
   std::string hostname = sources.hostname;
   std::string hostname_origin = "OptionSources::hostname";
@@ -250,13 +248,6 @@ bool resolve_slot(const OptionSources& sources, const EnvLookup& env, bool need_
   return slot_from_hostname(hostname, hostname_origin, options.layout.slot_bits, options.slot,
                             status);
 }
-
-// "KEY = "TEXT" (ORIGIN)" of a raw value, for messages about two keys.
-std::string describe(std::string_view key, const RawValue& value) {
-  return std::string(key) + " = " + quote(value.text) + " (" + value.origin + ")";
-}
-
-std::string describe(Key key, const RawValue& value) { return describe(key_name(key), value); }
 
 // The first key of `scope` that `raw` gives, or kKeyCount.
 Key given_of_scope(const RawSettings& raw, Scope scope) {
@@ -303,9 +294,8 @@ bool build_instances(Resolution& out, std::string_view segment_type, Status& sta
       const RawValue& type = out.raw[kStoreType];
       const RawValue shown = type.given ? type : RawValue{false, options.store_type, "default"};
       return fail(status, errc::invalid_value,
-                  path + ".type = " + quote(instance.type.text) + " (" + instance.type.origin +
-                      ") has no effect: the store instance " + instance.name +
-                      " is not the distributor (" + describe(kStoreType, shown) +
+                  describe(path + ".type", instance.type) + " has no effect: the store instance " +
+                      instance.name + " is not the distributor (" + describe(kStoreType, shown) +
                       "): select it with \"type: " + instance.name +
                       "\" under cosid.machine.distributor (or --store " + instance.name +
                       "), or drop its block");
