@@ -76,6 +76,7 @@ bool check_duration(Key key, std::chrono::milliseconds value, const Options& opt
   }
   return true;
 }
+
 constexpr int kMaxStoreSlotBits = 31;
 
 bool apply_bits(const RawSettings& raw, Key key, int& bits, Status& status) {

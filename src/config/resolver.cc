@@ -504,6 +504,7 @@ bool build_segment(Resolution& out, Status& status) {
   out.segment = std::move(result);
   return true;
 }
+
 }  // namespace
 
 bool resolve_sources(const OptionSources& sources, bool need_slot, Resolution& out,
@@ -561,6 +562,27 @@ void group_store_settings(std::vector<StoreSetting>& settings) {
   settings = std::move(grouped);
 }
 
+namespace {
+
+// The keys of the instances `stores` as they were given (their store's factory parses them), the
+// type's origin that of the raw instance it was made from.
+void describe_instances(const std::vector<StoreConfig>& stores,
+                        const std::vector<RawInstance>& instances, std::vector<Setting>& settings) {
+  for (const StoreConfig& config : stores) {
+    const std::string path = std::string(kStoresBlock) + "." + config.name + ".";
+    for (const RawInstance& instance : instances) {
+      if (instance.name == config.name) {
+        settings.push_back({path + "type", config.type, instance.type.origin});
+      }
+    }
+    for (const StoreSetting& setting : config.settings) {
+      settings.push_back({path + setting.key, setting.value, setting.origin});
+    }
+  }
+}
+
+}  // namespace
+
 void describe_settings(const Resolution& resolved, const std::string& slot_origin,
                        std::vector<Setting>& settings) {
   const Options& options = resolved.options;
@@ -591,18 +613,7 @@ void describe_settings(const Resolution& resolved, const std::string& slot_origi
     }
     settings.push_back({kConfigKeyRows[key].key, std::move(value), std::move(origin)});
   }
-  // The store instances' keys as they were given: their store's factory parses them.
-  for (const StoreConfig& config : options.stores) {
-    const std::string path = std::string(kStoresBlock) + "." + config.name + ".";
-    std::string type_origin;
-    for (const RawInstance& instance : resolved.instances) {
-      if (instance.name == config.name) type_origin = instance.type.origin;
-    }
-    settings.push_back({path + "type", config.type, std::move(type_origin)});
-    for (const StoreSetting& setting : config.settings) {
-      settings.push_back({path + setting.key, setting.value, setting.origin});
-    }
-  }
+  describe_instances(options.stores, resolved.instances, settings);
 }
 
 void describe_segment(const Resolution& resolved, std::vector<Setting>& settings) {
@@ -633,15 +644,8 @@ void describe_segment(const Resolution& resolved, std::vector<Setting>& settings
           origin_of(provider.step, "share: cosid.segment.share.step"));
     }
   }
-  for (const StoreConfig& config : options.stores) {
-    const std::string path = std::string(kStoresBlock) + "." + config.name + ".";
-    for (const RawInstance& instance : resolved.instances) {
-      if (instance.name == config.name) add(path + "type", config.type, instance.type.origin);
-    }
-    for (const StoreSetting& setting : config.settings) {
-      add(path + setting.key, setting.value, setting.origin);
-    }
-  }
+  describe_instances(options.stores, resolved.instances, settings);
 }
+
 }  // namespace detail
 }  // namespace cosid
