@@ -82,7 +82,7 @@ const char kNoSlot[] =
     "\"slot: N\" under cosid.machine.static in the config file (such as slot: ${POD_ORDINAL}); or "
     "take the StatefulSet ordinal from the host name with --slot-from-hostname or "
     "\"slot-source: stateful-set\"";
-// Puts the key `path` of the cosid.segment block into `segment` if it is one (false when not):
+// Puts the key `path` of the cosid.segment block into `out` if it is one (false when not):
 // a key of the table, or a provider entry's, whose entry is made on its first key.
 bool add_segment_key(const std::string& path, std::string value, std::string origin,
                      Resolution& out) {
