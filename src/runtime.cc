@@ -11,7 +11,7 @@
 #include "base/fail.h"
 #include "base/fork_guard.h"
 #include "base/parse_util.h"
-#include "config/options_check.h"
+#include "config/options_values.h"
 #include "runtime_floor.h"
 #include "runtime_keeper.h"
 #include "window/state_file_keeper.h"

@@ -3,7 +3,7 @@
 
 #include "base/fail.h"
 #include "base/parse_util.h"
-#include "config/options_internal.h"
+#include "config/options_values.h"
 #include "cosid/lease/file_store.h"
 #include "cosid/lease/memory_store.h"
 #include "cosid/segment/file_range_store.h"

@@ -10,7 +10,7 @@
 #include "cli/layout_flags.h"
 #include "cli/output_format.h"
 #include "cli/tool_stores.h"
-#include "config/options_internal.h"
+#include "config/options_values.h"
 #include "cosid/options.h"
 #include "cosid/segment/options.h"
 #include "cosid/store_registry.h"

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "config/options_internal.h"
+#include "config/resolver.h"
 #include "cosid/segment/options.h"
 
 namespace cosid {
@@ -122,21 +122,16 @@ bool resolve_command_options(const Invocation& invocation, const char* name, Opt
 
 bool resolve_options_without_slot(const OptionSources& sources, Options& options, bool& slot_given,
                                   Status& status, std::vector<Setting>* settings) {
-  segment::SegmentOptions segment;
-  detail::RawSettings raw;
-  detail::RawInstances instances;
-  detail::RawSegment raw_segment;
-  std::string slot_origin;
-  if (!detail::resolve_sources(sources, /*need_slot=*/false, options, segment, raw, instances,
-                               raw_segment, slot_origin, status)) {
-    return false;
-  }
+  detail::Resolution resolved;
+  const bool resolves = detail::resolve_sources(sources, /*need_slot=*/false, resolved, status);
+  options = resolved.options;  // what was resolved before a failure too, as callers read it
+  if (!resolves) return false;
+  const std::string& slot_origin = resolved.slot_origin;
   // With a store the origin says the slot is leased at start: none is known now.
   slot_given = !slot_origin.empty() && !options.uses_store();
   if (settings != nullptr) {
     const bool unknown = !slot_given && !options.uses_store();
-    detail::describe_settings(options, raw, instances, unknown ? "not given" : slot_origin,
-                              *settings);
+    detail::describe_settings(resolved, unknown ? "not given" : slot_origin, *settings);
     for (Setting& setting : *settings) {
       if (unknown && setting.key == detail::key_name(detail::kSlot)) setting.value.clear();
     }

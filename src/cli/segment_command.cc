@@ -17,7 +17,6 @@
 #include "cli/tool_stores.h"
 #include "cli/warning_printer.h"
 #include "config/config_keys.h"
-#include "config/options_internal.h"
 #include "cosid/codec.h"
 #include "cosid/segment/generator.h"
 #include "cosid/segment/options.h"

@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "cli/config_flags.h"
 #include "cli/tool_stores.h"
-#include "config/options_internal.h"
+#include "config/options_values.h"
 #include "cosid/clock.h"
 #include "cosid/options.h"
 #include "cosid/segment/options.h"

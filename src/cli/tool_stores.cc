@@ -2,7 +2,7 @@
 #include "cli/tool_stores.h"
 
 #include "config/config_keys.h"
-#include "config/options_internal.h"
+#include "config/options_values.h"
 
 #if COSID_CLI_WITH_ZOOKEEPER
 #include "cosid/zookeeper/lease_store.h"

@@ -6,6 +6,16 @@
 // outside the subset is refused with a "FILE:LINE: why" message rather than guessed at: a
 // misread config file could hand two instances one slot.
 //
+// A scalar, the part of a line after "key: ", is one of
+//
+//   plain           up to a '#' that follows a space (a comment), trailing spaces dropped
+//   'single'        '' is a quote; nothing else is special
+//   "double"        \" \\ \n \t are the only escapes
+//
+// A quoted value ends on its line and may be followed only by spaces and a comment. Whatever
+// YAML would read as something other than a string scalar is refused: flow style, anchors,
+// aliases, tags, block scalars, list items, a ': ' inside a plain value, and the nulls ~ and null.
+//
 // Pure apart from the environment lookup and, for read_config_file, the read of the file.
 #ifndef COSID_SRC_CONFIG_CONFIG_FILE_H_
 #define COSID_SRC_CONFIG_CONFIG_FILE_H_

@@ -7,11 +7,11 @@
 //     (config_file.cc);
 //   - resolution layers the rows' variables and flags over the file, refuses a key of one
 //     distributor given with the other by the rows' scope, and applies each row with a parser in
-//     row order (options.cc);
+//     row order (resolver.cc);
 //   - the range checks take their bounds from the rows and quote them (range_text()), so a
 //     message never retypes a range (options_values.cc);
 //   - `cosid config check` prints one setting per row, in row order, and to_config_text() writes
-//     the rows back as a config file (options_describe.cc);
+//     the rows back as a config file (resolver.cc, options.cc);
 //   - the CLI's config and layout flags, their --help text, the manual page's ENVIRONMENT and
 //     CONFIGURATION sections (src/cli/);
 //   - tests/config/config_table_test.cc holds src/config/README.md's table against the rows.
@@ -125,7 +125,7 @@ bool check_store_directory_key(const Options& options, const RawValue& shown, St
 
 // How resolution applies a row's text: its parser, the check of the result, and the text of the
 // field for a message about its default. A row without a parser (the slot, its source, the
-// distributor type, the layout) is applied by code of its own (options.cc, options_values.cc).
+// distributor type, the layout) is applied by code of its own (resolver.cc, options_values.cc).
 struct KeyParser {
   bool (*apply)(Key key, const RawValue& raw, Options& options, Status& status);
   bool (*check)(const Options& options, const RawValue& shown, Status& status);
@@ -305,7 +305,7 @@ inline constexpr Key kSequenceBits = key_of("cosid.layout.sequence-bits");
 // The keys of the cosid.segment block (segment/options.h): a table of their own, as they set no
 // field of Options. resolve_options() accepts them, checks their values and leaves them alone;
 // resolve_segment_options() reads them into segment::SegmentOptions
-// (src/config/segment_options.cc). The config file reader accepts them like the rows above and
+// (src/config/resolver.cc). The config file reader accepts them like the rows above and
 // lists them in its messages, the manual page and src/config/README.md's table list them
 // (tests/config/config_table_test.cc holds that). In a provider row's key, KEY stands for a segment
 // key (range_store.h: 1 to 200 bytes of [A-Za-z0-9_.-]; a config file's block names take no '.', a

@@ -1,19 +1,43 @@
 // SPDX-License-Identifier: Apache-2.0
 // The typed values of the options: the layout from its keys, and the range checks shared by
 // resolve_options() and validate_options().
+#include "config/options_values.h"
+
 #include <limits>
 
+#include "base/fail.h"
 #include "base/parse_util.h"
-#include "config/options_check.h"
-#include "config/options_internal.h"
 
 namespace cosid {
 namespace detail {
 
+const StoreConfig* selected_store(std::string_view store_type,
+                                  const std::vector<StoreConfig>& stores) noexcept {
+  const StoreConfig* selected = nullptr;
+  for (const StoreConfig& config : stores) {
+    if (config.name == store_type) selected = &config;
+  }
+  return selected;
+}
+
+const StoreConfig* selected_store(const Options& options) noexcept {
+  return selected_store(options.store_type, options.stores);
+}
+
+const std::string& store_type_of(const Options& options) noexcept {
+  const StoreConfig* selected = selected_store(options);
+  return selected != nullptr ? selected->type : options.store_type;
+}
+
+std::string describe(std::string_view key, const RawValue& value) {
+  return std::string(key) + " = " + quote(value.text) + " (" + value.origin + ")";
+}
+
+std::string describe(Key key, const RawValue& value) { return describe(key_name(key), value); }
+
 bool fail_value(errc code, std::string_view key, const RawValue& value, const std::string& why,
                 Status& status) {
-  return fail(status, code,
-              std::string(key) + " = " + quote(value.text) + " (" + value.origin + "): " + why);
+  return fail(status, code, describe(key, value) + ": " + why);
 }
 
 bool fail_value(errc code, Key key, const RawValue& value, const std::string& why, Status& status) {
@@ -31,9 +55,28 @@ constexpr std::chrono::milliseconds kMinTtlSeconds{3000};
 
 // The bounds of a key's row: its minimum and maximum (bytes, a count, or ms for a duration).
 std::size_t max_bytes(Key key) { return static_cast<std::size_t>(kConfigKeyRows[key].max); }
-bool outside(Key key, std::chrono::milliseconds value) {
-  return value.count() < kConfigKeyRows[key].min || value.count() > kConfigKeyRows[key].max;
+
+// A duration of the row `key`: within the row's range (`advice` follows it in the message) and,
+// for a layout that counts seconds, at least `seconds_min` (`seconds_why` says why).
+bool check_duration(Key key, std::chrono::milliseconds value, const Options& options,
+                    const RawValue& shown, const char* advice,
+                    std::chrono::milliseconds seconds_min, const char* seconds_why,
+                    Status& status) {
+  const std::string_view name = key_name(key);
+  if (value.count() < kConfigKeyRows[key].min || value.count() > kConfigKeyRows[key].max) {
+    return fail_value(errc::invalid_value, key, shown,
+                      "out of range: " + std::string(name.substr(name.rfind('.') + 1)) + " is " +
+                          range_text(key) + advice,
+                      status);
+  }
+  if (options.layout.unit == TimeUnit::kSecond && value < seconds_min) {
+    return fail_value(errc::invalid_value, key, shown,
+                      std::string("too short for a layout that counts seconds: ") + seconds_why,
+                      status);
+  }
+  return true;
 }
+
 constexpr int kMaxStoreSlotBits = 31;
 
 bool apply_bits(const RawSettings& raw, Key key, int& bits, Status& status) {
@@ -284,43 +327,27 @@ bool check_store_type(std::string_view type, const RawValue& shown, Status& stat
 
 bool check_instance_type(std::string_view name, const RawValue& type, Status& status) {
   if (is_store_type_name(type.text) && type.text != "static") return true;
-  return fail(status, errc::invalid_value,
-              std::string(kStoresBlock) + "." + std::string(name) + ".type = " + quote(type.text) +
-                  " (" + type.origin +
-                  "): not a store type: give the registered store type the instance is made by, "
-                  "such as zookeeper or file " +
-                  type_name_rule() + "; static is the configured slot, not a store");
+  return fail_value(errc::invalid_value,
+                    std::string(kStoresBlock) + "." + std::string(name) + ".type", type,
+                    "not a store type: give the registered store type the instance is made by, "
+                    "such as zookeeper or file " +
+                        type_name_rule() + "; static is the configured slot, not a store",
+                    status);
 }
 
 bool check_ttl(const Options& options, const RawValue& shown, Status& status) {
-  const std::chrono::milliseconds ttl = options.ttl;
-  const Layout& layout = options.layout;
-  if (outside(kTtl, ttl)) {
-    return fail_value(errc::invalid_value, kTtl, shown,
-                      "out of range: ttl is " + range_text(kTtl) +
-                          "; 30s suits most services (a crashed "
-                          "holder's slot stays taken for ttl + tolerance)",
-                      status);
-  }
-  if (layout.unit == TimeUnit::kSecond && ttl < kMinTtlSeconds) {
-    return fail_value(errc::invalid_value, kTtl, shown,
-                      "too short for a layout that counts seconds: a lease must cover whole "
-                      "seconds; give 3s or more",
-                      status);
-  }
-  return true;
+  return check_duration(kTtl, options.ttl, options, shown,
+                        "; 30s suits most services (a crashed holder's slot stays taken for ttl + "
+                        "tolerance)",
+                        kMinTtlSeconds, "a lease must cover whole seconds; give 3s or more",
+                        status);
 }
 
 bool check_tolerance(const Options& options, const RawValue& shown, Status& status) {
-  const std::chrono::milliseconds tolerance = options.tolerance;
-  if (outside(kTolerance, tolerance)) {
-    return fail_value(errc::invalid_value, kTolerance, shown,
-                      "out of range: tolerance is " + range_text(kTolerance) +
-                          "; 1s suits most services, and "
-                          "every runtime of a namespace must give the same",
-                      status);
-  }
-  return true;
+  return check_duration(kTolerance, options.tolerance, options, shown,
+                        "; 1s suits most services, and every runtime of a namespace must give the "
+                        "same",
+                        std::chrono::milliseconds(0), "", status);
 }
 
 bool check_owner_key(const Options& options, const RawValue& shown, Status& status) {
@@ -352,30 +379,16 @@ bool check_store_slot_bits(const Layout& layout, Status& status) {
 }
 
 bool check_ahead(const Options& options, const RawValue& shown, Status& status) {
-  const std::chrono::milliseconds ahead = options.ahead;
-  const Layout& layout = options.layout;
-  if (outside(kAhead, ahead)) {
-    return fail_value(errc::invalid_value, kAhead, shown,
-                      "out of range: ahead is " + range_text(kAhead) +
-                          "; 10s suits most services (a crash "
-                          "makes the restart wait up to ahead)",
-                      status);
-  }
-  if (layout.unit == TimeUnit::kSecond && ahead < kMinAheadSeconds) {
-    return fail_value(errc::invalid_value, kAhead, shown,
-                      "too short for a layout that counts seconds: a window must hold whole "
-                      "seconds; give 2s or more",
-                      status);
-  }
-  return true;
+  return check_duration(kAhead, options.ahead, options, shown,
+                        "; 10s suits most services (a crash makes the restart wait up to ahead)",
+                        kMinAheadSeconds, "a window must hold whole seconds; give 2s or more",
+                        status);
 }
 
 bool check_lock_wait(const Options& options, const RawValue& shown, Status& status) {
-  if (!outside(kLockWait, options.lock_wait)) return true;
-  return fail_value(errc::invalid_value, kLockWait, shown,
-                    "out of range: lock-wait is " + range_text(kLockWait) +
+  return check_duration(kLockWait, options.lock_wait, options, shown,
                         "; a few seconds suit a shell loop, 0 fails at once",
-                    status);
+                        std::chrono::milliseconds(0), "", status);
 }
 
 bool check_require_state_file(const Options& options, const RawValue& shown, Status& status) {
@@ -404,6 +417,20 @@ bool check_not_before(const Options& options, const RawValue& shown, Status& sta
                       status);
   }
   return true;
+}
+
+std::string value_of(const Options& options, Key key) {
+  const Layout& layout = options.layout;
+  if (kConfigKeyRows[key].parser.text != nullptr) return kConfigKeyRows[key].parser.text(options);
+  if (key == kSlot) return options.uses_store() ? std::string() : std::to_string(options.slot);
+  if (key == kSlotSource) return to_string(options.slot_source);
+  if (key == kStoreType) return options.store_type;
+  if (key == kPreset) return "default";  // and every field spelled out
+  if (key == kEpoch) return std::to_string(layout.epoch_ms());
+  if (key == kUnit) return to_string(layout.unit);
+  return std::to_string(key == kTimestampBits ? layout.timestamp_bits
+                        : key == kSlotBits    ? layout.slot_bits
+                                              : layout.sequence_bits);
 }
 
 bool validate_static_options(const Options& options, Status& status) noexcept {
