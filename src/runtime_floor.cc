@@ -13,11 +13,19 @@ namespace detail {
 
 using std::chrono::milliseconds;
 
+namespace {
+
+// The sentences of this file's refusals and notices, at its end, so that the wait for the floor
+// reads without stepping over text. The ones that need the start's options are StartFloor's.
+std::string cancelled_start_consequence_text();
+std::string floor_past_layout_end_message(std::int64_t floor, std::uint32_t slot,
+                                          std::int64_t end_ms);
+
+}  // namespace
+
 bool start_goes_on(const std::atomic<bool>* cancel, const char* when, Status& status) {
   if (!cancel_requested(cancel)) return true;
-  return start_cancelled(status, when,
-                         "nothing was issued, and what the start held is given back (a lease "
-                         "released, the state file closed)");
+  return start_cancelled(status, when, cancelled_start_consequence_text());
 }
 
 bool StartFloor::reach(std::int64_t& floor, std::uint32_t slot, Status& status) {
@@ -34,11 +42,7 @@ bool StartFloor::reach(std::int64_t& floor, std::uint32_t slot, Status& status) 
 bool StartFloor::check_floor(std::int64_t floor, std::uint32_t slot, Status& status) {
   if (floor < options_.layout.end_ms() - 1) return true;
   return fail(status, make_error_code(errc::timestamp_overflow),
-              "the floor " + std::to_string(floor) + " of slot " + std::to_string(slot) +
-                  " lies at or past the end of the layout (" +
-                  format_instant(options_.layout.end_ms()) +
-                  "): no id can be issued; check not-before and the state file's or "
-                  "the lease store's ceiling");
+              floor_past_layout_end_message(floor, slot, options_.layout.end_ms()));
 }
 
 // Where the first tick that lies wholly after `floor` begins: the first id may take it (for a
@@ -69,13 +73,8 @@ void StartFloor::borrow_floor(std::int64_t floor) {
   const std::int64_t now = clock_.now_ms();
   if (now >= usable_ms) return;  // nothing to borrow
   borrowed_ = true;  // start() runs before any generator() call: no other thread reads it yet
-  emit_event(listener_, Event{EventKind::kBorrowingAhead,
-                              {},
-                              "start borrow: " + short_of_floor(now, usable_ms, floor) +
-                                  "; issuing from it at once, ids ahead of the clock by at most " +
-                                  format_gap(usable_ms - now) + " (and max_drift, " +
-                                  format_gap(max_drift_.count()) + ", under a burst)",
-                              floor});
+  emit_event(listener_,
+             Event{EventKind::kBorrowingAhead, {}, borrowing_ahead_notice(now, floor), floor});
 }
 
 bool StartFloor::wait_for_floor(std::int64_t floor, std::uint32_t slot, Status& status) {
@@ -96,31 +95,20 @@ bool StartFloor::wait_for_floor(std::int64_t floor, std::uint32_t slot, Status& 
     // known at once: fail now rather than at the end of the wait.
     const std::int64_t left_ms = (bound_ns - std::min(waited_ns, bound_ns)) / 1000000;
     if (wanted_ms - now > left_ms) {
-      return fail(
-          status, make_error_code(errc::clock_behind_floor),
-          short_of_floor(now, usable_ms, floor) + " of slot " + std::to_string(slot) +
-              (reported
-                   ? " after waiting " + format_gap(waited_ns / 1000000)
-                   : ", more than the start wait of " + format_gap(options_.start_wait.count())) +
-              ": " + floor_reason(floor, slot, nullptr) + ", so none can be issued before " +
-              format_instant(wanted_ms) + "; " +
-              (options_.uses_store()
-                   ? std::string("wait until then and start again")
-                   : "use another slot (with its own state file), or wait until then and "
-                     "start again") +
-              ", and check the clock if it should not be behind" + borrow_note(usable_ms - now));
+      return fail(status, make_error_code(errc::clock_behind_floor),
+                  clock_behind_floor_message(now, floor, slot, reported, waited_ns));
     }
     if (!reported) {
-      emit_event(listener_, Event{EventKind::kWaitingForFloor,
-                                  {},
-                                  short_of_floor(now, usable_ms, floor) + "; waiting for it" +
-                                      borrow_note(usable_ms - now)});
+      emit_event(listener_,
+                 Event{EventKind::kWaitingForFloor, {}, waiting_for_floor_notice(now, floor)});
       reported = true;
     }
     clock_.sleep_for(milliseconds(1));
   }
   return true;
 }
+
+// The sentences.
 
 // Why ids up to `floor` of `slot` may exist, for the messages of a clock behind it: a previous
 // holder only where there was one. `lost`: the binding of this runtime's lease that was lost
@@ -157,6 +145,55 @@ std::string StartFloor::borrow_note(std::int64_t gap_ms) const {
   return " (start borrow lends at most ahead, " + format_gap(lent_ms()) + ", of the " +
          format_gap(gap_ms) + ": it waits for the rest)";
 }
+
+// wait_for_floor()'s refusal when the clock cannot pass the floor within the start wait: where it
+// stands, why the floor is there, when ids could be issued and what to do. `reported`: the wait
+// began already (it took `waited_ns`); else the gap exceeds the whole start wait.
+std::string StartFloor::clock_behind_floor_message(std::int64_t now, std::int64_t floor,
+                                                   std::uint32_t slot, bool reported,
+                                                   std::int64_t waited_ns) const {
+  const std::int64_t usable_ms = first_tick_start_ms(floor);
+  const std::int64_t wanted_ms = usable_ms - lent_ms();
+  return short_of_floor(now, usable_ms, floor) + " of slot " + std::to_string(slot) +
+         (reported ? " after waiting " + format_gap(waited_ns / 1000000)
+                   : ", more than the start wait of " + format_gap(options_.start_wait.count())) +
+         ": " + floor_reason(floor, slot, nullptr) + ", so none can be issued before " +
+         format_instant(wanted_ms) + "; " +
+         (options_.uses_store() ? std::string("wait until then and start again")
+                                : "use another slot (with its own state file), or wait until then "
+                                  "and start again") +
+         ", and check the clock if it should not be behind" + borrow_note(usable_ms - now);
+}
+
+std::string StartFloor::waiting_for_floor_notice(std::int64_t now, std::int64_t floor) const {
+  const std::int64_t usable_ms = first_tick_start_ms(floor);
+  return short_of_floor(now, usable_ms, floor) + "; waiting for it" + borrow_note(usable_ms - now);
+}
+
+std::string StartFloor::borrowing_ahead_notice(std::int64_t now, std::int64_t floor) const {
+  const std::int64_t usable_ms = first_tick_start_ms(floor);
+  return "start borrow: " + short_of_floor(now, usable_ms, floor) +
+         "; issuing from it at once, ids ahead of the clock by at most " +
+         format_gap(usable_ms - now) + " (and max_drift, " + format_gap(max_drift_.count()) +
+         ", under a burst)";
+}
+
+namespace {
+
+std::string cancelled_start_consequence_text() {
+  return "nothing was issued, and what the start held is given back (a lease released, the state "
+         "file closed)";
+}
+
+std::string floor_past_layout_end_message(std::int64_t floor, std::uint32_t slot,
+                                          std::int64_t end_ms) {
+  return "the floor " + std::to_string(floor) + " of slot " + std::to_string(slot) +
+         " lies at or past the end of the layout (" + format_instant(end_ms) +
+         "): no id can be issued; check not-before and the state file's or the lease store's "
+         "ceiling";
+}
+
+}  // namespace
 
 }  // namespace detail
 }  // namespace cosid

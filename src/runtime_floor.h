@@ -62,6 +62,11 @@ class StartFloor {
   bool wait_for_floor(std::int64_t floor, std::uint32_t slot, Status& status);
   static std::string short_of_floor(std::int64_t now, std::int64_t usable_ms, std::int64_t floor);
   std::string borrow_note(std::int64_t gap_ms) const;
+  // The sentences of the wait's refusal and notices, at the end of runtime_floor.cc.
+  std::string clock_behind_floor_message(std::int64_t now, std::int64_t floor, std::uint32_t slot,
+                                         bool reported, std::int64_t waited_ns) const;
+  std::string waiting_for_floor_notice(std::int64_t now, std::int64_t floor) const;
+  std::string borrowing_ahead_notice(std::int64_t now, std::int64_t floor) const;
 
   const Options& options_;
   Clock& clock_;

@@ -34,10 +34,28 @@ milliseconds ns_to_ms_ceil(std::int64_t ns) {
   return milliseconds(ns <= 0 ? 0 : (ns + 999999) / 1000000);
 }
 
-// The sentences of start()'s refusal, at the end of this file.
+// The sentences of this file's refusals and notices, at its end, so that the renewal loop and the
+// lease's changes read without stepping over text.
+std::string no_incarnation_message(const Status& problem);
 std::string all_slots_held_text(const std::string& name_space, std::uint32_t slot_limit,
                                 const SlotChoice& choice);
 std::string acquire_gave_up_text(milliseconds timeout);
+std::string acquire_retrying_notice(const std::string& why, milliseconds timeout);
+std::string duplicate_owner_key_notice(const std::string& owner_key, const std::string& name_space,
+                                       const SlotRecord& other);
+std::string lease_acquired_notice(const SlotLease& lease, const std::string& name_space,
+                                  const std::string& owner_key, std::int64_t floor);
+std::string renewed_again_notice(std::uint32_t slot, int failures, std::int64_t ceiling);
+std::string renewal_failed_notice(std::uint32_t slot, const std::string& why, milliseconds retry_in,
+                                  std::int64_t ceiling);
+std::string lease_lost_notice(std::uint32_t slot, const std::string& name_space,
+                              const std::string& why);
+std::string new_lease_failed_notice(const Status& problem, milliseconds retry_in);
+std::string release_failed_message(const SlotLease& lease, const std::string& name_space,
+                                   const Status& problem);
+std::string released_notice(std::uint32_t slot, const std::string& name_space, std::int64_t last);
+std::string store_clock_skew_notice(std::int64_t store_now, std::int64_t skew, std::int64_t call_ms,
+                                    milliseconds tolerance);
 
 }  // namespace
 
@@ -73,8 +91,7 @@ class LeaseKeeper::Impl {
       owner_.key = options_.owner_key;
     }
     if (!Incarnation::random(owner_.incarnation, status)) {
-      return detail::fail(status, status.code(),
-                          "no random incarnation for the lease owner: " + status.message());
+      return detail::fail(status, status.code(), no_incarnation_message(status));
     }
     const milliseconds timeout =
         options_.acquire_timeout.count() < 0 ? options_.ttl : options_.acquire_timeout;
@@ -97,8 +114,7 @@ class LeaseKeeper::Impl {
         return detail::fail(status, ec, why);
       }
       if (!reported) {
-        emit(EventKind::kLeaseWaiting, ec,
-             why + "; retrying for up to " + detail::format_duration(timeout));
+        emit(EventKind::kLeaseWaiting, ec, acquire_retrying_notice(why, timeout));
         reported = true;
       }
       const std::int64_t left = to_ns(timeout) - waited;
@@ -228,13 +244,7 @@ class LeaseKeeper::Impl {
     const std::int64_t local_after = clock_.now_ms();
     for (const SlotRecord& other : choice.duplicate_key_holders) {
       emit(EventKind::kDuplicateOwnerKey, {},
-           "owner key " + owner_.key + " also holds slot " + std::to_string(other.slot) +
-               " of namespace " + options_.name_space + " under incarnation " +
-               other.owner.incarnation.to_string() + " (expires " +
-               detail::format_instant(other.expires_at) +
-               "): another process runs with the same key, or a restart's old lease has not "
-               "expired; that lease is left alone; give each process its own owner key",
-           other.slot);
+           duplicate_owner_key_notice(owner_.key, options_.name_space, other), other.slot);
     }
     if (!ok) return false;
     check_skew(choice.lease.store_now, local_before, local_after);
@@ -261,10 +271,8 @@ class LeaseKeeper::Impl {
     backoff_.succeeded();
     wanted_.store(false, std::memory_order_relaxed);
     emit(EventKind::kLeaseAcquired, {},
-         "leased slot " + std::to_string(lease.slot) + " of namespace " + options_.name_space +
-             " as " + owner_.key + " (fence " + std::to_string(lease.fence) + "): window (" +
-             detail::format_instant(floor) + ", " + detail::format_instant(lease.ceiling) + "]",
-         lease.slot, lease.ceiling);
+         lease_acquired_notice(lease, options_.name_space, owner_.key, floor), lease.slot,
+         lease.ceiling);
   }
 
   // REQUIRES: mutex_ held and current_ set.
@@ -288,10 +296,8 @@ class LeaseKeeper::Impl {
       renewals_.fetch_add(1, std::memory_order_relaxed);  // see stats()
       if (failures_ > 0) {
         emit(EventKind::kLeaseRenewalRecovered, {},
-             "lease on slot " + std::to_string(lease_.slot) + " renewed again after " +
-                 std::to_string(failures_) + " failures; ceiling " +
-                 detail::format_instant(renewed.ceiling),
-             lease_.slot, renewed.ceiling);
+             renewed_again_notice(lease_.slot, failures_, renewed.ceiling), lease_.slot,
+             renewed.ceiling);
         failures_ = 0;
       }
       return;
@@ -305,10 +311,7 @@ class LeaseKeeper::Impl {
     renewal_failures_.fetch_add(1, std::memory_order_relaxed);  // see stats()
     next_attempt_ns_ = clock_.monotonic_ns() + to_ns(backoff_.failed());
     emit(EventKind::kLeaseRenewalFailed, ec,
-         "renewing the lease on slot " + std::to_string(lease_.slot) + " failed (" + why +
-             "); retrying in " + detail::format_duration(backoff_.current()) +
-             ", and ids are issued up to the ceiling " +
-             detail::format_instant(current_->ceiling_ms()) + " meanwhile",
+         renewal_failed_notice(lease_.slot, why, backoff_.current(), current_->ceiling_ms()),
          lease_.slot, current_->ceiling_ms());
   }
 
@@ -321,10 +324,7 @@ class LeaseKeeper::Impl {
     publish_locked(nullptr, errc::slot_lost);
     backoff_.succeeded();
     next_attempt_ns_ = clock_.monotonic_ns();
-    emit(EventKind::kLeaseLost, ec,
-         "the lease on slot " + std::to_string(lease_.slot) + " of namespace " +
-             options_.name_space + " is lost (" + why +
-             "): its generators fail with slot_lost; leasing a new slot",
+    emit(EventKind::kLeaseLost, ec, lease_lost_notice(lease_.slot, options_.name_space, why),
          lease_.slot, previous_ceiling_);
   }
 
@@ -338,8 +338,7 @@ class LeaseKeeper::Impl {
     renewal_failures_.fetch_add(1, std::memory_order_relaxed);  // see stats()
     next_attempt_ns_ = clock_.monotonic_ns() + to_ns(backoff_.failed());
     emit(EventKind::kLeaseRenewalFailed, status.code(),
-         "leasing a new slot after the loss failed (" + status.message() + "); retrying in " +
-             detail::format_duration(backoff_.current()) + ", no ids are issued meanwhile");
+         new_lease_failed_notice(status, backoff_.current()));
   }
 
   // REQUIRES: mutex_ held.
@@ -355,14 +354,9 @@ class LeaseKeeper::Impl {
         std::clamp(last_issued(binding), lease_.floor, std::max(lease_.floor, lease_.ceiling));
     if (!store_.release(lease_, options_.terms, last, status)) {
       return detail::fail(status, status.code(),
-                          "releasing slot " + std::to_string(lease_.slot) + " of namespace " +
-                              options_.name_space + " failed (" + status.message() +
-                              "): the next holder starts after its ceiling " +
-                              detail::format_instant(lease_.ceiling) + " instead");
+                          release_failed_message(lease_, options_.name_space, status));
     }
-    emit(EventKind::kLeaseReleased, {},
-         "released slot " + std::to_string(lease_.slot) + " of namespace " + options_.name_space +
-             " with last timestamp " + detail::format_instant(last),
+    emit(EventKind::kLeaseReleased, {}, released_notice(lease_.slot, options_.name_space, last),
          lease_.slot, lease_.ceiling);
     return true;
   }
@@ -392,13 +386,7 @@ class LeaseKeeper::Impl {
                                                    : 0;
     if (std::llabs(skew) * 2 <= options_.terms.tolerance.count()) return;
     emit(EventKind::kClockSkew, {},
-         "the store's clock " + detail::format_instant(store_now) + " is at least " +
-             detail::format_gap(std::llabs(skew)) + (skew > 0 ? " ahead of" : " behind") +
-             " the local clock (the call took " + detail::format_gap(latest - earliest) +
-             "), more than half the tolerance (" +
-             detail::format_gap(options_.terms.tolerance.count()) +
-             "): ids stay unique, but the generators may wait at the ceiling or the floor; "
-             "synchronise the clocks (NTP)",
+         store_clock_skew_notice(store_now, skew, latest - earliest, options_.terms.tolerance),
          lease_.slot, 0, skew);
   }
 
@@ -507,7 +495,12 @@ SlotLease LeaseKeeper::lease() const { return impl_->lease(); }
 const KeeperOptions& LeaseKeeper::options() const noexcept { return impl_->options(); }
 detail::KeeperStats LeaseKeeper::stats() const noexcept { return impl_->stats(); }
 
+// The sentences.
 namespace {
+
+std::string no_incarnation_message(const Status& problem) {
+  return "no random incarnation for the lease owner: " + problem.message();
+}
 
 std::string all_slots_held_text(const std::string& name_space, std::uint32_t slot_limit,
                                 const SlotChoice& choice) {
@@ -520,6 +513,74 @@ std::string all_slots_held_text(const std::string& name_space, std::uint32_t slo
 std::string acquire_gave_up_text(milliseconds timeout) {
   return "; gave up after the acquire timeout of " + detail::format_duration(timeout) +
          ": stop an instance, give the layout more slot bits, or retry later";
+}
+
+std::string acquire_retrying_notice(const std::string& why, milliseconds timeout) {
+  return why + "; retrying for up to " + detail::format_duration(timeout);
+}
+
+std::string duplicate_owner_key_notice(const std::string& owner_key, const std::string& name_space,
+                                       const SlotRecord& other) {
+  return "owner key " + owner_key + " also holds slot " + std::to_string(other.slot) +
+         " of namespace " + name_space + " under incarnation " +
+         other.owner.incarnation.to_string() + " (expires " +
+         detail::format_instant(other.expires_at) +
+         "): another process runs with the same key, or a restart's old lease has not expired; "
+         "that lease is left alone; give each process its own owner key";
+}
+
+// `floor`: the binding's, which may lie above the lease's (install_locked()).
+std::string lease_acquired_notice(const SlotLease& lease, const std::string& name_space,
+                                  const std::string& owner_key, std::int64_t floor) {
+  return "leased slot " + std::to_string(lease.slot) + " of namespace " + name_space + " as " +
+         owner_key + " (fence " + std::to_string(lease.fence) + "): window (" +
+         detail::format_instant(floor) + ", " + detail::format_instant(lease.ceiling) + "]";
+}
+
+std::string renewed_again_notice(std::uint32_t slot, int failures, std::int64_t ceiling) {
+  return "lease on slot " + std::to_string(slot) + " renewed again after " +
+         std::to_string(failures) + " failures; ceiling " + detail::format_instant(ceiling);
+}
+
+std::string renewal_failed_notice(std::uint32_t slot, const std::string& why, milliseconds retry_in,
+                                  std::int64_t ceiling) {
+  return "renewing the lease on slot " + std::to_string(slot) + " failed (" + why +
+         "); retrying in " + detail::format_duration(retry_in) +
+         ", and ids are issued up to the ceiling " + detail::format_instant(ceiling) + " meanwhile";
+}
+
+std::string lease_lost_notice(std::uint32_t slot, const std::string& name_space,
+                              const std::string& why) {
+  return "the lease on slot " + std::to_string(slot) + " of namespace " + name_space +
+         " is lost (" + why + "): its generators fail with slot_lost; leasing a new slot";
+}
+
+std::string new_lease_failed_notice(const Status& problem, milliseconds retry_in) {
+  return "leasing a new slot after the loss failed (" + problem.message() + "); retrying in " +
+         detail::format_duration(retry_in) + ", no ids are issued meanwhile";
+}
+
+std::string release_failed_message(const SlotLease& lease, const std::string& name_space,
+                                   const Status& problem) {
+  return "releasing slot " + std::to_string(lease.slot) + " of namespace " + name_space +
+         " failed (" + problem.message() + "): the next holder starts after its ceiling " +
+         detail::format_instant(lease.ceiling) + " instead";
+}
+
+std::string released_notice(std::uint32_t slot, const std::string& name_space, std::int64_t last) {
+  return "released slot " + std::to_string(slot) + " of namespace " + name_space +
+         " with last timestamp " + detail::format_instant(last);
+}
+
+// `skew`: the store's clock minus the local one, past the call's span of `call_ms`.
+std::string store_clock_skew_notice(std::int64_t store_now, std::int64_t skew, std::int64_t call_ms,
+                                    milliseconds tolerance) {
+  return "the store's clock " + detail::format_instant(store_now) + " is at least " +
+         detail::format_gap(std::llabs(skew)) + (skew > 0 ? " ahead of" : " behind") +
+         " the local clock (the call took " + detail::format_gap(call_ms) +
+         "), more than half the tolerance (" + detail::format_gap(tolerance.count()) +
+         "): ids stay unique, but the generators may wait at the ceiling or the floor; "
+         "synchronise the clocks (NTP)";
 }
 
 }  // namespace

@@ -40,6 +40,14 @@ bool same_owner(const Owner& a, const Owner& b) noexcept {
   return a.key == b.key && a.incarnation == b.incarnation;
 }
 
+// The sentences of this file's refusals, at its end, so that the choice reads without stepping
+// over text.
+std::string broken_answer_message(const SlotChoiceRequest& request, const std::string& what,
+                                  std::uint32_t slot, bool was_read);
+std::string every_slot_held_message(const SlotChoiceRequest& request, std::int64_t earliest_expiry,
+                                    std::int64_t store_now);
+std::string preferred_slot_above_limit_message(const SlotChoiceRequest& request);
+
 std::uint32_t slot_of(std::uint32_t slot) { return slot; }
 std::uint32_t slot_of(const SlotRecord& record) { return record.slot; }
 
@@ -58,12 +66,7 @@ bool check_answer(const SlotChoiceRequest& request, const std::string& what,
       continue;
     }
     return fail(status, errc::store_corrupt,
-                "the store's " + what + " of namespace " + detail::quote(request.name_space) +
-                    " returned slot " + std::to_string(slot) +
-                    " out of order or at or above the slot limit " +
-                    std::to_string(request.terms.slot_limit) +
-                    (asked != nullptr ? ", or not one of the slots asked for" : "") +
-                    ": the store is broken; run the conformance kit against it");
+                broken_answer_message(request, what, slot, asked != nullptr));
   }
   return true;
 }
@@ -216,12 +219,7 @@ class Chooser {
     choice_.earliest_expiry = earliest_expiry_;
     choice_.store_now = now_;
     return fail(status, errc::lease_exhausted,
-                "every one of the " + std::to_string(limit) + " slots of namespace " +
-                    detail::quote(request_.name_space) +
-                    " is held by a live lease; the earliest expires at " +
-                    std::to_string(earliest_expiry_) + " (store clock " + std::to_string(now_) +
-                    ", in " + std::to_string(earliest_expiry_ - now_) +
-                    " ms): wait for it, or give the namespace more slot bits");
+                every_slot_held_message(request_, earliest_expiry_, now_));
   }
 
  private:
@@ -298,11 +296,7 @@ bool choose_slot(SlotLeaseStore& store, const SlotChoiceRequest& request, SlotCh
   // Slot 0 is below every valid limit: this checks everything but the slot.
   if (!check_acquire(attempt, status)) return false;
   if (request.has_preferred_slot && request.preferred_slot >= request.terms.slot_limit) {
-    return fail(status, errc::invalid_argument,
-                "preferred slot " + std::to_string(request.preferred_slot) + " in namespace " +
-                    detail::quote(request.name_space) + " is at or above the slot limit " +
-                    std::to_string(request.terms.slot_limit) + ": give a slot from 0 to " +
-                    std::to_string(request.terms.slot_limit - 1));
+    return fail(status, errc::invalid_argument, preferred_slot_above_limit_message(request));
   }
   ScanView scan_view(store, request);
   ReadView read_view(store, request);
@@ -320,6 +314,37 @@ SlotChoice choose_slot(SlotLeaseStore& store, const SlotChoiceRequest& request) 
   return choice;
 }
 #endif
+
+// The sentences.
+namespace {
+
+// `was_read`: the answer was to a read of some slots, which must name only those.
+std::string broken_answer_message(const SlotChoiceRequest& request, const std::string& what,
+                                  std::uint32_t slot, bool was_read) {
+  return "the store's " + what + " of namespace " + detail::quote(request.name_space) +
+         " returned slot " + std::to_string(slot) + " out of order or at or above the slot limit " +
+         std::to_string(request.terms.slot_limit) +
+         (was_read ? ", or not one of the slots asked for" : "") +
+         ": the store is broken; run the conformance kit against it";
+}
+
+std::string every_slot_held_message(const SlotChoiceRequest& request, std::int64_t earliest_expiry,
+                                    std::int64_t store_now) {
+  return "every one of the " + std::to_string(request.terms.slot_limit) + " slots of namespace " +
+         detail::quote(request.name_space) + " is held by a live lease; the earliest expires at " +
+         std::to_string(earliest_expiry) + " (store clock " + std::to_string(store_now) + ", in " +
+         std::to_string(earliest_expiry - store_now) +
+         " ms): wait for it, or give the namespace more slot bits";
+}
+
+std::string preferred_slot_above_limit_message(const SlotChoiceRequest& request) {
+  return "preferred slot " + std::to_string(request.preferred_slot) + " in namespace " +
+         detail::quote(request.name_space) + " is at or above the slot limit " +
+         std::to_string(request.terms.slot_limit) + ": give a slot from 0 to " +
+         std::to_string(request.terms.slot_limit - 1);
+}
+
+}  // namespace
 
 }  // namespace lease
 }  // namespace cosid
