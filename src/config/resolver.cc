@@ -135,11 +135,8 @@ bool add_key(const std::string& path, std::string value, std::string origin, Res
 // Whether `key` (a full dotted key of the config file) holds a path: a row of either table whose
 // value is ValueKind::kPath.
 bool is_path_key(std::string_view key) {
-  const Key row = find_key(key);
-  if (row != kKeyCount) return kConfigKeyRows[row].kind == ValueKind::kPath;
-  std::string_view provider;
-  const SegmentKey segment_row = find_segment_key(key, provider);
-  return segment_row != kSegmentKeyCount && kSegmentKeyRows[segment_row].kind == ValueKind::kPath;
+  const ConfigKey* row = find_any_row(key);
+  return row != nullptr && row->kind == ValueKind::kPath;
 }
 
 // The directory of the config file `file` as a prefix for the relative paths it gives: "DIR/",
@@ -343,7 +340,7 @@ bool refuse(SegmentKey key, const RawValue& value, const std::string& why, Statu
 bool read_whole(SegmentKey row, std::string_view key, const RawValue& raw, std::int64_t& value,
                 Status& status) {
   if (!raw.given) return true;
-  const SegmentKeyRow& rule = kSegmentKeyRows[row];
+  const ConfigKey& rule = kSegmentKeyRows[row];
   std::uint64_t parsed = 0;
   Status why;
   if (!parse_uint(raw.text, static_cast<std::uint64_t>(rule.max), parsed, why) ||
