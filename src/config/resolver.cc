@@ -32,6 +32,18 @@ bool in_block(std::string_view key, std::string_view block) {
          key[block.size()] == '.';
 }
 
+// The entry of `entries` whose `field` is `name`, added with only its name on a name's first key:
+// a store instance, or a provider entry of the cosid.segment block.
+template <typename Entry>
+Entry& entry_named(std::vector<Entry>& entries, std::string Entry::*field, std::string_view name) {
+  for (Entry& entry : entries) {
+    if (entry.*field == name) return entry;
+  }
+  Entry& added = entries.emplace_back();
+  added.*field = std::string(name);
+  return added;
+}
+
 // Adds the key `path` (cosid.stores.NAME.KEY) to its instance of `instances`, made on its first
 // key: its type, or a setting, which replaces the same key of an earlier (lower) source.
 bool add_instance_key(const std::string& path, std::string value, const std::string& origin,
@@ -53,13 +65,7 @@ bool add_instance_key(const std::string& path, std::string value, const std::str
         "not a key of a store instance: give cosid.stores.NAME.KEY, KEY made of names of "
         "letters, digits, '-' and '_' joined by '.'");
   }
-  RawInstance* instance = nullptr;
-  for (RawInstance& candidate : instances) {
-    if (candidate.name == name) instance = &candidate;
-  }
-  if (instance == nullptr) {
-    instance = &instances.emplace_back(RawInstance{std::string(name), {}, {}});
-  }
+  RawInstance* instance = &entry_named(instances, &RawInstance::name, name);
   if (key == "type") {
     instance->type = {true, std::move(value), origin};
     return true;
@@ -99,14 +105,8 @@ bool add_segment_key(const std::string& path, std::string value, std::string ori
     out.segment_raw[key] = std::move(given);
     return true;
   }
-  RawProvider* entry = nullptr;
-  for (RawProvider& candidate : out.providers) {
-    if (candidate.key == provider) entry = &candidate;
-  }
-  if (entry == nullptr) {
-    entry = &out.providers.emplace_back(RawProvider{std::string(provider), {}, {}});
-  }
-  (key == kProviderOffset ? entry->offset : entry->step) = std::move(given);
+  RawProvider& entry = entry_named(out.providers, &RawProvider::key, provider);
+  (key == kProviderOffset ? entry.offset : entry.step) = std::move(given);
   return true;
 }
 
