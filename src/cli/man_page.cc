@@ -216,7 +216,7 @@ std::string configuration_section() {
   }
   // The segment keys: a table of their own, read by `cosid segment` and the segment options.
   for (detail::SegmentKey key = 0; key < detail::kSegmentKeyCount; ++key) {
-    const detail::SegmentKeyRow& row = detail::kSegmentKeyRows[key];
+    const detail::ConfigKey& row = detail::kSegmentKeyRows[key];
     out += ".TP\n.B " + escape(row.key) + '\n';
     if (row.flag != nullptr) {
       out += text_line("--" + std::string(row.flag) + " " + row.value_name + " (cosid segment)");

@@ -358,9 +358,7 @@ bool Parser::key(std::string_view after, const std::string& path, bool has_value
   if (path == kStoresBlock || split_store_key(path, name, below)) {
     return store_key(after, path, has_value, number);
   }
-  std::string_view provider;
-  const bool leaf =
-      find_key(path) != kKeyCount || find_segment_key(path, provider) != kSegmentKeyCount;
+  const bool leaf = find_any_row(path) != nullptr;
   if (!leaf && !is_key_block(path)) {
     const std::size_t dot = path.rfind('.');
     if (dot == std::string::npos) {

@@ -31,13 +31,6 @@ bool under(std::string_view key, std::string_view parent, std::string_view& rest
 
 void no_such_config_key() {}
 
-Key find_key(std::string_view key) noexcept {
-  for (Key i = 0; i < kKeyCount; ++i) {
-    if (key == kConfigKeyRows[i].key) return i;
-  }
-  return kKeyCount;
-}
-
 namespace {
 
 // KEY of a provider entry's path below its block ("orders" of cosid.segment.provider.orders), or
@@ -70,12 +63,12 @@ std::string provider_key(std::string_view provider, SegmentKey field) {
          std::string(row.substr(row.rfind('.')));
 }
 
-std::string segment_range_text(SegmentKey key) {
-  const SegmentKeyRow& row = kSegmentKeyRows[key];
-  if (row.kind == ValueKind::kWhole) {
-    return "from " + std::to_string(row.min) + " to " + std::to_string(row.max);
-  }
-  return std::to_string(row.min) + " to " + std::to_string(row.max) + " bytes";
+const ConfigKey* find_any_row(std::string_view path) noexcept {
+  const Key key = find_key(path);
+  if (key != kKeyCount) return &kConfigKeyRows[key];
+  std::string_view provider;
+  const SegmentKey segment_key = find_segment_key(path, provider);
+  return segment_key != kSegmentKeyCount ? &kSegmentKeyRows[segment_key] : nullptr;
 }
 
 bool is_key_block(std::string_view path) noexcept {
@@ -84,7 +77,7 @@ bool is_key_block(std::string_view path) noexcept {
   for (const ConfigKey& row : kConfigKeyRows) {
     if (under(row.key, path, rest)) return true;
   }
-  for (const SegmentKeyRow& row : kSegmentKeyRows) {
+  for (const ConfigKey& row : kSegmentKeyRows) {
     if (under(row.key, path, rest)) return true;
   }
   // A provider entry: one name below the block (a config file's names hold no '.').
@@ -111,7 +104,7 @@ std::string keys_under(std::string_view parent) {
   const std::string_view provider = provider_of(parent);
   const bool entry = !provider.empty() && provider.find('.') == std::string_view::npos;
   const std::string entry_row = std::string(kProviderBlock) + ".KEY";
-  for (const SegmentKeyRow& row : kSegmentKeyRows) {
+  for (const ConfigKey& row : kSegmentKeyRows) {
     add(row.key, entry ? std::string_view(entry_row) : parent);
   }
   std::string list;
@@ -122,8 +115,7 @@ std::string keys_under(std::string_view parent) {
   return list;
 }
 
-std::string range_text(Key key) {
-  const ConfigKey& row = kConfigKeyRows[key];
+std::string range_text(const ConfigKey& row) {
   switch (row.kind) {
     case ValueKind::kDuration:
       return "from " + format_duration(std::chrono::milliseconds(row.min)) + " to " +
@@ -133,7 +125,8 @@ std::string range_text(Key key) {
       return std::to_string(row.min) + " to " + std::to_string(row.max) + " bytes";
     case ValueKind::kWhole:
       if (row.max == 0) break;  // no bound of its own (the epoch: the layout's rules)
-      return std::to_string(row.min) + " to " + std::to_string(row.max);
+      return (row.scope == Scope::kSegment ? "from " : "") + std::to_string(row.min) + " to " +
+             std::to_string(row.max);
     case ValueKind::kInstant:
     case ValueKind::kBool:
     case ValueKind::kSlot:
@@ -239,22 +232,13 @@ std::string flag_origin(std::string_view key, std::string_view value) {
       (below == "type" || below == kConnectStringKey)) {
     return "flag --store";
   }
-  std::string_view provider;
-  const SegmentKey segment_key = find_segment_key(key, provider);
-  if (segment_key != kSegmentKeyCount) {
-    const char* flag = kSegmentKeyRows[segment_key].flag;
-    return flag != nullptr ? std::string("flag --") + flag : "flag " + std::string(key);
+  // A switch's row names its flag only for the value the switch sets.
+  const ConfigKey* row = find_any_row(key);
+  if (row != nullptr && row->flag != nullptr &&
+      (row->implied == nullptr || value == row->implied)) {
+    return std::string("flag --") + row->flag;
   }
-  const ConfigKey* plain = nullptr;
-  for (const ConfigKey& row : kConfigKeyRows) {
-    if (key != row.key || row.flag == nullptr) continue;
-    if (row.implied == nullptr) {
-      plain = &row;
-    } else if (value == row.implied) {
-      return std::string("flag --") + row.flag;
-    }
-  }
-  return plain != nullptr ? std::string("flag --") + plain->flag : "flag " + std::string(key);
+  return "flag " + std::string(key);
 }
 
 }  // namespace detail

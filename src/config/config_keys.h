@@ -61,9 +61,10 @@ enum class ValueKind {
 // Which distributor a key applies to. A key of one given while the other is chosen is refused:
 // it would have no effect, or be ambiguous.
 enum class Scope {
-  kAny,     // both (the namespace, not-before, the distributor type, the layout)
-  kStatic,  // the configured slot (cosid.machine.static.*)
-  kStore,   // a slot leased from a store (cosid.machine.distributor.*)
+  kAny,      // both (the namespace, not-before, the distributor type, the layout)
+  kStatic,   // the configured slot (cosid.machine.static.*)
+  kStore,    // a slot leased from a store (cosid.machine.distributor.*)
+  kSegment,  // the cosid.segment block (kSegmentKeyRows): no variable, no parser
 };
 
 // A row's index: what RawSettings and Setting lists are indexed by, in row order.
@@ -272,12 +273,19 @@ inline constexpr Key kKeyCount = std::size(kConfigKeyRows);
 
 void no_such_config_key();  // not constexpr: a key_of() that finds nothing does not compile
 
+// The index of the row of `key` in `rows`, or N when no row has it.
+template <std::size_t N>
+constexpr std::size_t find_row(const ConfigKey (&rows)[N], std::string_view key) noexcept {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (key == rows[i].key) return i;
+  }
+  return N;
+}
+
 // The index of the row of `key`; for the keys the code treats by name.
 constexpr Key key_of(std::string_view key) {
-  for (Key i = 0; i < kKeyCount; ++i) {
-    if (key == kConfigKeyRows[i].key) return i;
-  }
-  return no_such_config_key(), kKeyCount;
+  const Key row = find_row(kConfigKeyRows, key);
+  return row < kKeyCount ? row : (no_such_config_key(), row);
 }
 
 inline constexpr Key kNamespace = key_of("cosid.namespace");
@@ -302,60 +310,52 @@ inline constexpr Key kTimestampBits = key_of("cosid.layout.timestamp-bits");
 inline constexpr Key kSlotBits = key_of("cosid.layout.slot-bits");
 inline constexpr Key kSequenceBits = key_of("cosid.layout.sequence-bits");
 
-// The keys of the cosid.segment block (segment/options.h): a table of their own, as they set no
-// field of Options. resolve_options() accepts them, checks their values and leaves them alone;
-// resolve_segment_options() reads them into segment::SegmentOptions
-// (src/config/resolver.cc). The config file reader accepts them like the rows above and
-// lists them in its messages, the manual page and src/config/README.md's table list them
-// (tests/config/config_table_test.cc holds that). In a provider row's key, KEY stands for a segment
-// key (range_store.h: 1 to 200 bytes of [A-Za-z0-9_.-]; a config file's block names take no '.', a
-// flag's key may). No COSID_* variable sets them; `cosid segment` sets the distributor with --store
-// and a key's entry with --offset and --step (the flag column).
-struct SegmentKeyRow {
-  const char* key;         // "cosid.segment.share.step"
-  const char* flag;        // "step" for `cosid segment next --step N`, or nullptr
-  const char* value_name;  // "N"
-  const char* default_text;
-  ValueKind kind;    // kName, kPath or kWhole
-  std::int64_t min;  // bytes of kName and kPath, the value of kWhole
-  std::int64_t max;
-  const char* summary;  // one line: --help, src/config/README.md's table
-  const char* wording;  // the full rule: the manual page
-};
-
 // A key's offset (RangeRequest::offset) and step (the generator's) at most, and the segments kept
 // ready ahead at most (the generator's max_distance bounds them).
 inline constexpr std::int64_t kMaxSegmentOffset = std::int64_t{1} << 62;
 inline constexpr std::int64_t kMaxSegmentStep = std::int64_t{1} << 30;
 inline constexpr std::int64_t kMaxSafeDistance = 65536;
 
-inline constexpr SegmentKeyRow kSegmentKeyRows[] = {
-    {"cosid.segment.distributor.type", "store", "TYPE[:TARGET]", "none: required", ValueKind::kName,
-     1, 64, "the range store segment ids are claimed from",
+// The keys of the cosid.segment block (segment/options.h): rows of a table of their own, as they
+// set no field of Options (Scope::kSegment, no variable, no parser). resolve_options() accepts
+// them, checks their values and leaves them alone; resolve_segment_options() reads them into
+// segment::SegmentOptions (src/config/resolver.cc). The config file reader accepts them like the
+// rows above and lists them in its messages, the manual page and src/config/README.md's table list
+// them (tests/config/config_table_test.cc holds that). In a provider row's key, KEY stands for a
+// segment key (range_store.h: 1 to 200 bytes of [A-Za-z0-9_.-]; a config file's block names take no
+// '.', a flag's key may). No COSID_* variable sets them; `cosid segment` sets the distributor with
+// --store and a key's entry with --offset and --step (the flag column).
+inline constexpr ConfigKey kSegmentKeyRows[] = {
+    {"cosid.segment.distributor.type", "store", "TYPE[:TARGET]", nullptr, nullptr, "none: required",
+     ValueKind::kName, 1, 64, Scope::kSegment, kByCode,
+     "the range store segment ids are claimed from",
      "file, zookeeper, memory, or a store instance of cosid.stores: the range store every key's "
      "segments are claimed from. There is no default: segment ids need a store, shared by every "
      "process that issues ids of the same keys."},
-    {"cosid.segment.distributor.file.directory", "store", "file:DIR", "none", ValueKind::kPath, 1,
-     4095, "the file range store's directory",
+    {"cosid.segment.distributor.file.directory", "store", "file:DIR", nullptr, nullptr, "none",
+     ValueKind::kPath, 1, 4095, Scope::kSegment, kByCode, "the file range store's directory",
      "The file range store's directory, shared by every process of the host that issues ids of "
      "the same keys: required by type file, refused by memory; checked, and a relative one "
      "resolved, like state-file."},
-    {"cosid.segment.share.offset", nullptr, "N", "0", ValueKind::kWhole, 0, kMaxSegmentOffset,
+    {"cosid.segment.share.offset", nullptr, "N", nullptr, nullptr, "0", ValueKind::kWhole, 0,
+     kMaxSegmentOffset, Scope::kSegment, kByCode,
      "where every key starts: its first id is offset + 1",
      "A whole number from 0 to 2^62: a new key's first id is offset + 1, and a key below it jumps "
      "up to it. For every key without a provider entry of its own."},
-    {"cosid.segment.share.step", nullptr, "N", "100", ValueKind::kWhole, 1, kMaxSegmentStep,
-     "ids per segment of every key",
+    {"cosid.segment.share.step", nullptr, "N", nullptr, nullptr, "100", ValueKind::kWhole, 1,
+     kMaxSegmentStep, Scope::kSegment, kByCode, "ids per segment of every key",
      "A whole number from 1 to 2^30: the ids of one segment, the unit of every claim. For every "
      "key without a provider entry of its own. A crash skips at most the segments kept ready."},
-    {"cosid.segment.provider.KEY.offset", "offset", "N", "share.offset", ValueKind::kWhole, 0,
-     kMaxSegmentOffset, "where the key KEY starts: its first id is offset + 1",
+    {"cosid.segment.provider.KEY.offset", "offset", "N", nullptr, nullptr, "share.offset",
+     ValueKind::kWhole, 0, kMaxSegmentOffset, Scope::kSegment, kByCode,
+     "where the key KEY starts: its first id is offset + 1",
      "As share.offset, for the key KEY alone (a segment key: 1 to 200 bytes of letters, digits, "
      "'_', '.' and '-')."},
-    {"cosid.segment.provider.KEY.step", "step", "N", "share.step", ValueKind::kWhole, 1,
-     kMaxSegmentStep, "ids per segment of the key KEY", "As share.step, for the key KEY alone."},
-    {"cosid.segment.chain.safe-distance", nullptr, "N", "2", ValueKind::kWhole, 1, kMaxSafeDistance,
-     "segments kept ready ahead of the consumers",
+    {"cosid.segment.provider.KEY.step", "step", "N", nullptr, nullptr, "share.step",
+     ValueKind::kWhole, 1, kMaxSegmentStep, Scope::kSegment, kByCode,
+     "ids per segment of the key KEY", "As share.step, for the key KEY alone."},
+    {"cosid.segment.chain.safe-distance", nullptr, "N", nullptr, nullptr, "2", ValueKind::kWhole, 1,
+     kMaxSafeDistance, Scope::kSegment, kByCode, "segments kept ready ahead of the consumers",
      "A whole number from 1 to 65536: the fewest segments the background claim keeps ready; more "
      "while consumers find none ready. With the step, at most 2^40 ids in one claim."},
 };
@@ -367,10 +367,8 @@ inline constexpr SegmentKey kSegmentKeyCount = std::size(kSegmentKeyRows);
 // The index of the segment row of `key` (a provider row's key with KEY); for the keys the code
 // treats by name.
 constexpr SegmentKey segment_key_of(std::string_view key) {
-  for (SegmentKey i = 0; i < kSegmentKeyCount; ++i) {
-    if (key == kSegmentKeyRows[i].key) return i;
-  }
-  return no_such_config_key(), kSegmentKeyCount;
+  const SegmentKey row = find_row(kSegmentKeyRows, key);
+  return row < kSegmentKeyCount ? row : (no_such_config_key(), row);
 }
 
 inline constexpr SegmentKey kSegmentType = segment_key_of("cosid.segment.distributor.type");
@@ -393,14 +391,14 @@ SegmentKey find_segment_key(std::string_view path, std::string_view& provider) n
 // A provider entry's key: cosid.segment.provider.KEY.FIELD.
 std::string provider_key(std::string_view provider, SegmentKey field);
 
-// "from 0 to 4611686018427387904", "1 to 4095 bytes": a segment row's range for messages.
-std::string segment_range_text(SegmentKey key);
-
 // The name of a key: its row's key.
 inline const char* key_name(Key key) noexcept { return kConfigKeyRows[key].key; }
 
 // The index of `key`, or kKeyCount when no row has it.
-Key find_key(std::string_view key) noexcept;
+inline Key find_key(std::string_view key) noexcept { return find_row(kConfigKeyRows, key); }
+
+// The row of `path` in either table (a provider entry's key by its provider row), or nullptr.
+const ConfigKey* find_any_row(std::string_view path) noexcept;
 
 // True iff `path` is a mapping above some key ("cosid", "cosid.machine", ...), the segment keys and
 // a provider entry's block (cosid.segment.provider.KEY) included.
@@ -410,7 +408,11 @@ bool is_key_block(std::string_view path) noexcept;
 std::string keys_under(std::string_view parent);
 
 // "from 10ms to 24h", "1 to 255 bytes": the range a row's min and max give, as messages quote it.
-std::string range_text(Key key);
+// A whole number's is "1 to 63" in the key table and "from 1 to 1073741824" in the segment table,
+// whose messages said so first.
+std::string range_text(const ConfigKey& row);
+inline std::string range_text(Key key) { return range_text(kConfigKeyRows[key]); }
+inline std::string segment_range_text(SegmentKey key) { return range_text(kSegmentKeyRows[key]); }
 
 // Whether the key is a layout key (cosid.layout.*).
 bool is_layout_key(Key key) noexcept;

@@ -21,10 +21,27 @@ namespace {
 using segment::KeyDefinition;
 using segment::SegmentOptions;
 
+// The refusals of build() (at the file's end).
+bool fail_store_key(Key key, const RawValue& value, Status& status);
+bool fail_ambiguous(Key key, const RawValue& value, const RawValue& type, Status& status);
+bool fail_no_directory(const RawValue& type, bool instance, Status& status);
+
 // Whether `key` lies in the block `block` of an instance ("options.retry.maxSleep" in "options").
 bool in_block(std::string_view key, std::string_view block) {
   return key.size() > block.size() && key.substr(0, block.size()) == block &&
          key[block.size()] == '.';
+}
+
+// The entry of `entries` whose `field` is `name`, added with only its name on a name's first key:
+// a store instance, or a provider entry of the cosid.segment block.
+template <typename Entry>
+Entry& entry_named(std::vector<Entry>& entries, std::string Entry::*field, std::string_view name) {
+  for (Entry& entry : entries) {
+    if (entry.*field == name) return entry;
+  }
+  Entry& added = entries.emplace_back();
+  added.*field = std::string(name);
+  return added;
 }
 
 // Adds the key `path` (cosid.stores.NAME.KEY) to its instance of `instances`, made on its first
@@ -48,13 +65,7 @@ bool add_instance_key(const std::string& path, std::string value, const std::str
         "not a key of a store instance: give cosid.stores.NAME.KEY, KEY made of names of "
         "letters, digits, '-' and '_' joined by '.'");
   }
-  RawInstance* instance = nullptr;
-  for (RawInstance& candidate : instances) {
-    if (candidate.name == name) instance = &candidate;
-  }
-  if (instance == nullptr) {
-    instance = &instances.emplace_back(RawInstance{std::string(name), {}, {}});
-  }
+  RawInstance* instance = &entry_named(instances, &RawInstance::name, name);
   if (key == "type") {
     instance->type = {true, std::move(value), origin};
     return true;
@@ -94,14 +105,8 @@ bool add_segment_key(const std::string& path, std::string value, std::string ori
     out.segment_raw[key] = std::move(given);
     return true;
   }
-  RawProvider* entry = nullptr;
-  for (RawProvider& candidate : out.providers) {
-    if (candidate.key == provider) entry = &candidate;
-  }
-  if (entry == nullptr) {
-    entry = &out.providers.emplace_back(RawProvider{std::string(provider), {}, {}});
-  }
-  (key == kProviderOffset ? entry->offset : entry->step) = std::move(given);
+  RawProvider& entry = entry_named(out.providers, &RawProvider::key, provider);
+  (key == kProviderOffset ? entry.offset : entry.step) = std::move(given);
   return true;
 }
 
@@ -130,11 +135,8 @@ bool add_key(const std::string& path, std::string value, std::string origin, Res
 // Whether `key` (a full dotted key of the config file) holds a path: a row of either table whose
 // value is ValueKind::kPath.
 bool is_path_key(std::string_view key) {
-  const Key row = find_key(key);
-  if (row != kKeyCount) return kConfigKeyRows[row].kind == ValueKind::kPath;
-  std::string_view provider;
-  const SegmentKey segment_row = find_segment_key(key, provider);
-  return segment_row != kSegmentKeyCount && kSegmentKeyRows[segment_row].kind == ValueKind::kPath;
+  const ConfigKey* row = find_any_row(key);
+  return row != nullptr && row->kind == ValueKind::kPath;
 }
 
 // The directory of the config file `file` as a prefix for the relative paths it gives: "DIR/",
@@ -249,29 +251,17 @@ bool resolve_slot(const OptionSources& sources, const EnvLookup& env, bool need_
                             status);
 }
 
-// The first key of `scope` that `raw` gives, or kKeyCount.
-Key given_of_scope(const RawSettings& raw, Scope scope) {
-  for (Key key = 0; key < kKeyCount; ++key) {
-    if (kConfigKeyRows[key].scope == scope && raw[key].given) return key;
-  }
-  return kKeyCount;
-}
-
-// Applies the rows that have a parser, those of a store's scope or the others, in row order: each
-// key's text, when given, goes into its field, and the field is checked, its default too (the
-// layout may refuse it) unless it is an empty text, which means none.
-bool apply_rows(const RawSettings& raw, bool store_rows, Options& options, Status& status) {
-  for (Key key = 0; key < kKeyCount; ++key) {
-    const ConfigKey& row = kConfigKeyRows[key];
-    if ((row.scope == Scope::kStore) != store_rows || row.parser.apply == nullptr) continue;
-    if (!row.parser.apply(key, raw[key], options, status)) return false;
-    if (row.parser.check == nullptr) continue;
-    const std::string text = row.parser.text(options);
-    if (!raw[key].given && text.empty()) continue;
-    const RawValue shown = raw[key].given ? raw[key] : RawValue{false, text, "default"};
-    if (!row.parser.check(options, shown, status)) return false;
-  }
-  return true;
+// Applies the row `key` if it has a parser: its text, when given, goes into its field, and the
+// field is checked, its default too (the layout may refuse it) unless it is an empty text, which
+// means none.
+bool apply_row(Key key, const RawValue& raw, Options& options, Status& status) {
+  const KeyParser& parser = kConfigKeyRows[key].parser;
+  if (parser.apply == nullptr) return true;
+  if (!parser.apply(key, raw, options, status)) return false;
+  if (parser.check == nullptr) return true;
+  const std::string text = parser.text(options);
+  if (!raw.given && text.empty()) return true;
+  return parser.check(options, raw.given ? raw : RawValue{false, text, "default"}, status);
 }
 
 // The store instances into options.stores: each needs a type, and a distributor must select it
@@ -305,10 +295,12 @@ bool build_instances(Resolution& out, std::string_view segment_type, Status& sta
   return true;
 }
 
-// The distributor keys: the type, and for a store its terms. Static keys given with a store, and
-// store keys given with static, are refused: each would be ignored, and an ignored slot or state
-// file is how two processes end up issuing the same ids.
-bool build_distributor(Resolution& out, std::string_view segment_type, Status& status) {
+// Turns the raw texts into `options`. The distributor comes first, so that a static key given
+// with a store is refused as the ambiguity it is, and a store key given with static as having no
+// effect: each would be ignored, and an ignored slot or state file is how two processes end up
+// issuing the same ids. Then each row once, in row order: a key of the other distributor's scope
+// is refused, any other applied and checked.
+bool build(Resolution& out, std::string_view segment_type, Status& status) {
   const RawSettings& raw = out.raw;
   Options& options = out.options;
   const RawValue& type = raw[kStoreType];
@@ -317,45 +309,21 @@ bool build_distributor(Resolution& out, std::string_view segment_type, Status& s
     if (!check_store_type(options.store_type, type, status)) return false;
   }
   if (!build_instances(out, segment_type, status)) return false;
-  if (!options.uses_store()) {
-    const Key key = given_of_scope(raw, Scope::kStore);
-    if (key != kKeyCount) {
-      return fail(status, errc::invalid_value,
-                  describe(key, raw[key]) +
-                      " only applies to a lease store, but the distributor type is "
-                      "static: choose a store (--store file:DIR, or type under "
-                      "cosid.machine.distributor), or drop the setting");
+  const bool store = options.uses_store();
+  for (Key key = 0; key < kKeyCount; ++key) {
+    const Scope scope = kConfigKeyRows[key].scope;
+    if (scope == (store ? Scope::kStatic : Scope::kStore)) {
+      if (!raw[key].given) continue;  // a default of the other distributor is not used
+      return store ? fail_ambiguous(key, raw[key], type, status)
+                   : fail_store_key(key, raw[key], status);
     }
-    return true;
+    // The static rows lie before the type's, the store rows after it.
+    if (key == kStoreType && store && !check_store_slot_bits(options.layout, status)) return false;
+    if (!apply_row(key, raw[key], options, status)) return false;
   }
-  const Key static_key = given_of_scope(raw, Scope::kStatic);
-  if (static_key != kKeyCount) {
-    return fail(status, errc::invalid_value,
-                describe(static_key, raw[static_key]) + " and " + describe(kStoreType, type) +
-                    " are ambiguous: a static slot and a slot leased from a store "
-                    "exclude each other; give only one of them");
+  if (store && !raw[kStoreDirectory].given && store_type_of(options) == "file") {
+    return fail_no_directory(type, options.store_type != "file", status);
   }
-  if (!check_store_slot_bits(options.layout, status) ||
-      !apply_rows(raw, /*store_rows=*/true, options, status)) {
-    return false;
-  }
-  if (!raw[kStoreDirectory].given && store_type_of(options) == "file") {
-    return fail(status, errc::invalid_value,
-                describe(kStoreType, type) +
-                    (options.store_type != "file" ? " (a store instance of type file)" : "") +
-                    " needs a directory for the lease files, shared by every process of "
-                    "the namespace: give --store file:DIR or "
-                    "cosid.machine.distributor.file.directory");
-  }
-  return true;
-}
-
-// Turns the raw texts into `options`, key by key, checking each.
-bool build(Resolution& out, std::string_view segment_type, Status& status) {
-  Options& options = out.options;
-  // First, so that a static key given with a store is reported as the ambiguity it is.
-  if (!build_distributor(out, segment_type, status)) return false;
-  if (!apply_rows(out.raw, /*store_rows=*/false, options, status)) return false;
   // With a store, the floor of a slot taken over from a crashed holder lies up to tolerance past
   // the store's clock, and a local clock behind the store's by up to ttl is still waited out.
   options.start_wait = options.uses_store() ? options.ttl + options.tolerance
@@ -372,7 +340,7 @@ bool refuse(SegmentKey key, const RawValue& value, const std::string& why, Statu
 bool read_whole(SegmentKey row, std::string_view key, const RawValue& raw, std::int64_t& value,
                 Status& status) {
   if (!raw.given) return true;
-  const SegmentKeyRow& rule = kSegmentKeyRows[row];
+  const ConfigKey& rule = kSegmentKeyRows[row];
   std::uint64_t parsed = 0;
   Status why;
   if (!parse_uint(raw.text, static_cast<std::uint64_t>(rule.max), parsed, why) ||
@@ -646,6 +614,34 @@ void describe_segment(const Resolution& resolved, std::vector<Setting>& settings
   }
   describe_instances(options.stores, resolved.instances, settings);
 }
+
+namespace {
+
+bool fail_store_key(Key key, const RawValue& value, Status& status) {
+  return fail(status, errc::invalid_value,
+              describe(key, value) +
+                  " only applies to a lease store, but the distributor type is "
+                  "static: choose a store (--store file:DIR, or type under "
+                  "cosid.machine.distributor), or drop the setting");
+}
+
+bool fail_ambiguous(Key key, const RawValue& value, const RawValue& type, Status& status) {
+  return fail(status, errc::invalid_value,
+              describe(key, value) + " and " + describe(kStoreType, type) +
+                  " are ambiguous: a static slot and a slot leased from a store "
+                  "exclude each other; give only one of them");
+}
+
+// `instance`: the type names a store instance of type file.
+bool fail_no_directory(const RawValue& type, bool instance, Status& status) {
+  return fail(status, errc::invalid_value,
+              describe(kStoreType, type) + (instance ? " (a store instance of type file)" : "") +
+                  " needs a directory for the lease files, shared by every process of "
+                  "the namespace: give --store file:DIR or "
+                  "cosid.machine.distributor.file.directory");
+}
+
+}  // namespace
 
 }  // namespace detail
 }  // namespace cosid

@@ -97,7 +97,7 @@ TEST(ConfigTable, ReadmeListsEveryKeyWithItsFlagVariableAndDefault) {
 // flag is `cosid segment`'s, and no variable sets them.
 TEST(ConfigTable, ReadmeListsEverySegmentKeyWithItsFlagAndDefault) {
   const std::map<std::string, ReadmeRow> readme = readme_rows();
-  for (const detail::SegmentKeyRow& row : detail::kSegmentKeyRows) {
+  for (const detail::ConfigKey& row : detail::kSegmentKeyRows) {
     const std::string flag =
         row.flag != nullptr ? std::string("--") + row.flag + " " + row.value_name : "";
     SCOPED_TRACE(std::string("| `") + row.key + "` | " + (flag.empty() ? "" : "`" + flag + "`") +
@@ -125,7 +125,7 @@ TEST(ConfigTable, ReadmeListsNoKeyTheTableLacks) {
 
 TEST(ConfigTable, SegmentRowsAreWellFormed) {
   for (detail::SegmentKey key = 0; key < detail::kSegmentKeyCount; ++key) {
-    const detail::SegmentKeyRow& row = detail::kSegmentKeyRows[key];
+    const detail::ConfigKey& row = detail::kSegmentKeyRows[key];
     SCOPED_TRACE(row.key);
     EXPECT_EQ(std::string_view(row.key).substr(0, 14), "cosid.segment.");
     std::string_view provider;
